@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# mpi2nccl: one entry point for set-up, the main job, the tests and the GPU bundle.
+#
+#   ./build.sh run       the main job (set-up first)
+#   ./build.sh test      every test (set-up first)
+#   ./build.sh bundle    a self-contained tarball for GPU machines without Java
+#   ./build.sh notebook  Jupyter Notebook on localhost with notebooks/ open
+#   ./build.sh setup     only the set-up: packages, Maven build, MPJ_HOME, GPU kernels
+#
+# Set-up is idempotent: each step checks a stamp and is skipped (quietly) when nothing changed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD="$ROOT/build"
+export MPJ_HOME="$BUILD/mpj-home"
+TOOLKIT_JAR="$ROOT/toolkit/target/mpi2nccl-toolkit.jar"
+TOOLKIT_LIB="$ROOT/toolkit/target/lib"
+JAVA_OPTS_DEFAULT="--enable-native-access=ALL-UNNAMED"
+
+# Debian packages the project needs, and the command each one provides (for the "what is missing" message).
+APT_PACKAGES=(libmpj-java liblog4j1.2-java libcommons-cli-java libcommons-io-java libcommons-codec-java
+              dataset-fashion-mnist jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client
+              libopenblas0-pthread iproute2)
+
+say()  { printf '%s\n' "$*"; }
+die()  { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+# --- set-up ---------------------------------------------------------------------------------------
+
+missing_packages() {
+  local p missing=()
+  command -v java  >/dev/null 2>&1 || missing+=(default-jdk-headless)
+  command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+  command -v mvn   >/dev/null 2>&1 || missing+=(maven)
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  printf '%s\n' "${missing[@]}" | sort -u | grep -v '^$' || true
+}
+
+setup_packages() {
+  local missing
+  missing=$(missing_packages)
+  [ -z "$missing" ] && return 0
+  say "set-up: installing Debian packages: $(echo $missing)"
+  if [ "$(id -u)" != 0 ]; then
+    die "missing Debian packages: $(echo $missing). Not root, so I cannot install them: run
+  sudo apt-get update && sudo apt-get install -y $(echo $missing)
+then ./build.sh again."
+  fi
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing; } \
+        >"$BUILD/apt.log" 2>&1; then
+    die "could not install: $(echo $missing) (no network or no Debian mirror?). apt's output is in
+  $BUILD/apt.log
+Install them by hand (apt-get install $(echo $missing)) and run ./build.sh again."
+  fi
+}
+
+# Debian's mpj.jar is not on Maven Central: put it into the local Maven repository under our own coordinates.
+setup_mpj_in_maven() {
+  local repo="${HOME}/.m2/repository/org/mpi2nccl/thirdparty/mpj/0.44/mpj-0.44.jar"
+  [ -f "$repo" ] && cmp -s "$repo" /usr/share/java/mpj.jar && return 0
+  say "set-up: installing Debian's mpj.jar into the local Maven repository"
+  mvn -q -B install:install-file -Dfile=/usr/share/java/mpj.jar -DgroupId=org.mpi2nccl.thirdparty \
+      -DartifactId=mpj -Dversion=0.44 -Dpackaging=jar >"$BUILD/mvn-install-mpj.log" 2>&1 \
+    || die "could not install mpj.jar into ~/.m2 (see $BUILD/mvn-install-mpj.log)"
+}
+
+# MPJ_HOME = Debian's MPJ jars + the four jars their manifests name by relative path + our conf/.
+# (Debian's package does not run as shipped: NoClassDefFoundError org/apache/log4j/Layout.)
+setup_mpj_home() {
+  local stamp="$MPJ_HOME/.stamp"
+  if [ -f "$stamp" ] && [ -z "$(find "$ROOT/mpj-config" /usr/share/mpj/lib -newer "$stamp" 2>/dev/null | head -1)" ]; then
+    return 0
+  fi
+  say "set-up: assembling MPJ_HOME in $MPJ_HOME"
+  rm -rf "$MPJ_HOME" && mkdir -p "$MPJ_HOME/lib" "$MPJ_HOME/conf"
+  local j
+  for j in /usr/share/mpj/lib/*.jar; do
+    case "$j" in *-0.44.jar) continue;; esac       # the unversioned names are the ones manifests use
+    cp -L "$j" "$MPJ_HOME/lib/"
+  done
+  for j in log4j-1.2 commons-cli commons-io commons-codec; do
+    cp -L "/usr/share/java/$j.jar" "$MPJ_HOME/lib/$j.jar"
+  done
+  cp "$ROOT/mpj-config/mpjexpress.conf" "$MPJ_HOME/conf/mpjexpress.conf"
+  cp "$ROOT/mpj-config/machines.local" "$MPJ_HOME/conf/machines.local"
+  touch "$stamp"
+}
+
+# CUDA kernels: native/*.cu -> build/native/*.ptx (compute_90 and a portable compute_75 PTX).
+setup_native() {
+  local out="$BUILD/native" cu name
+  if ! command -v nvcc >/dev/null 2>&1; then
+    [ -n "${QUIET_SETUP:-}" ] || say "GPU kernels: skipped (no nvcc)"
+    return 0
+  fi
+  mkdir -p "$out"
+  for cu in "$ROOT"/native/*.cu; do
+    [ -e "$cu" ] || continue
+    name=$(basename "$cu" .cu)
+    for arch in 90 75; do
+      if [ ! -f "$out/${name}.sm${arch}.ptx" ] || [ "$cu" -nt "$out/${name}.sm${arch}.ptx" ] \
+         || [ -n "$(find "$ROOT/native" -name '*.cuh' -newer "$out/${name}.sm${arch}.ptx" | head -1)" ]; then
+        say "GPU kernels: nvcc $name.cu -> ${name}.sm${arch}.ptx"
+        nvcc -ptx -arch=compute_${arch} -O3 -std=c++17 -I"$ROOT/native" -o "$out/${name}.sm${arch}.ptx" "$cu" \
+          || die "nvcc failed on native/$name.cu"
+      fi
+    done
+  done
+}
+
+# Maven build, only when a source, a POM or a PTX changed since the last one.
+setup_java() {
+  local stamp="$BUILD/.java-stamp"
+  if [ -f "$stamp" ] && [ -f "$TOOLKIT_JAR" ] && [ -z "$(find "$ROOT/pom.xml" "$ROOT/toolkit/pom.xml" \
+        "$ROOT/toolkit/src/main" "$BUILD/native" -newer "$stamp" 2>/dev/null | head -1)" ]; then
+    return 0
+  fi
+  say "set-up: mvn package (toolkit)"
+  if ! (cd "$ROOT" && mvn -q -B -DskipTests package) >"$BUILD/mvn-package.log" 2>&1; then
+    tail -40 "$BUILD/mvn-package.log" >&2
+    die "mvn package failed (whole log: $BUILD/mvn-package.log)"
+  fi
+  touch "$stamp"
+}
+
+setup() {
+  mkdir -p "$BUILD"
+  setup_packages
+  setup_mpj_in_maven
+  setup_mpj_home
+  setup_native
+  setup_java
+}
+
+# --- commands -------------------------------------------------------------------------------------
+
+classpath() { echo "$TOOLKIT_JAR:$TOOLKIT_LIB/*"; }
+
+toolkit() { java $JAVA_OPTS_DEFAULT ${JAVA_OPTS:-} -cp "$(classpath)" org.mpi2nccl.Cli "$@"; }
+
+cmd_test() {
+  say "== unit and integration tests (mvn test)"
+  (cd "$ROOT" && mvn -B test)
+}
+
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  setup)    setup ;;
+  run)      setup; toolkit run "$@" ;;
+  test)     setup; cmd_test "$@" ;;
+  cli)      setup; toolkit "$@" ;;
+  bundle)   setup; cmd_bundle "$@" ;;
+  ""|-h|--help|help)
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) die "unknown command '$cmd'. Use one of: run, test, bundle, notebook, setup, cli." ;;
+esac
