@@ -15,6 +15,16 @@ struct Layout {
     long long stride[MAX_DIMS];
 };
 
+// The window of a 2-D convolution or pooling over an NCHW input (org.mpi2nccl.tensor.ConvGeometry, with
+// the output size the Java side computed). All 64-bit: passed from Java as a long[12].
+struct Window2d {
+    long long n, c, h, w;        // input
+    long long kh, kw;            // window
+    long long sh, sw;            // stride
+    long long ph, pw;            // padding
+    long long oh, ow;            // output
+};
+
 // Offset of the linear (row-major over layout.shape) element index i.
 __device__ __forceinline__ long long layout_offset(const Layout& L, long long i) {
     long long off = L.offset;

@@ -47,12 +47,16 @@ extern "C" __global__ void cross_entropy_backward_f32(const float* __restrict__ 
     }
 }
 
-// out[row, c] = (c == label[row]); rows with an invalid label are all NaN.
+// Backend.oneHot: out[row, c] = (c == label[row]), all zeros for a row whose label is not a class in [0, cols).
+// Such a row also records its index in *first_bad (atomicMin, so the smallest bad row wins; the host sets it
+// to INT_MAX before and reads it after) so the Java side can name the label, as the CPU backend does.
 extern "C" __global__ void one_hot_f32(const float* __restrict__ labels, float* __restrict__ out,
-                                       long long rows, long long cols) {
+                                       long long rows, long long cols, int* __restrict__ first_bad) {
     GRID_STRIDE_LOOP(idx, rows * cols) {
         const long long row = idx / cols, c = idx % cols;
         const float label = labels[row];
-        out[idx] = valid_label(label, cols) ? ((c == (long long)label) ? 1.f : 0.f) : NAN;
+        const bool ok = valid_label(label, cols);
+        out[idx] = (ok && c == (long long)label) ? 1.f : 0.f;
+        if (!ok && c == 0) atomicMin(first_bad, (int)min(row, 2147483647LL));
     }
 }

@@ -1,13 +1,12 @@
-// Elementwise float32 ops: binary (tensor op tensor, with broadcasting through strides), tensor op
-// scalar, and unary. Each op gets three kernels:
-//   ew_OP_f32          contiguous, same length (float4 loads when every pointer is 16-byte aligned)
-//   ew_OP_strided_f32  a and b are views (stride 0 on broadcast axes) of the compact output's shape
-//   ew_OP_scalar_f32   a op s, or s op a when `reversed` is non-zero
+// Elementwise float32 ops of the Backend contract (org.mpi2nccl.tensor.BinaryOp / UnaryOp), two kernels per
+// binary op and one per unary op:
+//   ew_OP_f32         out[i] = a[i] OP b[i]   (float4 loads when every pointer is 16-byte aligned)
+//   ew_OP_scalar_f32  out[i] = a[i] OP s, or s OP a[i] when `reversed` is non-zero
+// RSUB and RDIV need no kernels of their own: they are SUB and DIV with the operands swapped.
+// Operands are compact; `out` may be the same buffer as an input (each element is read before it is written).
 // The op list is written once (the X-macros below) so every op exists in every form.
 #include "common.cuh"
 
-// Binary ops. The *_backward ones fuse an activation's derivative with the incoming gradient:
-// a = forward input x (relu) or forward output y (tanh, sigmoid), b = gradient of the output.
 #define BINARY_OPS(X)                                           \
     X(add, a + b)                                               \
     X(sub, a - b)                                               \
@@ -21,31 +20,27 @@
     X(gt, (a > b) ? 1.f : 0.f)                                  \
     X(ge, (a >= b) ? 1.f : 0.f)                                 \
     X(lt, (a < b) ? 1.f : 0.f)                                  \
-    X(le, (a <= b) ? 1.f : 0.f)                                 \
-    X(relu_backward, (a > 0.f) ? b : 0.f)                       \
-    X(tanh_backward, b * (1.f - a * a))                         \
-    X(sigmoid_backward, b * a * (1.f - a))
+    X(le, (a <= b) ? 1.f : 0.f)
 
+// sign keeps NaN (Math.signum); relu maps NaN to 0 like the reference (a > 0 ? a : 0).
 #define UNARY_OPS(X)                                            \
     X(neg, -a)                                                  \
     X(abs, fabsf(a))                                            \
     X(exp, expf(a))                                             \
     X(log, logf(a))                                             \
     X(sqrt, sqrtf(a))                                           \
-    X(rsqrt, rsqrtf(a))                                         \
-    X(square, a * a)                                            \
-    X(reciprocal, 1.f / a)                                      \
-    X(sign, (a > 0.f) ? 1.f : ((a < 0.f) ? -1.f : 0.f))         \
-    X(relu, (a > 0.f) ? a : 0.f)                                \
     X(tanh, tanhf(a))                                           \
-    X(sigmoid, 1.f / (1.f + expf(-a)))
+    X(relu, (a > 0.f) ? a : 0.f)                                \
+    X(sigmoid, 1.f / (1.f + expf(-a)))                          \
+    X(sign, (a > 0.f) ? 1.f : ((a < 0.f) ? -1.f : a))           \
+    X(square, a * a)                                            \
+    X(reciprocal, 1.f / a)
 
 __device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
 
 #define DEFINE_BINARY(NAME, EXPR)                                                                      \
     __device__ __forceinline__ float op_##NAME(float a, float b) { return EXPR; }                     \
-    extern "C" __global__ void ew_##NAME##_f32(const float* __restrict__ A, const float* __restrict__ B, \
-                                               float* __restrict__ out, long long n) {                 \
+    extern "C" __global__ void ew_##NAME##_f32(const float* A, const float* B, float* out, long long n) { \
         if (aligned16(A) && aligned16(B) && aligned16(out)) {                                          \
             const long long n4 = n >> 2;                                                               \
             const float4* A4 = reinterpret_cast<const float4*>(A);                                     \
@@ -64,13 +59,7 @@ __device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p 
             GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], B[i]);                                     \
         }                                                                                              \
     }                                                                                                  \
-    extern "C" __global__ void ew_##NAME##_strided_f32(const float* __restrict__ A, Layout la,        \
-                                                       const float* __restrict__ B, Layout lb,        \
-                                                       float* __restrict__ out, long long n) {        \
-        GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[layout_offset(la, i)], B[layout_offset(lb, i)]);   \
-    }                                                                                                  \
-    extern "C" __global__ void ew_##NAME##_scalar_f32(const float* __restrict__ A, float s,           \
-                                                      float* __restrict__ out, long long n,           \
+    extern "C" __global__ void ew_##NAME##_scalar_f32(const float* A, float s, float* out, long long n, \
                                                       int reversed) {                                 \
         if (reversed) { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(s, A[i]); }                          \
         else          { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], s); }                          \
@@ -78,8 +67,7 @@ __device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p 
 
 #define DEFINE_UNARY(NAME, EXPR)                                                                       \
     __device__ __forceinline__ float op_##NAME(float a) { return EXPR; }                              \
-    extern "C" __global__ void ew_##NAME##_f32(const float* __restrict__ A, float* __restrict__ out,  \
-                                               long long n) {                                          \
+    extern "C" __global__ void ew_##NAME##_f32(const float* A, float* out, long long n) {             \
         if (aligned16(A) && aligned16(out)) {                                                          \
             const long long n4 = n >> 2;                                                               \
             const float4* A4 = reinterpret_cast<const float4*>(A);                                     \
@@ -95,24 +83,7 @@ __device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p 
         } else {                                                                                       \
             GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i]);                                           \
         }                                                                                              \
-    }                                                                                                  \
-    extern "C" __global__ void ew_##NAME##_strided_f32(const float* __restrict__ A, Layout la,        \
-                                                       float* __restrict__ out, long long n) {        \
-        GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[layout_offset(la, i)]);                            \
     }
 
 BINARY_OPS(DEFINE_BINARY)
 UNARY_OPS(DEFINE_UNARY)
-
-// out = a * alpha + b * beta (axpby): the fused update several optimizers and the gradient
-// accumulation of autograd need, one pass instead of three.
-extern "C" __global__ void ew_axpby_f32(const float* __restrict__ A, float alpha, const float* __restrict__ B,
-                                        float beta, float* __restrict__ out, long long n) {
-    GRID_STRIDE_LOOP(i, n) out[i] = A[i] * alpha + B[i] * beta;
-}
-
-// clamp(a, lo, hi)
-extern "C" __global__ void ew_clamp_f32(const float* __restrict__ A, float lo, float hi,
-                                        float* __restrict__ out, long long n) {
-    GRID_STRIDE_LOOP(i, n) out[i] = java_min(java_max(A[i], lo), hi);
-}

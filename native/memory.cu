@@ -1,5 +1,5 @@
-// Fill and copy between strided views: `compact` (strided -> contiguous), `setitem` (contiguous or
-// scalar -> strided view), transpose/permute and broadcast materialization are all copy_strided.
+// Fill and the strided copy behind compact(), broadcasting, permutes and slice assignment (Backend.fill,
+// fillStrided, copyStrided). Offsets are folded into the Layout structs by the Java side.
 #include "common.cuh"
 
 extern "C" __global__ void fill_f32(float* __restrict__ out, float value, long long n) {
@@ -14,9 +14,4 @@ extern "C" __global__ void fill_strided_f32(float* __restrict__ out, Layout lo, 
 extern "C" __global__ void copy_strided_f32(const float* __restrict__ in, Layout li, float* __restrict__ out,
                                             Layout lo, long long n) {
     GRID_STRIDE_LOOP(i, n) out[layout_offset(lo, i)] = in[layout_offset(li, i)];
-}
-
-// out[i] = start + i * step
-extern "C" __global__ void arange_f32(float* __restrict__ out, float start, float step, long long n) {
-    GRID_STRIDE_LOOP(i, n) out[i] = start + (float)i * step;
 }

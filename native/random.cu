@@ -1,24 +1,37 @@
-// Counter-based random numbers: value i depends only on (seed, i), so results do not depend on the
-// launch configuration and the CPU side can reproduce them with the same function
-// (org.mpi2nccl.cuda.CounterRandom is the Java twin, and a test holds the two to the same bits).
+// The toolkit's counter-based random numbers (org.mpi2nccl.tensor.CounterRandom), bit for bit: element i of
+// a fill is a function of (seed, counter + i) only, so the CPU and every GPU produce the same weights.
+//   bits    = mix64(seed * 0x9E3779B97F4A7C15 + counter)          (SplitMix64 finalizer, wrapping 64-bit)
+//   uniform = (bits >> 40) * 2^-24                                 in [0, 1), exact in float
+//   normal  = sqrt(-2 ln u1) cos(2 pi u2) in double, u1 = ((bits >> 40) + 1) 2^-24, u2 = ((bits >> 16) & 0xFFFFFF) 2^-24
+// The final scale-and-shift uses __fmul_rn/__fadd_rn so nvcc cannot fuse it into an FMA: Java rounds the
+// product and the sum separately, and the uniform fill must match it exactly.
 #include "common.cuh"
 
-// SplitMix64 finalizer on seed + i * golden gamma; top 24 bits -> a float in [0, 1).
-__device__ __forceinline__ float counter_uniform(unsigned long long seed, unsigned long long i) {
-    unsigned long long z = seed + (i + 1ULL) * 0x9E3779B97F4A7C15ULL;
+__device__ __forceinline__ unsigned long long counter_bits(unsigned long long seed, unsigned long long counter) {
+    unsigned long long z = seed * 0x9E3779B97F4A7C15ULL + counter;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z = z ^ (z >> 31);
-    return (float)(z >> 40) * (1.0f / 16777216.0f);
+    return z ^ (z >> 31);
 }
 
-extern "C" __global__ void uniform_f32(float* __restrict__ out, long long n, unsigned long long seed,
-                                       float low, float high) {
-    GRID_STRIDE_LOOP(i, n) out[i] = low + (high - low) * counter_uniform(seed, (unsigned long long)i);
+// out[i] = low + span * uniform(seed, counter + i), span = high - low rounded to float on the host
+extern "C" __global__ void fill_uniform_f32(float* __restrict__ out, long long n, float low, float span,
+                                            unsigned long long seed, unsigned long long counter) {
+    GRID_STRIDE_LOOP(i, n) {
+        const unsigned long long x = counter_bits(seed, counter + (unsigned long long)i);
+        const float u = (float)((double)(x >> 40) * (1.0 / 16777216.0));
+        out[i] = __fadd_rn(low, __fmul_rn(span, u));
+    }
 }
 
-// Inverted dropout mask: keep with probability 1 - p, kept entries scaled by 1 / (1 - p).
-extern "C" __global__ void dropout_mask_f32(float* __restrict__ mask, long long n, unsigned long long seed, float p) {
-    const float keep_scale = p < 1.f ? 1.f / (1.f - p) : 0.f;
-    GRID_STRIDE_LOOP(i, n) mask[i] = counter_uniform(seed, (unsigned long long)i) >= p ? keep_scale : 0.f;
+// out[i] = mean + std * normal(seed, counter + i)
+extern "C" __global__ void fill_normal_f32(float* __restrict__ out, long long n, float mean, float stddev,
+                                           unsigned long long seed, unsigned long long counter) {
+    GRID_STRIDE_LOOP(i, n) {
+        const unsigned long long x = counter_bits(seed, counter + (unsigned long long)i);
+        const double u1 = (double)((x >> 40) + 1ULL) * (1.0 / 16777216.0);
+        const double u2 = (double)((x >> 16) & 0xFFFFFFULL) * (1.0 / 16777216.0);
+        const float z = (float)(sqrt(-2.0 * log(u1)) * cos(2.0 * 3.141592653589793 * u2));
+        out[i] = __fadd_rn(mean, __fmul_rn(stddev, z));
+    }
 }

@@ -41,6 +41,13 @@ public final class DeviceMemory implements AutoCloseable {
     }
 
     static DeviceMemory allocate(CudaContext context, long bytes) {
+        DeviceMemory m = allocateUnscoped(context, bytes);
+        MemoryScope.registerInCurrent(m);
+        return m;
+    }
+
+    /** Allocates a block no {@link MemoryScope} owns (long-lived buffers of the toolkit itself). */
+    static DeviceMemory allocateUnscoped(CudaContext context, long bytes) {
         if (bytes < 0) throw new IllegalArgumentException("cannot allocate " + bytes + " bytes");
         context.makeCurrent();
         long address = 0;
@@ -49,9 +56,7 @@ public final class DeviceMemory implements AutoCloseable {
         context.peakBytes.accumulateAndGet(live, Math::max);
         context.liveBuffers.incrementAndGet();
         context.allocations.incrementAndGet();
-        DeviceMemory m = new DeviceMemory(context, address, bytes);
-        MemoryScope.registerInCurrent(m);
-        return m;
+        return new DeviceMemory(context, address, bytes);
     }
 
     /** Allocates; when the GPU is full, lets the garbage collector free forgotten blocks and tries once more. */

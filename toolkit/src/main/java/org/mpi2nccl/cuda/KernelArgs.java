@@ -9,7 +9,7 @@ import jcuda.Pointer;
  * The arguments of one kernel launch, in order, with a type letter per argument so that a launch whose
  * arguments do not match the kernel's C signature fails in Java (naming the kernel) instead of reading
  * garbage on the GPU. Letters: p pointer, l long long, u unsigned long long, i int, f float,
- * L {@link Layout} (144 bytes), G conv geometry (15 longs), Q pool geometry (12 longs).
+ * L {@link Layout} (144 bytes), W a 2-D window (12 longs: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow).
  */
 public final class KernelArgs {
     private final StringBuilder signature = new StringBuilder();
@@ -47,16 +47,10 @@ public final class KernelArgs {
         return add('L', Pointer.to(layout.toParam()));
     }
 
-    /** The im2col/col2im geometry struct: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow, dh, dw, 0. */
-    public KernelArgs convGeometry(long... fields) {
-        if (fields.length != 15) throw new IllegalArgumentException("conv geometry has 15 fields, got " + fields.length);
-        return add('G', Pointer.to(fields.clone()));
-    }
-
-    /** The pooling geometry struct: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow. */
-    public KernelArgs poolGeometry(long... fields) {
-        if (fields.length != 12) throw new IllegalArgumentException("pool geometry has 12 fields, got " + fields.length);
-        return add('Q', Pointer.to(fields.clone()));
+    /** The Window2d struct of native/common.cuh: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow. */
+    public KernelArgs window(long... fields) {
+        if (fields.length != 12) throw new IllegalArgumentException("a 2-D window has 12 fields, got " + fields.length);
+        return add('W', Pointer.to(fields.clone()));
     }
 
     /** The type letters so far, e.g. "pppl". */
