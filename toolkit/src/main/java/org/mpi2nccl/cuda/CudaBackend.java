@@ -58,9 +58,14 @@ public final class CudaBackend implements Backend {
     @Override
     public String describe() {
         CudaDevice d = context.device;
+        String gemm;
+        try {
+            gemm = "cuBLAS" + (context.cublas().tf32() ? " TF32" : " float32");
+        } catch (RuntimeException e) {
+            gemm = "cuBLAS unavailable (" + e.getMessage() + ")";
+        }
         return device + " (" + d.name + ", compute " + d.computeCapability() + ", " + d.multiprocessors + " SMs, PTX "
-                + context.ptxTarget() + ", GEMM: cuBLAS" + (context.cublas().tf32() ? " TF32" : " float32") + "; memory: "
-                + context.allocatorDescription() + ")";
+                + context.ptxTarget() + ", GEMM: " + gemm + "; memory: " + context.allocatorDescription() + ")";
     }
 
     // ---- memory -----------------------------------------------------------------------------------------

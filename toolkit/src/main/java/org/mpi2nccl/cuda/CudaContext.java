@@ -116,12 +116,17 @@ public final class CudaContext {
 
     /** Queues a kernel on the toolkit's stream for {@code items} work items (see {@link Kernel.Launch}). */
     public void launch(Kernel kernel, long items, KernelArgs args) {
+        launch(modules, kernel, items, args);
+    }
+
+    /** Launches from a given module set (the tests run both PTX targets on one GPU this way). */
+    void launch(KernelModules from, Kernel kernel, long items, KernelArgs args) {
         checkSignature(kernel, args);
         if (items < 0) throw new IllegalArgumentException(kernel.name + ": negative item count " + items);
         if (items == 0) return;
         makeCurrent();
         int blocks = gridBlocks(kernel.launch, items, device.multiprocessors);
-        CudaException.check(cuLaunchKernel(modules.function(kernel), blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0,
+        CudaException.check(cuLaunchKernel(from.function(kernel), blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0,
                 stream, args.toKernelParams(), null), "launching " + kernel);
         if (syncEveryLaunch) {
             CudaException.check(cuStreamSynchronize(stream), "running " + kernel + " (MPI2NCCL_CUDA_SYNC=1)");

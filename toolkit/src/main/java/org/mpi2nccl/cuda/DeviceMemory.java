@@ -158,9 +158,12 @@ public final class DeviceMemory implements AutoCloseable {
             throw new IndexOutOfBoundsException("float[" + src.length + "] has no range [" + srcIndex + ", " + (srcIndex + count) + ")");
         }
         if (count == 0) return;
+        // A part of an array goes through a copy of that part: plain Pointer.to(array) is the one form every
+        // JCuda version passes exactly; the extra host copy is small next to the transfer.
+        float[] whole = srcIndex == 0 && count == src.length ? src : java.util.Arrays.copyOfRange(src, srcIndex, srcIndex + count);
         context.makeCurrent();
-        // stream 0 (legacy) waits for the toolkit's blocking stream, so this sees queued kernels' writes
-        CudaException.check(cuMemcpyHtoD(pointer(dstIndex * 4), Pointer.to(src).withByteOffset(srcIndex * 4L), count * 4L),
+        // stream 0 (legacy) waits for the toolkit's blocking stream, so the copy is ordered after queued kernels
+        CudaException.check(cuMemcpyHtoD(pointer(dstIndex * 4), Pointer.to(whole), count * 4L),
                 "copying " + count + " floats to the GPU");
     }
 
@@ -176,9 +179,12 @@ public final class DeviceMemory implements AutoCloseable {
             throw new IndexOutOfBoundsException("float[" + dst.length + "] has no range [" + dstIndex + ", " + (dstIndex + count) + ")");
         }
         if (count == 0) return;
+        boolean whole = dstIndex == 0 && count == dst.length;
+        float[] target = whole ? dst : new float[count];
         context.synchronize();
-        CudaException.check(cuMemcpyDtoH(Pointer.to(dst).withByteOffset(dstIndex * 4L), pointer(srcIndex * 4), count * 4L),
+        CudaException.check(cuMemcpyDtoH(Pointer.to(target), pointer(srcIndex * 4), count * 4L),
                 "copying " + count + " floats from the GPU");
+        if (!whole) System.arraycopy(target, 0, dst, dstIndex, count);
     }
 
     /** The whole block as floats. */
