@@ -31,7 +31,7 @@ public abstract class AbstractCommunicator implements Communicator {
     }
 
     /** The next call of this rank, after checking the communicator can still be used. */
-    protected final CollectiveCall begin(Collective c, long count, DataType type, ReduceOp op, int root) {
+    protected final CollectiveCall begin(Collective c, long count, DataType type, Reduction op, int root) {
         if (closed) {
             throw new IllegalStateException("rank " + rank() + ": " + c.label() + " on a closed " + kind() + " communicator");
         }
@@ -83,7 +83,7 @@ public abstract class AbstractCommunicator implements Communicator {
 
     // ---- argument checks shared by all implementations ----
 
-    protected final void checkAllReduce(CommBuffer send, CommBuffer recv, ReduceOp op) {
+    protected final void checkAllReduce(CommBuffer send, CommBuffer recv, Reduction op) {
         CommArgs.sameShape("allReduce", send, recv);
         CommArgs.reducible("allReduce", send.dataType(), op);
         noPartialOverlap("allReduce", send, recv);
@@ -99,7 +99,7 @@ public abstract class AbstractCommunicator implements Communicator {
         }
     }
 
-    protected final void checkReduce(CommBuffer send, CommBuffer recv, ReduceOp op, int root) {
+    protected final void checkReduce(CommBuffer send, CommBuffer recv, Reduction op, int root) {
         CommArgs.rankInRange("reduce", "root", root, size());
         CommArgs.reducible("reduce", send == null ? null : send.dataType(), op);
         if (rank() == root) {
@@ -121,7 +121,7 @@ public abstract class AbstractCommunicator implements Communicator {
         }
     }
 
-    protected final void checkReduceScatter(CommBuffer send, CommBuffer recv, ReduceOp op) {
+    protected final void checkReduceScatter(CommBuffer send, CommBuffer recv, Reduction op) {
         CommArgs.gatherShape("reduceScatter", recv, send, size());
         CommArgs.reducible("reduceScatter", send.dataType(), op);
         if (send.overlaps(recv) && !recv.sameAs(send.slice(rank() * recv.count(), recv.count()))) {

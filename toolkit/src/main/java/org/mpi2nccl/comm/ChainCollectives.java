@@ -50,7 +50,7 @@ public final class ChainCollectives {
     }
 
     /** {@code recv = op over ranks of send} on the root; {@code recv} is not touched elsewhere. */
-    public static void reduce(RingContext ctx, HostBuffer send, HostBuffer recv, ReduceOp op, int root) {
+    public static void reduce(RingContext ctx, HostBuffer send, HostBuffer recv, Reduction op, int root) {
         Transport t = ctx.transport();
         int p = ctx.size();
         int position = ctx.mod(ctx.rank() - root - 1);   // 0 = start of the chain (root + 1), p-1 = root
@@ -96,7 +96,7 @@ public final class ChainCollectives {
         }
         ctx.trace("reduce", position - 1, 0, n, "recv", ctx.left(), send.bytes(), t0);
         if (isRoot) {
-            if (op == ReduceOp.AVG) {
+            if (op == Reduction.AVG) {
                 HostReduce.divide(recv, p);
             }
         } else {

@@ -13,7 +13,7 @@ import java.util.Arrays;
  * @param op    the reduction, or null for collectives without one
  * @param root  the root rank, or -1
  */
-public record CollectiveCall(Collective collective, long seq, long count, DataType type, ReduceOp op, int root) {
+public record CollectiveCall(Collective collective, long seq, long count, DataType type, Reduction op, int root) {
 
     /** Number of longs in {@link #encode()}. */
     public static final int WORDS = 6;
@@ -31,7 +31,7 @@ public record CollectiveCall(Collective collective, long seq, long count, DataTy
     public static CollectiveCall decode(long[] w, int at) {
         Collective c = Collective.values()[(int) w[at]];
         DataType t = w[at + 3] < 0 ? null : DataType.values()[(int) w[at + 3]];
-        ReduceOp op = w[at + 4] < 0 ? null : ReduceOp.values()[(int) w[at + 4]];
+        Reduction op = w[at + 4] < 0 ? null : Reduction.values()[(int) w[at + 4]];
         return new CollectiveCall(c, w[at + 1], w[at + 2], t, op, (int) w[at + 5]);
     }
 

@@ -51,9 +51,9 @@ final class CommArgs {
     }
 
     /** Integer reductions that can overflow silently are fine; reductions on INT8 other than SUM/MAX/MIN too. */
-    static void reducible(String what, DataType t, ReduceOp op) {
+    static void reducible(String what, DataType t, Reduction op) {
         if (op == null) {
-            throw new IllegalArgumentException(what + ": reduction is null (use ReduceOp.SUM, AVG, MAX, MIN, PROD)");
+            throw new IllegalArgumentException(what + ": reduction is null (use Reduction.SUM, AVG, MAX, MIN, PROD)");
         }
     }
 }

@@ -38,9 +38,9 @@ public interface Communicator extends AutoCloseable {
     boolean isBroken();
 
     /** {@code recv[i] = op over ranks of send[i]} on every rank. */
-    void allReduce(CommBuffer send, CommBuffer recv, ReduceOp op);
+    void allReduce(CommBuffer send, CommBuffer recv, Reduction op);
 
-    default void allReduce(CommBuffer buffer, ReduceOp op) {
+    default void allReduce(CommBuffer buffer, Reduction op) {
         allReduce(buffer, buffer, op);
     }
 
@@ -52,7 +52,7 @@ public interface Communicator extends AutoCloseable {
     }
 
     /** {@code recv[i] = op over ranks of send[i]} on the root; {@code recv} may be null on other ranks. */
-    void reduce(CommBuffer send, CommBuffer recv, ReduceOp op, int root);
+    void reduce(CommBuffer send, CommBuffer recv, Reduction op, int root);
 
     /** {@code recv = send of rank 0, send of rank 1, ...}: {@code recv.count() == size() * send.count()}. */
     void allGather(CommBuffer send, CommBuffer recv);
@@ -61,7 +61,7 @@ public interface Communicator extends AutoCloseable {
      * Reduces {@code send} (size() blocks of {@code recv.count()} elements) over ranks; rank r gets block r of
      * the result in {@code recv}.
      */
-    void reduceScatter(CommBuffer send, CommBuffer recv, ReduceOp op);
+    void reduceScatter(CommBuffer send, CommBuffer recv, Reduction op);
 
     /** Sends {@code buffer} to {@code peer}, which must call {@link #recv} with the same count and type. */
     void send(CommBuffer buffer, int peer);

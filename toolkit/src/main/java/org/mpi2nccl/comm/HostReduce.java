@@ -9,7 +9,7 @@ public final class HostReduce {
     }
 
     /** {@code out = a op b}, element-wise over {@code n} elements; {@code out} may be {@code a} or {@code b}. */
-    public static void apply(ReduceOp op, HostBuffer a, HostBuffer b, HostBuffer out) {
+    public static void apply(Reduction op, HostBuffer a, HostBuffer b, HostBuffer out) {
         int n = a.length();
         if (b.length() != n || out.length() != n || a.dataType() != b.dataType() || a.dataType() != out.dataType()) {
             throw new IllegalArgumentException("reduce: buffers differ: " + a + ", " + b + ", " + out);
@@ -63,7 +63,7 @@ public final class HostReduce {
         }
     }
 
-    private static void floats(ReduceOp op, float[] a, int ao, float[] b, int bo, float[] o, int oo, int n) {
+    private static void floats(Reduction op, float[] a, int ao, float[] b, int bo, float[] o, int oo, int n) {
         switch (op) {
             case SUM, AVG -> { for (int i = 0; i < n; i++) o[oo + i] = a[ao + i] + b[bo + i]; }
             case PROD -> { for (int i = 0; i < n; i++) o[oo + i] = a[ao + i] * b[bo + i]; }
@@ -72,7 +72,7 @@ public final class HostReduce {
         }
     }
 
-    private static void doubles(ReduceOp op, double[] a, int ao, double[] b, int bo, double[] o, int oo, int n) {
+    private static void doubles(Reduction op, double[] a, int ao, double[] b, int bo, double[] o, int oo, int n) {
         switch (op) {
             case SUM, AVG -> { for (int i = 0; i < n; i++) o[oo + i] = a[ao + i] + b[bo + i]; }
             case PROD -> { for (int i = 0; i < n; i++) o[oo + i] = a[ao + i] * b[bo + i]; }
@@ -81,7 +81,7 @@ public final class HostReduce {
         }
     }
 
-    private static void ints(ReduceOp op, int[] a, int ao, int[] b, int bo, int[] o, int oo, int n) {
+    private static void ints(Reduction op, int[] a, int ao, int[] b, int bo, int[] o, int oo, int n) {
         switch (op) {
             case SUM, AVG -> { for (int i = 0; i < n; i++) o[oo + i] = a[ao + i] + b[bo + i]; }
             case PROD -> { for (int i = 0; i < n; i++) o[oo + i] = a[ao + i] * b[bo + i]; }
@@ -90,7 +90,7 @@ public final class HostReduce {
         }
     }
 
-    private static void longs(ReduceOp op, long[] a, int ao, long[] b, int bo, long[] o, int oo, int n) {
+    private static void longs(Reduction op, long[] a, int ao, long[] b, int bo, long[] o, int oo, int n) {
         switch (op) {
             case SUM, AVG -> { for (int i = 0; i < n; i++) o[oo + i] = a[ao + i] + b[bo + i]; }
             case PROD -> { for (int i = 0; i < n; i++) o[oo + i] = a[ao + i] * b[bo + i]; }
@@ -99,7 +99,7 @@ public final class HostReduce {
         }
     }
 
-    private static void bytes(ReduceOp op, byte[] a, int ao, byte[] b, int bo, byte[] o, int oo, int n) {
+    private static void bytes(Reduction op, byte[] a, int ao, byte[] b, int bo, byte[] o, int oo, int n) {
         switch (op) {
             case SUM, AVG -> { for (int i = 0; i < n; i++) o[oo + i] = (byte) (a[ao + i] + b[bo + i]); }
             case PROD -> { for (int i = 0; i < n; i++) o[oo + i] = (byte) (a[ao + i] * b[bo + i]); }

@@ -10,7 +10,7 @@ public final class NaiveAllReduce {
     private NaiveAllReduce() {
     }
 
-    public static void run(RingContext ctx, HostBuffer send, HostBuffer recv, ReduceOp op) {
+    public static void run(RingContext ctx, HostBuffer send, HostBuffer recv, Reduction op) {
         Transport t = ctx.transport();
         int p = ctx.size();
         if (ctx.rank() == 0) {
@@ -24,7 +24,7 @@ public final class NaiveAllReduce {
                 ctx.trace("reduce", peer - 1, peer, 0, "recv", peer, incoming.bytes(), t0);
                 HostReduce.apply(op, recv, incoming, recv);
             }
-            if (op == ReduceOp.AVG) {
+            if (op == Reduction.AVG) {
                 HostReduce.divide(recv, p);
             }
             Transport.Pending[] sends = new Transport.Pending[p - 1];

@@ -22,10 +22,10 @@ public final class RingAllReduce {
     }
 
     /** {@code recv = op over ranks of send}; {@code send} and {@code recv} may be the same buffer. */
-    public static void run(RingContext ctx, HostBuffer send, HostBuffer recv, ReduceOp op) {
+    public static void run(RingContext ctx, HostBuffer send, HostBuffer recv, Reduction op) {
         Segments segments = Segments.balanced(send.length(), ctx.size());
         reduceScatter(ctx, send, recv, segments, op);
-        if (op == ReduceOp.AVG) {
+        if (op == Reduction.AVG) {
             HostReduce.divide(segments.of(recv, ctx.rank()), ctx.size());
         }
         allGather(ctx, recv, segments);
@@ -36,7 +36,7 @@ public final class RingAllReduce {
      * their {@code own}. Other segments of {@code acc} hold partial sums (they are overwritten by the
      * all-gather). {@code own} is only read; {@code acc} may be {@code own}.
      */
-    public static void reduceScatter(RingContext ctx, HostBuffer own, HostBuffer acc, Segments seg, ReduceOp op) {
+    public static void reduceScatter(RingContext ctx, HostBuffer own, HostBuffer acc, Segments seg, Reduction op) {
         int p = ctx.size();
         int r = ctx.rank();
         for (int step = 0; step < p - 1; step++) {
@@ -77,7 +77,7 @@ public final class RingAllReduce {
      * neighbour's chunks of segment {@code recvSeg} and store {@code incoming + mine} into {@code result}.
      */
     static void exchangeAndReduce(RingContext ctx, String phase, int step, int sendSeg, HostBuffer outgoing,
-                                  int recvSeg, HostBuffer mine, HostBuffer result, ReduceOp op) {
+                                  int recvSeg, HostBuffer mine, HostBuffer result, Reduction op) {
         Transport t = ctx.transport();
         int chunk = ctx.chunkElems();
         int window = ctx.window();

@@ -108,7 +108,7 @@ public final class RingCommunicator extends AbstractCommunicator {
     // ---- collectives ----
 
     @Override
-    public void allReduce(CommBuffer send, CommBuffer recv, ReduceOp op) {
+    public void allReduce(CommBuffer send, CommBuffer recv, Reduction op) {
         checkAllReduce(send, recv, op);
         CollectiveCall call = begin(Collective.ALL_REDUCE, send.count(), send.dataType(), op, -1);
         run(call, () -> HostStaging.run(send, recv, true, (s, r) -> {
@@ -141,7 +141,7 @@ public final class RingCommunicator extends AbstractCommunicator {
     }
 
     @Override
-    public void reduce(CommBuffer send, CommBuffer recv, ReduceOp op, int root) {
+    public void reduce(CommBuffer send, CommBuffer recv, Reduction op, int root) {
         checkReduce(send, recv, op, root);
         CollectiveCall call = begin(Collective.REDUCE, send.count(), send.dataType(), op, root);
         boolean isRoot = rank() == root;
@@ -170,7 +170,7 @@ public final class RingCommunicator extends AbstractCommunicator {
     }
 
     @Override
-    public void reduceScatter(CommBuffer send, CommBuffer recv, ReduceOp op) {
+    public void reduceScatter(CommBuffer send, CommBuffer recv, Reduction op) {
         checkReduceScatter(send, recv, op);
         CollectiveCall call = begin(Collective.REDUCE_SCATTER, recv.count(), recv.dataType(), op, -1);
         run(call, () -> HostStaging.run(send, recv, true, (s, r) -> {
@@ -180,7 +180,7 @@ public final class RingCommunicator extends AbstractCommunicator {
             HostBuffer acc = size() == 1 ? s : scratchWhole(s.dataType(), s.length());
             RingAllReduce.reduceScatter(ctx, s, acc, Segments.equal(block, size()), op);
             HostBuffer result = acc.slice((long) rank() * block, block);
-            if (op == ReduceOp.AVG && size() > 1) {
+            if (op == Reduction.AVG && size() > 1) {
                 HostReduce.divide(result, size());
             }
             if (!result.sameAs(r)) {

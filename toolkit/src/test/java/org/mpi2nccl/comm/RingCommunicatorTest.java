@@ -28,7 +28,7 @@ class RingCommunicatorTest {
         return a;
     }
 
-    static int[] reference(ReduceOp op, int size, int n) {
+    static int[] reference(Reduction op, int size, int n) {
         int[] acc = input(0, n).clone();
         for (int r = 1; r < size; r++) {
             int[] x = input(r, n);
@@ -41,7 +41,7 @@ class RingCommunicatorTest {
                 };
             }
         }
-        if (op == ReduceOp.AVG) {
+        if (op == Reduction.AVG) {
             for (int i = 0; i < n; i++) {
                 acc[i] /= size;
             }
@@ -53,7 +53,7 @@ class RingCommunicatorTest {
     @CsvSource({
         "1, 5, SUM, RING", "2, 1, SUM, RING", "2, 1001, AVG, RING", "3, 7, MAX, RING", "3, 1000, MIN, RING",
         "4, 3, SUM, RING", "4, 4099, PROD, RING", "4, 1000, AVG, NAIVE", "3, 17, MAX, NAIVE", "2, 0, SUM, RING"})
-    void allReduceMatchesReferenceExactlyOnIntegers(int size, int n, ReduceOp op, RingCommunicator.Algorithm alg) {
+    void allReduceMatchesReferenceExactlyOnIntegers(int size, int n, Reduction op, RingCommunicator.Algorithm alg) {
         int[] expected = reference(op, size, n);
         List<int[][]> results = ThreadRanks.run(size, b -> b.chunkBytes(64).window(3).algorithm(alg), c -> {
             int[] inPlace = input(c.rank(), n);
@@ -79,7 +79,7 @@ class RingCommunicatorTest {
             for (int i = 0; i < n; i++) {
                 x[i] = rnd.nextFloat() - 0.5f;
             }
-            c.allReduce(HostBuffer.of(x), ReduceOp.SUM);
+            c.allReduce(HostBuffer.of(x), Reduction.SUM);
             return x;
         });
         float[][] in = new float[size][n];
@@ -118,7 +118,7 @@ class RingCommunicatorTest {
                 mine[i] = c.rank() + i;
             }
             double[] red = new double[n];
-            c.reduce(HostBuffer.of(mine), c.rank() == root ? HostBuffer.of(red) : null, ReduceOp.SUM, root);
+            c.reduce(HostBuffer.of(mine), c.rank() == root ? HostBuffer.of(red) : null, Reduction.SUM, root);
             return new double[][] {b, red};
         });
         for (int r = 0; r < size; r++) {
@@ -153,9 +153,9 @@ class RingCommunicatorTest {
                 contrib[i] = r + 10L * i;
             }
             long[] block = new long[n];
-            c.reduceScatter(HostBuffer.of(contrib.clone()), HostBuffer.of(block), ReduceOp.SUM);
+            c.reduceScatter(HostBuffer.of(contrib.clone()), HostBuffer.of(block), Reduction.SUM);
             HostBuffer rs = HostBuffer.of(contrib);
-            c.reduceScatter(rs, rs.slice((long) r * n, n), ReduceOp.MAX);
+            c.reduceScatter(rs, rs.slice((long) r * n, n), Reduction.MAX);
             long[] rsInPlace = java.util.Arrays.copyOfRange(contrib, r * n, r * n + n);
             return new long[][] {gathered, inPlace, block, rsInPlace};
         });
@@ -204,14 +204,14 @@ class RingCommunicatorTest {
             // even ranks and odd ranks; key reverses the order inside each group
             RingCommunicator sub = c.split(c.rank() % 2, -c.rank());
             int[] x = {c.rank()};
-            sub.allReduce(HostBuffer.of(x), ReduceOp.SUM);
+            sub.allReduce(HostBuffer.of(x), Reduction.SUM);
             // world still works after the split, and interleaves with the sub-communicator
             int[] w = {1};
-            c.allReduce(HostBuffer.of(w), ReduceOp.SUM);
+            c.allReduce(HostBuffer.of(w), Reduction.SUM);
             RingCommunicator only0 = c.split(c.rank() == 0 ? 5 : Communicator.NO_COLOR, 0);
             RingCommunicator subsub = sub.split(0, 0);
             int[] y = {10};
-            subsub.allReduce(HostBuffer.of(y), ReduceOp.SUM);
+            subsub.allReduce(HostBuffer.of(y), Reduction.SUM);
             return new Object[] {sub.rank(), sub.size(), x[0], w[0], only0 == null ? -1 : only0.size(), y[0]};
         });
         for (int r = 0; r < 4; r++) {
@@ -233,7 +233,7 @@ class RingCommunicatorTest {
             if (c.rank() == 1) {
                 c.broadcast(HostBuffer.of(x), 0);
             } else {
-                c.allReduce(HostBuffer.of(x), ReduceOp.SUM);
+                c.allReduce(HostBuffer.of(x), Reduction.SUM);
             }
             return null;
         });
@@ -246,7 +246,7 @@ class RingCommunicatorTest {
     @Test
     void mismatchedSizesAreCaughtBeforeAnyDataMoves() {
         List<Object> out = ThreadRanks.runAll(2, b -> b.timeout(Duration.ofSeconds(20)), c -> {
-            c.allReduce(HostBuffer.of(new float[c.rank() == 0 ? 10 : 12]), ReduceOp.SUM);
+            c.allReduce(HostBuffer.of(new float[c.rank() == 0 ? 10 : 12]), Reduction.SUM);
             return null;
         });
         CollectiveMismatchException e = assertInstanceOf(CollectiveMismatchException.class, out.get(0));
@@ -259,9 +259,9 @@ class RingCommunicatorTest {
         long t0 = System.nanoTime();
         List<Object> out = ThreadRanks.runAll(3, b -> b.timeout(Duration.ofMillis(400)), c -> {
             int[] x = {1};
-            c.allReduce(HostBuffer.of(x), ReduceOp.SUM);
+            c.allReduce(HostBuffer.of(x), Reduction.SUM);
             if (c.rank() != 2) {
-                c.allReduce(HostBuffer.of(x), ReduceOp.SUM);       // rank 2 never makes call #2
+                c.allReduce(HostBuffer.of(x), Reduction.SUM);       // rank 2 never makes call #2
             }
             return x[0];
         });
@@ -283,7 +283,7 @@ class RingCommunicatorTest {
                 } catch (CollectiveTimeoutException expected) {
                     assertTrue(c.isBroken());
                 }
-                CommException again = assertThrows(CommException.class, () -> c.allReduce(HostBuffer.of(new int[1]), ReduceOp.SUM));
+                CommException again = assertThrows(CommException.class, () -> c.allReduce(HostBuffer.of(new int[1]), Reduction.SUM));
                 return again.getMessage();
             }
             return "idle";
@@ -296,7 +296,7 @@ class RingCommunicatorTest {
         List<RingCommunicator> cs = RingCommunicator.threads(2, b -> { });
         RingCommunicator c = cs.get(0);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> c.allReduce(HostBuffer.of(new float[3]), HostBuffer.of(new float[4]), ReduceOp.SUM));
+                () -> c.allReduce(HostBuffer.of(new float[3]), HostBuffer.of(new float[4]), Reduction.SUM));
         assertTrue(e.getMessage().contains("3 elements") && e.getMessage().contains("4"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> c.broadcast(HostBuffer.of(new float[3]), 2));
         assertTrue(e.getMessage().contains("root 2"), e.getMessage());
@@ -304,7 +304,7 @@ class RingCommunicatorTest {
                 () -> c.allGather(HostBuffer.of(new int[3]), HostBuffer.of(new int[5])));
         assertTrue(e.getMessage().contains("2 x 3 = 6"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> c.allReduce(HostBuffer.of(new int[3]), HostBuffer.of(new float[3]), ReduceOp.SUM));
+                () -> c.allReduce(HostBuffer.of(new int[3]), HostBuffer.of(new float[3]), Reduction.SUM));
         assertTrue(e.getMessage().contains("int32") && e.getMessage().contains("float32"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> c.split(-5, 0));
         assertTrue(e.getMessage().contains("NO_COLOR"), e.getMessage());
@@ -316,7 +316,7 @@ class RingCommunicatorTest {
     void traceShowsEachSegmentTravellingAroundTheRing() {
         int p = 4;
         List<RingTrace> traces = ThreadRanks.run(p, b -> b.trace(new RingTrace()).chunkBytes(16), c -> {
-            c.allReduce(HostBuffer.of(new float[40]), ReduceOp.SUM);
+            c.allReduce(HostBuffer.of(new float[40]), Reduction.SUM);
             return c.trace();
         });
         RingTrace all = RingTrace.merge(traces);

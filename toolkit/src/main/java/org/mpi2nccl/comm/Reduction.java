@@ -4,7 +4,7 @@ package org.mpi2nccl.comm;
  * How the values of all ranks are combined. {@code AVG} is {@code SUM} divided by the number of ranks
  * (integer division for integer types), as NCCL's {@code ncclAvg}.
  */
-public enum ReduceOp {
+public enum Reduction {
     SUM, AVG, MAX, MIN, PROD;
 
     public String label() {
@@ -12,8 +12,8 @@ public enum ReduceOp {
     }
 
     /** Parses "sum", "avg", "max", "min", "prod" (any case). */
-    public static ReduceOp parse(String s) {
-        for (ReduceOp op : values()) {
+    public static Reduction parse(String s) {
+        for (Reduction op : values()) {
             if (op.name().equalsIgnoreCase(s.trim())) {
                 return op;
             }
