@@ -87,10 +87,12 @@ public final class Cuda {
         if (disabled != null && !disabled.isBlank() && !disabled.equals("0")) {
             return new Probe(0, 0, "CUDA disabled by MPI2NCCL_DISABLE_CUDA=" + disabled);
         }
+        LibrarySearch.Result driver = CudaLibraries.find(NativeLibrary.DRIVER);
+        if (!driver.found()) return new Probe(0, 0, "no NVIDIA driver: " + driver.explain());
         try {
             CudaLibraries.load(NativeLibrary.DRIVER);
         } catch (CudaUnavailableException e) {
-            return new Probe(0, 0, "no NVIDIA driver: " + e.getMessage());
+            return new Probe(0, 0, e.getMessage());
         }
         int[] value = new int[1];
         int result;
