@@ -418,8 +418,9 @@ public final class NDArray implements AutoCloseable {
     // ---- reductions -------------------------------------------------------------------------------------------
 
     /**
-     * Reduces over {@code axes} (none = all). {@code keepDims} keeps them as size-1 axes. Reduced axes that
-     * form one contiguous block of a compact array need no copy; other cases are permuted and compacted first.
+     * Reduces over {@code axes} (none = all). {@code keepDims} keeps them as size-1 axes. A contiguous block
+     * of axes is one backend reduction of the (outer, reduced, inner) array; several blocks (e.g. axes 0, 2, 3
+     * of NCHW) are reduced one block at a time, so nothing is permuted or copied.
      */
     public NDArray reduce(ReduceOp op, boolean keepDims, int... axes) {
         String name = op.name().toLowerCase();
@@ -428,37 +429,34 @@ public final class NDArray implements AutoCloseable {
         for (int a : ax) reduced[a] = true;
         for (int a : ax)
             if (shape[a] == 0) throw new IllegalArgumentException(name + ": cannot reduce over empty axis " + a + " of " + Shapes.str(shape));
-        int[] kept = new int[shape.length];
         int[] outShape = new int[keepDims ? shape.length : shape.length - ax.length];
         for (int i = 0, j = 0; i < shape.length; i++) {
-            kept[i] = reduced[i] ? 1 : shape[i];
-            if (keepDims) outShape[i] = kept[i];
+            if (keepDims) outShape[i] = reduced[i] ? 1 : shape[i];
             else if (!reduced[i]) outShape[j++] = shape[i];
         }
+        if (ax.length == 0) return op == ReduceOp.ARGMAX ? zeros(device(), shape) : copy(); // a 0-d array
         if (op == ReduceOp.ARGMAX && ax.length != 1)
             throw new IllegalArgumentException("argmax: reduces over exactly one axis, got " + Arrays.toString(axes));
         boolean block = ax[ax.length - 1] - ax[0] == ax.length - 1;
-        NDArray src;
-        long outer, red = 1, inner;
-        if (block) {
-            src = compact();
-            outer = 1;
-            for (int i = 0; i < ax[0]; i++) outer *= shape[i];
-            for (int a : ax) red *= shape[a];
-            inner = 1;
-            for (int i = ax[ax.length - 1] + 1; i < shape.length; i++) inner *= shape[i];
-        } else {
-            int[] perm = new int[shape.length];
-            int j = 0;
-            for (int i = 0; i < shape.length; i++) if (!reduced[i]) perm[j++] = i;
-            for (int a : ax) perm[j++] = a;
-            try (NDArray p = permute(perm)) {
-                src = p.compact();
+        if (!block) {
+            // several blocks of axes, e.g. (0, 2, 3) of NCHW: reduce the last block in place of a permuted copy
+            int start = ax.length - 1;
+            while (start > 0 && ax[start - 1] == ax[start] - 1) start--;
+            int[] last = Arrays.copyOfRange(ax, start, ax.length), rest = Arrays.copyOfRange(ax, 0, start);
+            try (NDArray partial = reduce(op, true, last)) {
+                NDArray kept = partial.reduce(op, true, rest);
+                if (keepDims) return kept;
+                try (kept) {
+                    return kept.reshape(outShape);
+                }
             }
-            for (int a : ax) red *= shape[a];
-            outer = size / Math.max(red, 1);
-            inner = 1;
         }
+        // the reduced axes are one contiguous block: (outer, reduced, inner) of the compact array
+        NDArray src = compact();
+        long outer = 1, red = 1, inner = 1;
+        for (int i = 0; i < ax[0]; i++) outer *= shape[i];
+        for (int a : ax) red *= shape[a];
+        for (int i = ax[ax.length - 1] + 1; i < shape.length; i++) inner *= shape[i];
         try (src) {
             NDArray out = empty(device(), outShape);
             backend().reduce(op, src.storage(), out.storage(), outer, red, inner);
