@@ -279,7 +279,7 @@ public final class NDArray implements AutoCloseable {
     public NDArray copy() {
         checkOpen("copy");
         NDArray out = empty(device(), shape);
-        backend().copyStrided(storage(), offset, strides, out.storage(), 0, out.strides, shape);
+        stridedCopy(this, out);
         return out;
     }
 
@@ -324,9 +324,16 @@ public final class NDArray implements AutoCloseable {
             }
         }
         try (NDArray b = src.broadcastTo(Shapes.broadcastTarget(src.shape, shape, "assign"))) {
-            backend().copyStrided(b.storage(), b.offset, b.strides, storage(), offset, strides, shape);
+            stridedCopy(b, this);
         }
         return this;
+    }
+
+    /** dst = src elementwise (same shape, same device), with adjacent contiguous axes merged first. */
+    private static void stridedCopy(NDArray src, NDArray dst) {
+        long[][] st = new long[2][];
+        int[] s = Shapes.coalesce(src.shape, new long[][] {src.strides, dst.strides}, st);
+        src.backend().copyStrided(src.storage(), src.offset, st[0], dst.storage(), dst.offset, st[1], s);
     }
 
     /** Sets every element of this view to {@code value}, in place. Returns this. */
@@ -361,12 +368,74 @@ public final class NDArray implements AutoCloseable {
     public NDArray binary(BinaryOp op, NDArray other) {
         requireSameDevice(other, op.name().toLowerCase());
         int[] s = Shapes.broadcast(shape, other.shape, op.name().toLowerCase());
+        NDArray viaChannels = channelBroadcast(op, other, s);
+        if (viaChannels != null) return viaChannels;
         try (NDArray ab = broadcastTo(s); NDArray a = ab.compact();
              NDArray bb = other.broadcastTo(s); NDArray b = bb.compact()) {
             NDArray out = empty(device(), s);
             backend().binary(op, a.storage(), b.storage(), out.storage(), out.size);
             return out;
         }
+    }
+
+    /**
+     * The broadcast cases {@link Backend#binaryBroadcast} does without expanding an operand: one side already
+     * has the full shape {@code s}, the other's elements (compact) line up with one contiguous block of axes.
+     * Returns null when the case does not apply.
+     */
+    private NDArray channelBroadcast(BinaryOp op, NDArray other, int[] s) {
+        boolean thisFull = Arrays.equals(shape, s), otherFull = Arrays.equals(other.shape, s);
+        if (thisFull == otherFull) return null;
+        NDArray full = thisFull ? this : other, small = thisFull ? other : this;
+        BinaryOp effective = thisFull ? op : swapped(op);
+        if (effective == null || !small.isCompact()) return null;
+        long[] bst;
+        try (NDArray b = small.broadcastTo(s)) {
+            bst = b.strides;
+        }
+        // the axes where the small operand varies must be one block [p, q], laid out row-major within it
+        int p = -1, q = -1;
+        for (int i = 0; i < s.length; i++) {
+            if (bst[i] != 0 && s[i] != 1) {
+                if (p < 0) p = i;
+                else if (q != i - 1) return null;
+                q = i;
+            }
+        }
+        long outer = 1, channels = 1, inner = 1;
+        if (p >= 0) {
+            long expected = 1;
+            for (int i = q; i >= p; i--) {
+                if (s[i] != 1 && bst[i] != expected) return null;
+                expected *= s[i];
+            }
+            for (int i = 0; i < p; i++) outer *= s[i];
+            for (int i = p; i <= q; i++) channels *= s[i];
+            for (int i = q + 1; i < s.length; i++) inner *= s[i];
+        } else {
+            for (int d : s) inner *= d;
+        }
+        try (NDArray a = full.compact()) {
+            NDArray out = empty(device(), s);
+            backend().binaryBroadcast(effective, a.storage(), small.storage(), out.storage(), outer, channels, inner);
+            return out;
+        }
+    }
+
+    /** The op with operands exchanged ({@code b op a} as {@code a op' b}), or null if there is none. */
+    private static BinaryOp swapped(BinaryOp op) {
+        return switch (op) {
+            case ADD, MUL, MAXIMUM, MINIMUM, EQ, NE -> op;
+            case SUB -> BinaryOp.RSUB;
+            case RSUB -> BinaryOp.SUB;
+            case DIV -> BinaryOp.RDIV;
+            case RDIV -> BinaryOp.DIV;
+            case GT -> BinaryOp.LT;
+            case LT -> BinaryOp.GT;
+            case GE -> BinaryOp.LE;
+            case LE -> BinaryOp.GE;
+            case POW -> null;
+        };
     }
 
     /** {@code this op scalar}. */
