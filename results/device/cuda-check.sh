@@ -50,7 +50,7 @@ if want tests; then
   junit_totals "$OUT/gpu-tests.txt"
   grep -E '✘|MethodSource|=> ' "$OUT/gpu-tests.txt" | head -40 > "$OUT/gpu-tests-failures.txt"
   [ -s "$OUT/gpu-tests-failures.txt" ] && note "    failures (first lines): $OUT/gpu-tests-failures.txt"
-  grep -E '^(GPU:|pool reserved|pinned|sm90:|sm75:|GEMM 256|cuda:0: |CUDA backend:)' "$OUT/gpu-tests.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
+  grep -E '^(GPU:|pool reserved|pinned|sm90:|sm75:|GEMM 256|cuda:0|CUDA backend:|CNN step:)' "$OUT/gpu-tests.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
 fi
 
 if want sm75; then
