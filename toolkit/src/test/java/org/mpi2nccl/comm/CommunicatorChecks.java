@@ -9,11 +9,11 @@ import java.util.List;
  * programs): every collective and reduction, odd sizes and sizes not divisible by the rank count, in place
  * and out of place, send/recv, barrier and split. Returns a list of failures (empty = all good).
  */
-final class CommunicatorChecks {
+public final class CommunicatorChecks {
     private CommunicatorChecks() {
     }
 
-    static List<String> runAll(Communicator c) {
+    public static List<String> runAll(Communicator c) {
         List<String> bad = new ArrayList<>();
         int p = c.size(), r = c.rank();
         for (int n : new int[] {1, 7, 1000, 4099}) {
@@ -135,11 +135,11 @@ final class CommunicatorChecks {
         return bad;
     }
 
-    static int[] input(int rank, int n) {
+    public static int[] input(int rank, int n) {
         return RingCommunicatorTest.input(rank, n);
     }
 
-    static int[] reference(Reduction op, int size, int n) {
+    public static int[] reference(Reduction op, int size, int n) {
         return RingCommunicatorTest.reference(op, size, n);
     }
 
