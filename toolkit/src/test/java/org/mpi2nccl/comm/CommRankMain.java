@@ -2,13 +2,17 @@ package org.mpi2nccl.comm;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import mpi.MPI;
+import org.mpi2nccl.launch.Report;
 
 /**
- * A rank program (started by the MPJ launcher): runs {@link CommunicatorChecks} on the communicator named by
- * the first argument ("mpj", "ring", "naive") and prints one line, "CHECKS OK rank r of p" or the failures.
- * Extra modes exercise the failure paths: "mismatch" (rank 1 calls a different collective), "skip" (the last
- * rank skips a collective and then waits), "die" (the last rank exits in the middle of the job).
+ * A rank program (started by the launcher): runs {@link CommunicatorChecks} on the communicator named by the
+ * first argument ("mpj", "ring", "naive") and reports {@code {rank, size, kind, failures}}; a failed check
+ * throws, which fails the job naming the rank. Other modes exercise the failure paths and let the
+ * communicator's exception end the rank:
+ * "mismatch" (rank 1 calls broadcast where the others call allReduce), "skip" (the last rank never makes
+ * allReduce #2 and waits), "die" (the last rank's JVM halts between two all-reduces).
  */
 public final class CommRankMain {
     private CommRankMain() {
@@ -29,66 +33,51 @@ public final class CommRankMain {
             default -> throw new IllegalArgumentException("unknown communicator " + what);
         };
         int r = c.rank(), p = c.size();
-        boolean ok;
-        try {
-            switch (mode) {
-                case "checks" -> {
-                    List<String> bad = CommunicatorChecks.runAll(c);
-                    ok = bad.isEmpty();
-                    System.out.println(ok ? "CHECKS OK rank " + r + " of " + p : "CHECKS FAILED rank " + r + ": " + bad);
+        switch (mode) {
+            case "checks" -> {
+                List<String> bad = CommunicatorChecks.runAll(c);
+                Report.emit(Map.of("rank", r, "size", p, "kind", c.kind(), "failures", bad.size()));
+                if (!bad.isEmpty()) {
+                    throw new AssertionError("rank " + r + " of " + p + " (" + c.kind() + "): " + bad);
                 }
-                case "mismatch" -> {
-                    float[] x = new float[16];
-                    if (r == 1) {
-                        c.broadcast(HostBuffer.of(x), 0);
-                    } else {
-                        c.allReduce(HostBuffer.of(x), Reduction.SUM);
-                    }
-                    ok = false;
-                    System.out.println("NO ERROR rank " + r);
-                }
-                case "skip" -> {
-                    int[] x = {1};
-                    c.allReduce(HostBuffer.of(x), Reduction.SUM);
-                    if (r == p - 1) {
-                        Thread.sleep(timeout.toMillis() * 3);      // never makes call #2
-                        System.out.println("SKIPPER DONE rank " + r);
-                        ok = true;
-                    } else {
-                        c.allReduce(HostBuffer.of(x), Reduction.SUM);
-                        ok = false;
-                        System.out.println("NO ERROR rank " + r);
-                    }
-                }
-                case "die" -> {
-                    int[] x = new int[1 << 20];
-                    c.allReduce(HostBuffer.of(x), Reduction.SUM);
-                    if (r == p - 1) {
-                        System.out.println("DYING rank " + r);
-                        System.out.flush();
-                        Runtime.getRuntime().halt(3);
-                    }
-                    for (int i = 0; i < 50; i++) {
-                        c.allReduce(HostBuffer.of(x), Reduction.SUM);
-                    }
-                    ok = false;
-                    System.out.println("NO ERROR rank " + r);
-                }
-                default -> throw new IllegalArgumentException("unknown mode " + mode);
+                System.out.println("checks passed on rank " + r + " of " + p);
             }
-        } catch (CommException e) {
-            System.out.println("COMM ERROR rank " + r + " " + e.getClass().getSimpleName() + ": " + e.getMessage());
-            System.out.flush();
-            ok = false;
-            if (c.isBroken()) {
-                // MPJ may be stuck inside the failed call: end this rank without MPI.Finalize.
-                Runtime.getRuntime().halt(2);
+            case "mismatch" -> {
+                float[] x = new float[16];
+                if (r == 1) {
+                    c.broadcast(HostBuffer.of(x), 0);
+                } else {
+                    c.allReduce(HostBuffer.of(x), Reduction.SUM);
+                }
+                throw new AssertionError("rank " + r + ": mismatched calls raised no error");
             }
+            case "skip" -> {
+                int[] x = {1};
+                c.allReduce(HostBuffer.of(x), Reduction.SUM);
+                if (r == p - 1) {
+                    System.out.println("rank " + r + " skips allReduce #2");
+                    Thread.sleep(timeout.toMillis() * 5);
+                    return;
+                }
+                c.allReduce(HostBuffer.of(x), Reduction.SUM);
+                throw new AssertionError("rank " + r + ": allReduce #2 returned although rank " + (p - 1) + " skipped it");
+            }
+            case "die" -> {
+                int[] x = new int[1 << 16];
+                c.allReduce(HostBuffer.of(x), Reduction.SUM);
+                if (r == p - 1) {
+                    System.out.println("rank " + r + " dies now");
+                    System.out.flush();
+                    Runtime.getRuntime().halt(3);
+                }
+                for (int i = 0; i < 100; i++) {
+                    c.allReduce(HostBuffer.of(x), Reduction.SUM);
+                }
+                throw new AssertionError("rank " + r + ": all-reduces went on after rank " + (p - 1) + " died");
+            }
+            default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
         c.close();
         MPI.Finalize();
-        if (!ok) {
-            System.exit(1);
-        }
     }
 }
