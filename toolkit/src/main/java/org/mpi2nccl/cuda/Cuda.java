@@ -87,8 +87,8 @@ public final class Cuda {
         if (disabled != null && !disabled.isBlank() && !disabled.equals("0")) {
             return new Probe(0, 0, "CUDA disabled by MPI2NCCL_DISABLE_CUDA=" + disabled);
         }
-        LibrarySearch.Result driver = CudaLibraries.find(NativeLibrary.DRIVER);
-        if (!driver.found()) return new Probe(0, 0, "no NVIDIA driver: " + driver.explain());
+        LibrarySearch.Result driverLibrary = CudaLibraries.find(NativeLibrary.DRIVER);
+        if (!driverLibrary.found()) return new Probe(0, 0, "no NVIDIA driver: " + driverLibrary.explain());
         try {
             CudaLibraries.load(NativeLibrary.DRIVER);
         } catch (CudaUnavailableException e) {
