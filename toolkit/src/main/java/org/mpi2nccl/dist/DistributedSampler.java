@@ -56,10 +56,11 @@ public final class DistributedSampler implements Sampler {
         this.seed = seed;
         this.shuffle = shuffle;
         this.tail = tail;
-        if (length() == 0 && tail != Tail.UNEVEN) {
-            throw new IllegalArgumentException("empty shard: a data set of " + datasetSize + " examples gives rank " + rank
-                    + " of " + ranks + " nothing to train on" + (tail == Tail.DROP ? " (tail DROP keeps floor(" + datasetSize
-                    + "/" + ranks + ") = 0 each)" : "") + "; use a larger data set or fewer ranks");
+        if (tail != Tail.UNEVEN && datasetSize < ranks) {
+            // Rank datasetSize and above would get no example of its own (PAD would hand it copies of others').
+            throw new IllegalArgumentException("empty shard: a data set of " + datasetSize + " examples leaves rank " + datasetSize
+                    + " of " + ranks + " ranks without an example of its own; use at least " + ranks + " examples or at most "
+                    + Math.max(1, datasetSize) + " ranks");
         }
     }
 
