@@ -63,6 +63,7 @@ public final class DataParallel implements AutoCloseable {
     private final ExecutorService commThread;
     private final PhaseClock clock;
     private final List<Future<?>> inFlight = new ArrayList<>();
+    private final boolean alone;
     private int nextLaunch;
     private boolean reducing;
 
@@ -94,6 +95,9 @@ public final class DataParallel implements AutoCloseable {
         this.backend = device.backend();
         // NCCL queues collectives on a CUDA stream and returns: a host thread would have nothing to overlap.
         this.queuedOnDevice = "nccl".equals(comm.kind());
+        // One rank: the average of one gradient is itself, so a single-rank run costs what plain training costs
+        // (the baseline of the speedup experiment).
+        this.alone = comm.size() == 1;
         ModelFingerprint.check(model, comm);
         this.buckets = new GradientBuckets(params, options.bucketBytes(), backend);
         this.commThread = options.overlap() && !queuedOnDevice ? Executors.newSingleThreadExecutor(r -> {
@@ -213,7 +217,7 @@ public final class DataParallel implements AutoCloseable {
     /** Called by backward for each leaf whose gradient is final. */
     private void onGradReady(Tensor leaf) {
         GradientBucket b = buckets.of(leaf);
-        if (b == null) return;
+        if (b == null || alone) return;
         b.ready++;
         // Launch in bucket order only: every rank must issue the same collectives in the same order.
         while (nextLaunch < buckets.size() && buckets.buckets.get(nextLaunch).ready == buckets.buckets.get(nextLaunch).params.size()) {
@@ -245,6 +249,10 @@ public final class DataParallel implements AutoCloseable {
     }
 
     private void finishReduction() {
+        if (alone) {
+            reducing = false;
+            return;
+        }
         try {
             // Buckets backward did not complete (a parameter unused in this step): reduce them now, zeros included.
             while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
