@@ -24,5 +24,5 @@ for s in "${steps[@]}"; do
   echo "   rc=$rc in $(( $(date +%s) - start ))s; last lines:"; tail -n 15 "$FINAL_OUT/$s.log" | sed 's/^/   /'
   (cd "$step_out" && [ -n "$(ls -A)" ] && tar czf "$FINAL_OUT/$s.tgz" .)
   # no process of a step outlives it
-  pkill -f 'mpi2nccl|org.mpi2nccl|daemon.jar' 2>/dev/null || true
+  pkill -f 'bin/java .*(org\.mpi2nccl|daemon\.jar)' 2>/dev/null || true
 done
