@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
         subcommands = {CommandLine.HelpCommand.class, MpjRunCommand.class, RunCommand.class,
                 GpuDoctorCommand.class, GpuBenchCommand.class,
                 org.mpi2nccl.bench.TrainFashionMnistCommand.class, org.mpi2nccl.bench.MatmulBenchCommand.class,
-                org.mpi2nccl.bench.BandwidthCommand.class})
+                org.mpi2nccl.bench.BandwidthCommand.class, org.mpi2nccl.bench.BandwidthCompareCommand.class})
 public final class Cli {
     public static void main(String[] args) {
         System.exit(run(args));
