@@ -24,7 +24,8 @@ class MpjCommunicatorTest {
     @ParameterizedTest(name = "{0} on {1} ranks, {2}")
     @CsvSource({
         "mpj, 1, MULTICORE", "mpj, 2, MULTICORE", "mpj, 3, MULTICORE", "mpj, 4, MULTICORE", "mpj, 2, NIODEV",
-        "ring, 3, MULTICORE", "ring, 4, MULTICORE", "ring, 2, NIODEV", "naive, 3, MULTICORE"})
+        "ring, 3, MULTICORE", "ring, 4, MULTICORE", "ring, 2, NIODEV", "naive, 3, MULTICORE",
+        "ring-shm, 3, MULTICORE", "ring-shm, 2, NIODEV"})
     void everyCollectiveIsCorrectOnEveryRank(String kind, int ranks, MpjDevice device) {
         JobResult r = Mpj.launch(CommRankMain.class).ranks(ranks).device(device).args(kind, "checks")
                 .timeout(Duration.ofSeconds(120)).run();
