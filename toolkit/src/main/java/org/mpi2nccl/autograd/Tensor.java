@@ -17,6 +17,7 @@ public final class Tensor implements AutoCloseable {
     private final Function creator;
     private final Tensor[] inputs;
     private NDArray grad;
+    private java.util.function.Consumer<Tensor> gradReadyHook;
 
     private Tensor(NDArray data, boolean requiresGrad, Function creator, Tensor[] inputs) {
         this.data = data;
@@ -98,6 +99,28 @@ public final class Tensor implements AutoCloseable {
     void accumulateGrad(NDArray g) {
         if (grad == null || grad.isClosed()) grad = Backward.newGradBuffer(g);
         else grad.addInPlace(g);
+        if (gradReadyHook != null) gradReadyHook.accept(this);
+    }
+
+    /**
+     * The gradient buffer, allocated as zeros (outside any scope) if backward has not made one yet: lets
+     * data-parallel code lay out its all-reduce buckets before the first step.
+     */
+    public NDArray ensureGrad() {
+        if (!isLeaf()) throw new IllegalStateException("ensureGrad: only leaves keep gradients");
+        if (grad == null || grad.isClosed())
+            grad = org.mpi2nccl.tensor.ArrayScope.outside(() -> NDArray.zeros(data.device(), data.shape()));
+        return grad;
+    }
+
+    /**
+     * Called during backward as soon as this leaf's gradient for that backward is complete (all its uses were
+     * differentiated): data-parallel training starts all-reducing a bucket while backward goes on. Leaves
+     * that backward does not reach (unused parameters) are not called. Null removes the hook.
+     */
+    public void setGradReadyHook(java.util.function.Consumer<Tensor> hook) {
+        if (!isLeaf()) throw new IllegalStateException("setGradReadyHook: only leaves keep gradients");
+        this.gradReadyHook = hook;
     }
 
     /** Sets the gradient to zeros in place (the buffer is kept: optimizers and all-reduce buckets hold it). */
