@@ -209,7 +209,7 @@ cmd="${1:-}"
 [ $# -gt 0 ] && shift
 case "$cmd" in
   setup)    setup ;;
-  run)      setup; toolkit run "$@" ;;
+  run)      setup; MPI2NCCL_REPORT_DIR="${MPI2NCCL_REPORT_DIR:-$BUILD/report}" toolkit run "$@" ;;
   test)     setup; cmd_test "$@" ;;
   cli)      setup; toolkit "$@" ;;
   bundle)   setup; cmd_bundle "$@" ;;
