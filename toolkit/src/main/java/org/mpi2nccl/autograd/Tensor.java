@@ -17,7 +17,6 @@ public final class Tensor implements AutoCloseable {
     private final Function creator;
     private final Tensor[] inputs;
     private NDArray grad;
-    private java.util.function.Consumer<Tensor> gradReadyHook;
 
     private Tensor(NDArray data, boolean requiresGrad, Function creator, Tensor[] inputs) {
         this.data = data;
@@ -113,7 +112,6 @@ public final class Tensor implements AutoCloseable {
     void accumulateGrad(NDArray g) {
         if (grad == null || grad.isClosed()) grad = Backward.newGradBuffer(g);
         else grad.addInPlace(g);
-        if (gradReadyHook != null) gradReadyHook.accept(this);
     }
 
     /**
@@ -125,16 +123,6 @@ public final class Tensor implements AutoCloseable {
         if (grad == null || grad.isClosed())
             grad = org.mpi2nccl.tensor.ArrayScope.outside(() -> NDArray.zeros(data.device(), data.shape()));
         return grad;
-    }
-
-    /**
-     * Called during backward as soon as this leaf's gradient for that backward is complete (all its uses were
-     * differentiated): data-parallel training starts all-reducing a bucket while backward goes on. Leaves
-     * that backward does not reach (unused parameters) are not called. Null removes the hook.
-     */
-    public void setGradReadyHook(java.util.function.Consumer<Tensor> hook) {
-        if (!isLeaf()) throw new IllegalStateException("setGradReadyHook: only leaves keep gradients");
-        this.gradReadyHook = hook;
     }
 
     /** Sets the gradient to zeros in place (the buffer is kept: optimizers and all-reduce buckets hold it). */
