@@ -379,21 +379,21 @@ public final class RunningJob implements AutoCloseable {
         } else if (timedOut) {
             future.completeExceptionally(new JobTimeoutException(job + " timed out after " + human(spec.timeout)
                     + ": ranks " + unfinished + " had not finished (all stopped); raise the timeout or look for a"
-                    + " rank that waits for a message nobody sends", result, unfinished, spec.timeout));
+                    + " rank that waits for a message nobody sends" + lastWords(mpjSaid), result, unfinished,
+                    spec.timeout));
         } else if (stopRequested) {
             future.completeExceptionally(new MpjJobException(job + " was stopped: ranks " + unfinished
                     + " had not finished", result, unfinished));
         } else if (noDaemon(mpjSaid) != null) {
             future.completeExceptionally(new MpjLaunchException(noDaemon(mpjSaid)));
         } else if (!unfinished.isEmpty()) {
-            String said = mpjSaid.isEmpty() ? "" : " MPJ said: " + String.join(" | ",
-                    mpjSaid.subList(Math.max(0, mpjSaid.size() - 4), mpjSaid.size()));
+            String said = lastWords(mpjSaid);
             String which = daemon != null && !daemon.isAlive() && main.isAlive() ? "the MPJ daemon" : "the job's JVM";
             List<RankFailure> lost = unfinished.stream().map(r -> new RankFailure(r, "process ended", 
                     "rank " + r + " ended before its main returned", "", "")).toList();
             future.completeExceptionally(new RankFailedException(job + " failed: ranks " + unfinished
                     + " ended before main returned (" + which + " exited" + exitCode() + "; a rank called"
-                    + " System.exit, crashed or was killed)." + said, result, lost));
+                    + " System.exit, crashed or was killed)" + said, result, lost));
         } else {
             future.complete(result);
         }
@@ -412,6 +412,12 @@ public final class RunningJob implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** The last lines MPJ or the JVM printed outside any rank (its errors), for an exception's message. */
+    private static String lastWords(List<String> mpjSaid) {
+        return mpjSaid.isEmpty() ? "" : ". MPJ said: " + String.join(" | ",
+                mpjSaid.subList(Math.max(0, mpjSaid.size() - 4), mpjSaid.size()));
     }
 
     private String exitCode() {
