@@ -51,7 +51,7 @@ public final class TrainFashionMnistCommand implements Callable<Integer> {
     int hidden;
 
     @Option(names = "--channels", split = ",", description = "CNN channels of the two conv layers (default ${DEFAULT-VALUE})",
-            defaultValue = "32,64")
+            defaultValue = "16,32")
     int[] channels;
 
     @Option(names = "--device", description = "cpu, cuda or cuda:N (default ${DEFAULT-VALUE})", defaultValue = "cpu")
