@@ -78,6 +78,10 @@ public final class SpeedupCommand implements Callable<Integer> {
     @Option(names = "--bucket-kib", description = "gradient bucket size in KiB (default 1024)")
     Integer bucketKib;
 
+    @Option(names = "--from-csv", split = ",", description = {"no training: the report of recorded per-epoch CSV files",
+            "(epochs.csv of earlier runs, a peer's CSV such as PyTorch DDP's), merged"})
+    List<Path> fromCsv;
+
     @Option(names = "--out", description = "report folder (default $MPI2NCCL_REPORT_DIR, else build/report: ${DEFAULT-VALUE})",
             defaultValue = "${env:MPI2NCCL_REPORT_DIR:-build/report}")
     Path out;
@@ -88,6 +92,7 @@ public final class SpeedupCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (fromCsv != null) return fromRecorded();
         SpeedupExperiment base;
         SpeedupExperiment exp;
         try {
@@ -143,6 +148,21 @@ public final class SpeedupCommand implements Callable<Integer> {
             r.failures().forEach(f -> System.err.println("  " + f));
             return 1;
         }
+        return 0;
+    }
+
+    private int fromRecorded() throws java.io.IOException {
+        SpeedupResults r;
+        try {
+            r = SpeedupResults.fromCsv(fromCsv);
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            System.err.println("run: " + e.getMessage());
+            return 2;
+        }
+        System.out.println("Summary (" + r.machine() + "; " + r.settings() + "):");
+        System.out.println(SpeedupReport.text(r));
+        SpeedupReport.write(r, out, "mpi2nccl run --from-csv " + String.join(",", fromCsv.stream().map(Path::toString).toList()));
+        System.out.println("report: " + out.toAbsolutePath().resolve("index.html"));
         return 0;
     }
 

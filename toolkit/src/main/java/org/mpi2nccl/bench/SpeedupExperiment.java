@@ -122,7 +122,7 @@ public final class SpeedupExperiment {
         log.accept(gpu ? "GPUs: " + Cuda.deviceCount() + " x " + Cuda.device(0).name + "; one niodev JVM per rank, rank r on GPU r"
                 : "No GPU: MPJ multicore ranks on the CPU, one core per rank (" + Runtime.getRuntime().availableProcessors()
                         + " cores here), gradients all-reduced through MPI in host memory.");
-        SpeedupResults results = new SpeedupResults(config, gpu ? Cuda.device(0).name + " x" + Cuda.deviceCount() : cpuName());
+        SpeedupResults results = new SpeedupResults(config.describe(), gpu ? Cuda.device(0).name + " x" + Cuda.deviceCount() : cpuName());
         for (int n : rankCounts) {
             List<Route> these = n == 1 ? List.of(routes.get(0)) : routes;
             for (Route route : these) {

@@ -30,7 +30,7 @@ public final class SpeedupPlots {
         for (String route : r.routes()) {
             List<Double> x = new ArrayList<>(List.of(1.0)), y = new ArrayList<>(List.of(1.0));
             for (Row row : s) {
-                if (!row.getString("route").equals(route)) continue;
+                if (!row.getString("route").equals(route) || row.getInt("ranks") == 1) continue;
                 x.add((double) row.getInt("ranks"));
                 y.add(row.getDouble("speedup"));
                 if (!all.contains((double) row.getInt("ranks"))) all.add((double) row.getInt("ranks"));
@@ -55,7 +55,7 @@ public final class SpeedupPlots {
         for (String route : r.routes()) {
             List<Double> x = new ArrayList<>(List.of(1.0)), y = new ArrayList<>(List.of(100.0));
             for (Row row : s) {
-                if (!row.getString("route").equals(route)) continue;
+                if (!row.getString("route").equals(route) || row.getInt("ranks") == 1) continue;
                 x.add((double) row.getInt("ranks"));
                 y.add(100 * row.getDouble("efficiency"));
                 if (!all.contains((double) row.getInt("ranks"))) all.add((double) row.getInt("ranks"));
@@ -109,7 +109,8 @@ public final class SpeedupPlots {
         List<String> cats = new ArrayList<>();
         List<Double> d2h = new ArrayList<>(), red = new ArrayList<>(), h2d = new ArrayList<>();
         for (Row row : s) {
-            if (row.getString("route").equals(SpeedupResults.SINGLE)) continue;
+            if (row.getString("route").equals(SpeedupResults.SINGLE) || row.getInt("ranks") == 1
+                    || !r.hasPhases(row.getString("route"))) continue;
             cats.add(row.getString("route") + " x" + row.getInt("ranks"));
             d2h.add(row.getDouble("d2h_s"));
             red.add(row.getDouble("collective_s"));
@@ -140,6 +141,7 @@ public final class SpeedupPlots {
                 y.add(100 * row.getDouble("test_acc"));
             }
             String name = key[0].equals(SpeedupResults.SINGLE) ? "1 rank" : key[0] + " x" + key[1];
+            if (x.isEmpty() || y.stream().allMatch(v -> Double.isNaN(v))) continue;
             c.addSeries(name, x, y).setMarker(SeriesMarkers.CIRCLE);
         }
         return c;

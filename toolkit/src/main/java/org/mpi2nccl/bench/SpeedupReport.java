@@ -29,7 +29,7 @@ public final class SpeedupReport {
         Map<String, Chart<?, ?>> m = new LinkedHashMap<>();
         m.put("speedup", SpeedupPlots.speedup(r));
         m.put("efficiency", SpeedupPlots.efficiency(r));
-        for (String route : r.routes()) m.put("breakdown-" + route, SpeedupPlots.breakdown(r, route));
+        for (String route : r.routes()) if (r.hasPhases(route)) m.put("breakdown-" + route, SpeedupPlots.breakdown(r, route));
         if (r.routes().isEmpty()) m.put("breakdown-single", SpeedupPlots.breakdown(r, SpeedupResults.SINGLE));
         m.put("collectives", SpeedupPlots.collectives(r));
         m.put("accuracy", SpeedupPlots.accuracy(r));
@@ -52,8 +52,7 @@ public final class SpeedupReport {
             files.add(png);
         }
         Path meta = dir.resolve("run.txt");
-        Files.writeString(meta, "command: " + command + "\nmachine: " + r.machine() + "\nsettings: " + r.config().describe()
-                + "\nsettings as arguments: " + String.join(" ", r.config().toArgs(org.mpi2nccl.dist.Route.MPI)).replace("route=mpi ", "")
+        Files.writeString(meta, "command: " + command + "\nmachine: " + r.machine() + "\nsettings: " + r.settings()
                 + "\nfailed runs: " + (r.failures().isEmpty() ? "none" : String.join(" | ", r.failures())) + "\n", StandardCharsets.UTF_8);
         files.add(meta);
         Path html = dir.resolve("index.html");
@@ -67,7 +66,7 @@ public final class SpeedupReport {
                 + "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
                 + "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#eee}td.s{text-align:left}"
                 + "img{max-width:48%;margin:4px}</style></head><body>\n");
-        b.append("<h1>Data-parallel speedup</h1>\n<p>").append(esc(r.config().describe())).append("<br>Machine: ")
+        b.append("<h1>Data-parallel speedup</h1>\n<p>").append(esc(r.settings())).append("<br>Machine: ")
                 .append(esc(r.machine())).append("<br>Command: <code>").append(esc(command)).append("</code></p>\n");
         if (!r.failures().isEmpty()) {
             b.append("<p style=\"color:#a00\">Failed runs:</p><ul>");

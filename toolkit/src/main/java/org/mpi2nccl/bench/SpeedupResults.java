@@ -28,13 +28,13 @@ public final class SpeedupResults {
     private static final String[] COUNTS = {"samples", "steps", "collectives", "bytes_reduced", "batch_per_rank", "global_batch",
             "buckets", "gradient_bytes"};
 
-    private final SpeedupConfig config;
+    private final String settings;
     private final String machine;
     private final Table epochs;
     private final List<String> failures = new ArrayList<>();
 
-    SpeedupResults(SpeedupConfig config, String machine) {
-        this.config = config;
+    SpeedupResults(String settings, String machine) {
+        this.settings = settings;
         this.machine = machine;
         epochs = Table.create("speedup, per epoch");
         epochs.addColumns(StringColumn.create("route"), IntColumn.create("ranks"), StringColumn.create("device"), IntColumn.create("epoch"));
@@ -44,14 +44,49 @@ public final class SpeedupResults {
     }
 
     /** Rebuilds results from a per-epoch table written by {@link SpeedupReport} (e.g. recorded GPU results). */
-    public static SpeedupResults fromEpochs(SpeedupConfig config, String machine, Table epochTable) {
-        SpeedupResults r = new SpeedupResults(config, machine);
+    public static SpeedupResults fromEpochs(String settings, String machine, Table epochTable) {
+        SpeedupResults r = new SpeedupResults(settings, machine);
+        r.addAll(epochTable);
+        return r;
+    }
+
+    /**
+     * Results recorded in per-epoch CSV files ({@code epochs.csv} of a report, or a peer's rows in the same
+     * columns, e.g. PyTorch DDP's with route "ddp"), merged into one: the settings come from the first file's
+     * {@code run.txt} where there is one.
+     */
+    public static SpeedupResults fromCsv(List<java.nio.file.Path> files) throws java.io.IOException {
+        String settings = "recorded results: " + files;
+        for (java.nio.file.Path f : files) {
+            java.nio.file.Path meta = f.toAbsolutePath().resolveSibling("run.txt");
+            if (java.nio.file.Files.isReadable(meta)) {
+                for (String line : java.nio.file.Files.readAllLines(meta)) {
+                    if (line.startsWith("settings: ")) settings = line.substring(10) + " (recorded)";
+                }
+                break;
+            }
+        }
+        java.util.LinkedHashSet<String> devices = new java.util.LinkedHashSet<>();
+        List<Table> tables = new ArrayList<>();
+        for (java.nio.file.Path f : files) {
+            if (!java.nio.file.Files.isReadable(f)) throw new java.io.FileNotFoundException("no results file " + f);
+            Table t = Table.read().csv(f.toFile());
+            if (!t.columnNames().contains("route") || !t.columnNames().contains("epoch_s"))
+                throw new IllegalArgumentException(f + " is not a per-epoch results file (needs route, ranks, epoch, epoch_s, ...)");
+            tables.add(t);
+            for (Row row : t) devices.add(String.valueOf(row.getObject("device")));
+        }
+        SpeedupResults r = new SpeedupResults(settings, String.join(" / ", devices));
+        tables.forEach(r::addAll);
+        return r;
+    }
+
+    private void addAll(Table epochTable) {
         for (Row row : epochTable) {
             Map<String, Object> m = new LinkedHashMap<>();
             for (String c : epochTable.columnNames()) m.put(c, row.getObject(c));
-            r.add(String.valueOf(m.get("route")), m);
+            add(String.valueOf(m.get("route")), m);
         }
-        return r;
     }
 
     void add(String route, Map<String, Object> report) {
@@ -65,22 +100,28 @@ public final class SpeedupResults {
             epochs.doubleColumn(c).append(v);
             if (c.equals("forward_s") || c.equals("backward_s") || c.equals("comm_s") || c.equals("optimizer_s")) parts += v;
         }
-        epochs.doubleColumn("other_s").append(Math.max(0, number(report, "epoch_s").doubleValue() - parts));
-        for (String c : COUNTS) epochs.longColumn(c).append(number(report, c).longValue());
+        epochs.doubleColumn("other_s").append(Double.isNaN(parts) ? Double.NaN : Math.max(0, number(report, "epoch_s").doubleValue() - parts));
+        for (String c : COUNTS) {
+            Number v = number(report, c);
+            if (v instanceof Double d && d.isNaN()) epochs.longColumn(c).appendMissing();
+            else epochs.longColumn(c).append(v.longValue());
+        }
     }
 
     void failed(String run, String why) {
         failures.add(run + ": " + why);
     }
 
+    /** A value of a report or CSV row; missing (e.g. a peer that does not measure phases) is NaN. */
     private static Number number(Map<String, Object> m, String key) {
         Object v = m.get(key);
         if (v instanceof Number n) return n;
-        if (v == null) throw new IllegalArgumentException("report without '" + key + "': " + m.keySet());
+        if (v == null || v.toString().isBlank()) return Double.NaN;
         return Double.parseDouble(v.toString());
     }
 
-    public SpeedupConfig config() { return config; }
+    /** What was trained, in words. */
+    public String settings() { return settings; }
 
     /** The GPUs or CPU the runs used. */
     public String machine() { return machine; }
@@ -130,17 +171,11 @@ public final class SpeedupResults {
         List<DoubleColumn> phaseCols = new ArrayList<>();
         for (String p : phases) phaseCols.add(DoubleColumn.create(p));
         DoubleColumn commShare = DoubleColumn.create("comm_share");
-        double baseSps = Double.NaN, baseAcc = Double.NaN;
-        for (String[] key : runs()) {
-            Table t = run(key[0], Integer.parseInt(key[1]));
-            if (key[0].equals(SINGLE)) {
-                baseSps = throughput(t);
-                baseAcc = lastAccuracy(t);
-            }
-        }
         for (String[] key : runs()) {
             Table t = run(key[0], Integer.parseInt(key[1]));
             int n = Integer.parseInt(key[1]);
+            Table base = baseline(key[0]);
+            double baseSps = base == null ? Double.NaN : throughput(base), baseAcc = base == null ? Double.NaN : lastAccuracy(base);
             route.append(key[0]);
             ranks.append(n);
             nEpochs.append(t.rowCount());
@@ -161,9 +196,26 @@ public final class SpeedupResults {
         return s;
     }
 
+    /**
+     * The one-rank run a route is compared with: its own one-rank run where it has one (a peer such as PyTorch
+     * DDP, read from its CSV), else the shared single-rank run.
+     */
+    private Table baseline(String route) {
+        Table own = run(route, 1);
+        if (own.rowCount() > 0) return own;
+        Table single = run(SINGLE, 1);
+        return single.rowCount() > 0 ? single : null;
+    }
+
     /** Examples per second of the median epoch. */
     private static double throughput(Table t) {
         return t.longColumn("samples").getLong(0) / median(t.doubleColumn("epoch_s").asDoubleArray());
+    }
+
+    /** True when the route's rows carry the phase breakdown (the toolkit's runs; not a peer read from CSV). */
+    public boolean hasPhases(String route) {
+        Table t = epochs.where(epochs.stringColumn("route").isEqualTo(route));
+        return t.rowCount() > 0 && !Double.isNaN(t.doubleColumn("forward_s").getDouble(0));
     }
 
     private static double lastAccuracy(Table t) {

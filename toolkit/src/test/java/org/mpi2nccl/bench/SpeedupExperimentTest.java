@@ -77,8 +77,25 @@ class SpeedupExperimentTest {
         assertEquals((byte) 0x89, png[0]);
         assertEquals('P', png[1]);
         assertTrue(Files.readString(dir.resolve("index.html")).contains("<td class=\"s\">mpi</td>"));
-        SpeedupResults back = SpeedupResults.fromEpochs(tiny(), "again", Table.read().csv(dir.resolve("epochs.csv").toFile()));
+        SpeedupResults back = SpeedupResults.fromEpochs("tiny", "again", Table.read().csv(dir.resolve("epochs.csv").toFile()));
         assertEquals(sp, back.summary().doubleColumn("speedup").getDouble(1), 1e-9, "the CSV holds everything the summary needs");
+
+        // a peer's rows (PyTorch DDP: no phase breakdown) merge in, compared with the peer's own single GPU
+        Path ddp = dir.resolve("ddp.csv");
+        Files.writeString(ddp, "route,ranks,device,epoch,epoch_s,samples_per_s,samples,steps,train_loss,train_acc,test_loss,test_acc\n"
+                + "ddp,1,gpu,1,2.0,160,320,20,1.0,0.5,1.0,0.50\n"
+                + "ddp,2,gpu,1,0.8,400,320,10,1.0,0.5,1.0,0.49\n");
+        SpeedupResults merged = SpeedupResults.fromCsv(List.of(dir.resolve("epochs.csv"), ddp));
+        assertEquals(2.5, merged.speedup("ddp", 2), 1e-9, "2.0 s / 0.8 s");
+        assertEquals(sp, merged.speedup("mpi", 2), 1e-9, "the toolkit's runs keep their own baseline");
+        assertEquals(-1.0, merged.summary().where(merged.summary().stringColumn("route").isEqualTo("ddp")
+                .and(merged.summary().intColumn("ranks").isEqualTo(2))).doubleColumn("acc_vs_1rank_points").getDouble(0), 1e-6);
+        assertFalse(merged.hasPhases("ddp"));
+        assertTrue(SpeedupReport.charts(merged).containsKey("breakdown-mpi"));
+        assertFalse(SpeedupReport.charts(merged).containsKey("breakdown-ddp"), "no breakdown for a peer that measured none");
+        Path again = dir.resolve("merged");
+        assertEquals(0, Cli.run("run", "--from-csv", dir.resolve("epochs.csv") + "," + ddp, "--out", again.toString()));
+        assertTrue(Files.size(again.resolve("speedup.png")) > 100);
         System.out.println(SpeedupReport.text(r));
     }
 

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""PyTorch DistributedDataParallel on the speedup experiment's model, data and batch: the peer of
+`mpi2nccl run` (the toolkit's data-parallel training over NCCL). Same lesson CNN (conv-BN-ReLU-pool twice,
+128 hidden, 10 out), same Fashion-MNIST files (pixels / 255) or a CIFAR-shaped random set of the same sizes,
+same fixed batch per GPU, SGD momentum 0.9 with the learning rate scaled linearly with the ranks, the same
+warm-up steps run and undone, the same loader design (index the in-memory set per batch, copy the batch to
+the GPU). One process per GPU (torch.multiprocessing), NCCL over localhost TCP.
+
+Writes rows in the toolkit's per-epoch CSV columns (route "ddp"), so that
+`mpi2nccl run --from-csv ours/epochs.csv,ddp.csv` draws both on one chart.
+
+    python3 ddp_peer.py --data fashion --data-dir DIR --ranks 1,2 --epochs 5 --out ddp.csv
+"""
+import argparse
+import csv
+import gzip
+import os
+import socket
+import struct
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+import torch.nn.functional as F
+
+for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")):
+    os.environ.setdefault(k, v)
+
+COLUMNS = ["route", "ranks", "device", "epoch", "epoch_s", "samples_per_s", "samples", "steps", "train_loss", "train_acc",
+           "test_loss", "test_acc", "eval_s", "batch_per_rank", "global_batch", "lr"]
+
+
+def read_idx(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    magic, = struct.unpack(">I", data[:4])
+    dims = struct.unpack(">" + "I" * (magic & 0xFF), data[4:4 + 4 * (magic & 0xFF)])
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * len(dims)).reshape(dims)
+
+
+def find(folder, name):
+    for n in (name + ".gz", name):
+        if os.path.exists(os.path.join(folder, n)):
+            return os.path.join(folder, n)
+    raise FileNotFoundError(f"{name}[.gz] not in {folder}")
+
+
+def load(args):
+    if args.data == "fashion":
+        d = args.data_dir
+        xtr = read_idx(find(d, "train-images-idx3-ubyte")).astype(np.float32)[:, None] / 255.0
+        ytr = read_idx(find(d, "train-labels-idx1-ubyte")).astype(np.int64)
+        xte = read_idx(find(d, "t10k-images-idx3-ubyte")).astype(np.float32)[:, None] / 255.0
+        yte = read_idx(find(d, "t10k-labels-idx1-ubyte")).astype(np.int64)
+        if args.train_examples:
+            xtr, ytr = xtr[:args.train_examples], ytr[:args.train_examples]
+        if args.test_examples:
+            xte, yte = xte[:args.test_examples], yte[:args.test_examples]
+    else:
+        # CIFAR-shaped: the toolkit's synthetic set is a seeded teacher problem; here random data of the same
+        # shape and size (the timing is the point; accuracy on it is not compared)
+        g = np.random.default_rng(7)
+        n, m = args.train_examples or 50000, args.test_examples or 10000
+        w = g.standard_normal((10, 3 * 32 * 32)).astype(np.float32)
+        x = g.standard_normal((n + m, 3, 32, 32)).astype(np.float32)
+        y = (x.reshape(n + m, -1) @ w.T).argmax(1).astype(np.int64)
+        xtr, ytr, xte, yte = x[:n], y[:n], x[n:], y[n:]
+    return torch.from_numpy(np.ascontiguousarray(xtr)), torch.from_numpy(ytr), torch.from_numpy(np.ascontiguousarray(xte)), torch.from_numpy(yte)
+
+
+def cnn(channels, size, c1, c2):
+    return nn.Sequential(
+        nn.Conv2d(channels, c1, 3, 1, 1, bias=False), nn.BatchNorm2d(c1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(c1, c2, 3, 1, 1, bias=False), nn.BatchNorm2d(c2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(c2 * (size // 4) ** 2, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def shard(n, rank, ranks, seed, epoch, shuffle=True, pad=True):
+    """torch's DistributedSampler rule (the toolkit's too): permute, pad to a multiple of ranks, stride by rank."""
+    if shuffle:
+        g = torch.Generator()
+        g.manual_seed(seed + epoch)
+        order = torch.randperm(n, generator=g)
+    else:
+        order = torch.arange(n)
+    if pad:
+        total = -(-n // ranks) * ranks
+        order = torch.cat([order, order[:total - n]])
+    return order[rank::ranks]
+
+
+def worker(rank, ranks, args, port, queue):
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=ranks,
+                            device_id=torch.device("cuda", rank))
+    dev = torch.device("cuda", rank)
+    xtr, ytr, xte, yte = load(args)
+    channels, size = (1, 28) if args.data == "fashion" else (3, 32)
+    torch.manual_seed(args.seed)
+    model = nn.parallel.DistributedDataParallel(cnn(channels, size, args.c1, args.c2).to(dev), device_ids=[rank])
+    lr = args.lr * ranks
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    b = args.batch_per_rank
+
+    def batches(x, y, idx, size):
+        for i in range(0, len(idx), size):
+            j = idx[i:i + size]
+            yield x[j].to(dev), y[j].to(dev)
+
+    # warm-up, then undone (as the toolkit does)
+    scratch = torch.optim.SGD(model.parameters(), lr=1e-6, momentum=0.9)
+    for k, (x, y) in enumerate(batches(xtr, ytr, shard(len(xtr), rank, ranks, args.seed, 10**6), b)):
+        if k >= args.warmup_steps:
+            break
+        scratch.zero_grad(set_to_none=True)
+        F.cross_entropy(model(x), y).backward()
+        scratch.step()
+    model.load_state_dict(state)
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    name = torch.cuda.get_device_name(rank)
+    for epoch in range(1, args.epochs + 1):
+        model.train()
+        torch.cuda.synchronize()
+        dist.barrier()
+        t0 = time.perf_counter()
+        loss_sum = torch.zeros((), device=dev)
+        correct = torch.zeros((), device=dev)
+        seen = 0
+        steps = 0
+        for x, y in batches(xtr, ytr, shard(len(xtr), rank, ranks, args.seed, epoch), b):
+            opt.zero_grad(set_to_none=True)
+            out = model(x)
+            loss = F.cross_entropy(out, y)
+            loss.backward()
+            opt.step()
+            loss_sum += loss.detach() * len(y)
+            correct += (out.argmax(1) == y).sum()
+            seen += len(y)
+            steps += 1
+        sums = torch.stack([loss_sum, correct, torch.tensor(float(seen), device=dev)])
+        dist.all_reduce(sums)
+        torch.cuda.synchronize()
+        epoch_s = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        model.eval()
+        te = torch.zeros(3, device=dev)
+        with torch.no_grad():
+            idx = shard(len(xte), rank, ranks, 0, 0, shuffle=False, pad=False)
+            for x, y in batches(xte, yte, idx, 500):
+                out = model(x)
+                te += torch.stack([F.cross_entropy(out, y, reduction="sum"), (out.argmax(1) == y).sum().float(),
+                                   torch.tensor(float(len(y)), device=dev)])
+        dist.all_reduce(te)
+        eval_s = time.perf_counter() - t1
+        s, t = sums.tolist(), te.tolist()
+        if rank == 0:
+            queue.put({"route": "ddp", "ranks": ranks, "device": name, "epoch": epoch, "epoch_s": epoch_s,
+                       "samples_per_s": s[2] / epoch_s, "samples": int(s[2]), "steps": steps, "train_loss": s[0] / s[2],
+                       "train_acc": s[1] / s[2], "test_loss": t[0] / t[2], "test_acc": t[1] / t[2], "eval_s": eval_s,
+                       "batch_per_rank": b, "global_batch": b * ranks, "lr": lr})
+            print(f"ddp x{ranks} epoch {epoch}: {epoch_s:.2f} s, {s[2] / epoch_s:.0f} samples/s, "
+                  f"test acc {100 * t[1] / t[2]:.2f}%", flush=True)
+    dist.destroy_process_group()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", default="fashion", choices=["fashion", "synthetic-cifar"])
+    p.add_argument("--data-dir", default=os.environ.get("MPI2NCCL_FASHION_MNIST", "/usr/share/datasets/fashion-mnist"))
+    p.add_argument("--train-examples", type=int, default=0)
+    p.add_argument("--test-examples", type=int, default=0)
+    p.add_argument("--ranks", default="1,2")
+    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--batch-per-rank", type=int, default=128)
+    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--channels", default="32,64")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--warmup-steps", type=int, default=10)
+    p.add_argument("--out", default="ddp.csv")
+    args = p.parse_args()
+    args.c1, args.c2 = (int(c) for c in args.channels.split(","))
+    gpus = torch.cuda.device_count()
+    rows = []
+    ctx = mp.get_context("spawn")
+    for ranks in (int(r) for r in args.ranks.split(",")):
+        if ranks > gpus:
+            print(f"ddp x{ranks}: skipped, only {gpus} GPU(s)", file=sys.stderr)
+            continue
+        queue = ctx.Queue()
+        procs = mp.start_processes(worker, args=(ranks, args, free_port(), queue), nprocs=ranks, join=False,
+                                   start_method="spawn")
+        expected = args.epochs
+        while len([r for r in rows if r["ranks"] == ranks]) < expected:
+            try:
+                rows.append(queue.get(timeout=5))
+            except Exception:  # queue.Empty: check that the workers are still alive
+                if all(not p.is_alive() for p in procs.processes):
+                    break
+        while not procs.join():
+            pass
+    with open(args.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        for r in sorted(rows, key=lambda r: (r["ranks"], r["epoch"])):
+            w.writerow(r)
+    print(f"wrote {len(rows)} rows to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

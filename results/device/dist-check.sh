@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Issue 7 on the 2-GPU machine, in one run (about 5-10 minutes; under gpu-suite.sh give it STEP_TIMEOUT=1500):
+#   1. junit    the correctness proof on GPUs: 2 niodev ranks with batch 12 each == 1 GPU with batch 24, through
+#               NCCL and through the MPI host route (DataParallelGpuTest, @Tag("gpu"))
+#   2. fashion  the speedup experiment: lesson CNN (32,64) on Fashion-MNIST, batch 128 per GPU, 1 and 2 GPUs,
+#               NCCL and MPI routes; then PyTorch DDP on the same model, data and batch; one merged report
+#   3. cifar    the same on a CIFAR-shaped synthetic set (3x32x32, 50000 + 10000 examples)
+#   4. debug    lesson 06's recorded logs: a 2-GPU NCCL job with NCCL_DEBUG=INFO, and the same with a network
+#               interface that does not exist (NCCL_SOCKET_IFNAME=nosuchnic0) to capture the error it causes
+#   (after fashion and cifar: issue 7's targets read off the reports, dist_targets.py -> $OUT/targets.txt)
+# Usage, from the repository root (bundle unpacked at $BUNDLE):
+#   BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/dist-check.sh [junit] [fashion] [cifar] [debug]
+# Fashion-MNIST is not on the GPU machine: carry a copy in the git-ignored data/ folder
+#   mkdir -p data && cp -r /usr/share/datasets/fashion-mnist data/      (30 MB; carry "data")
+# or point FASHION_DIR at it. Without it the fashion step is skipped, saying so. Results: $OUT/*/ (CSV, PNG,
+# index.html), logs $OUT/*.txt, the targets in $OUT/targets.txt and $OUT/summary.txt.
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+BUNDLE=${BUNDLE:-bundle}
+OUT=${OUT:-/tmp/dist-check}
+FASHION_DIR=${FASHION_DIR:-$PWD/data/fashion-mnist}
+EPOCHS=${EPOCHS:-5}
+CIFAR_EPOCHS=${CIFAR_EPOCHS:-3}
+mkdir -p "$OUT"
+SUMMARY="$OUT/summary.txt"
+[ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(junit fashion cifar debug)
+
+note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
+# run NAME LIMIT CMD...: output to $OUT/NAME.txt, exit status and seconds to the summary
+run() {
+  local name=$1 limit=$2; shift 2
+  local t0=$SECONDS rc
+  timeout --kill-after=10 "$limit" "$@" > "$OUT/$name.txt" 2>&1
+  rc=$?
+  note "== $name: exit $rc in $((SECONDS - t0)) s$([ $rc = 124 ] && echo " (TIMED OUT after $limit s)")  -> $OUT/$name.txt"
+  return $rc
+}
+python_with_torch() {
+  local p
+  for p in "${PYTHON:-}" python3 /opt/torch/.venv/bin/python3 /opt/*/.venv/bin/python3; do
+    [ -n "$p" ] && "$p" -c 'import torch' 2>/dev/null && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+note "dist-check $(date -u +%FT%TZ) on $(hostname); repo $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/   /' | tee -a "$SUMMARY"
+PY=$(python_with_torch) || PY=""
+[ -n "$PY" ] && note "PyTorch: $("$PY" -c 'import torch; print(torch.__version__, "NCCL", ".".join(map(str, torch.cuda.nccl.version())))' 2>&1)" \
+             || note "PyTorch: not found (set PYTHON=/path/to/python3 with torch): the DDP peer is skipped"
+
+# one (our experiment, DDP peer, merged report) for a data set: NAME then extra `mpi2nccl run` options
+experiment() {
+  local name=$1 ddp_data=$2; shift 2
+  run "$name" 900 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl,mpi --ranks 1,2 --batch-per-rank 128 \
+      --out "$OUT/$name" "$@"
+  sed -n '/^Summary/,/^(phase/p' "$OUT/$name.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
+  local csvs="$OUT/$name/epochs.csv"
+  if [ -n "$PY" ]; then
+    run "$name-ddp" 900 "$PY" "$here/ddp_peer.py" --ranks 1,2 --batch-per-rank 128 --out "$OUT/$name/ddp.csv" $ddp_data
+    grep '^ddp' "$OUT/$name-ddp.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
+    [ -s "$OUT/$name/ddp.csv" ] && csvs="$csvs,$OUT/$name/ddp.csv"
+  fi
+  if [ -s "$OUT/$name/epochs.csv" ]; then
+    run "$name-vs-ddp" 120 "$BUNDLE/bin/mpi2nccl" run --from-csv "$csvs" --out "$OUT/$name-vs-ddp"
+    python3 "$here/dist_targets.py" "$OUT/$name-vs-ddp/summary.csv" 2>&1 | tee -a "$OUT/targets.txt" | tee -a "$SUMMARY"
+  fi
+}
+
+for s in "${steps[@]}"; do
+  case "$s" in
+    junit)
+      run junit 600 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --select-package org.mpi2nccl.dist
+      grep -E 'max relative difference|skipped|tests (successful|failed|found|skipped)' "$OUT/junit.txt" | sed 's/^/   /' | tee -a "$SUMMARY" ;;
+    fashion)
+      if [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] || [ -s "$FASHION_DIR/train-images-idx3-ubyte" ]; then
+        experiment fashion "--data fashion --data-dir $FASHION_DIR --epochs $EPOCHS" \
+            --data fashion --data-dir "$FASHION_DIR" --epochs "$EPOCHS"
+      else
+        note "== fashion: skipped: no Fashion-MNIST in $FASHION_DIR (carry data/fashion-mnist, or set FASHION_DIR)"
+      fi ;;
+    cifar)
+      experiment cifar "--data synthetic-cifar --epochs $CIFAR_EPOCHS" --data synthetic-cifar --epochs "$CIFAR_EPOCHS" ;;
+    debug)
+      mkdir -p "$OUT/debug"
+      NCCL_DEBUG=INFO run nccl-debug 240 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev --timeout 200s \
+          org.mpi2nccl.dist.EquivalenceRank route=nccl device=cuda model=cnn steps=3 out="$OUT/debug/ok"
+      grep -cE 'NCCL INFO' "$OUT/nccl-debug.txt" | sed 's/^/   NCCL INFO lines: /' | tee -a "$SUMMARY"
+      NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=nosuchnic0 run nccl-bad-ifname 240 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev \
+          --timeout 200s org.mpi2nccl.dist.EquivalenceRank route=nccl device=cuda model=cnn steps=3 out="$OUT/debug/bad"
+      grep -E 'WARN|failed|error' "$OUT/nccl-bad-ifname.txt" | head -5 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
+    *) note "unknown step '$s' (junit, fashion, cifar, debug)" ;;
+  esac
+done
+# nothing of ours left running
+if pgrep -af 'daemon.jar|org.mpi2nccl|ddp_peer' | grep -v pgrep; then note "LEFTOVER PROCESSES (listed above)"; else note "no leftover processes"; fi
+note "done: $OUT"

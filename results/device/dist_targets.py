@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Issue 7's measured targets, read off the speedup reports of dist-check.sh:
+2-GPU NCCL speedup >= 1.9x and >= PyTorch DDP's in the same run; the 2-rank test accuracy within 0.5 points
+of the 1-rank run; the MPI host route's speedup beside them.
+
+    python3 dist_targets.py OUT/fashion-vs-ddp/summary.csv [more summary.csv ...]
+"""
+import csv
+import sys
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def get(rs, route, ranks):
+    for r in rs:
+        if r["route"] == route and int(r["ranks"]) == ranks:
+            return r
+    return None
+
+
+def main():
+    ok = True
+    for path in sys.argv[1:]:
+        rs = rows(path)
+        print(f"== {path}")
+        nccl, mpi, ddp = get(rs, "nccl", 2), get(rs, "mpi", 2), get(rs, "ddp", 2)
+        for name, r in (("nccl x2", nccl), ("mpi x2 (host route)", mpi), ("ddp x2 (PyTorch)", ddp)):
+            if r:
+                print(f"   {name:22s} speedup {float(r['speedup']):5.2f}x  efficiency {100 * float(r['efficiency']):5.1f}%"
+                      f"  epoch {float(r['epoch_s']):7.2f} s  test acc {100 * float(r['test_acc']):6.2f}%"
+                      f"  vs its 1-rank run {float(r['acc_vs_1rank_points']):+5.2f} points")
+        if nccl is None:
+            print("   no 2-GPU NCCL run in this file")
+            ok = False
+            continue
+        s = float(nccl["speedup"])
+        t1 = s >= 1.9
+        print(f"   target: NCCL 2-GPU speedup >= 1.9x: {s:.2f}x -> {'MET' if t1 else 'NOT MET'}")
+        ok &= t1
+        if ddp:
+            d = float(ddp["speedup"])
+            t2 = s >= d
+            print(f"   target: NCCL speedup >= PyTorch DDP's ({d:.2f}x): {'MET' if t2 else 'NOT MET'}")
+            ok &= t2
+        a = float(nccl["acc_vs_1rank_points"])
+        t3 = abs(a) <= 0.5
+        print(f"   target: 2-rank test accuracy within 0.5 points of 1 rank: {a:+.2f} -> {'MET' if t3 else 'NOT MET'}")
+        ok &= t3
+        if mpi:
+            print(f"   contrast: the MPI host route reaches {float(mpi['speedup']):.2f}x "
+                  f"(communication not hidden: {float(mpi['comm_s']):.2f} s of {float(mpi['epoch_s']):.2f} s per epoch)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
