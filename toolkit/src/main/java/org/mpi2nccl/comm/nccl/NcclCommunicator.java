@@ -43,6 +43,7 @@ import static org.bytedeco.cuda.global.nccl.ncclSend;
 import static org.mpi2nccl.comm.nccl.NcclException.IN_PROGRESS;
 import static org.mpi2nccl.comm.nccl.NcclException.SUCCESS;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -150,7 +151,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         Deadline deadline = Deadline.after(options.timeout());
         long t0 = System.nanoTime();
         byte[] id = null;
-        if (rank == 0) {
+        if (rank == 0 && !(rendezvous instanceof GivenId)) {
             ncclUniqueId uid = new ncclUniqueId();
             NcclException.check(rank, "ncclGetUniqueId", ncclGetUniqueId(uid), null);
             id = new byte[128];
@@ -168,6 +169,43 @@ public final class NcclCommunicator extends AbstractCommunicator {
         long t2 = System.nanoTime();
         CUstream_st stream = makeStream(options, rank);
         return new NcclCommunicator(comm, rank, size, device, options, stream, options.stream() == 0, false, t1 - t0, t2 - t1);
+    }
+
+    /**
+     * Step 1 of the seed's bootstrap, on rank 0: {@code ncclGetUniqueId}, as its 128 bytes (what must reach
+     * every rank, e.g. with an MPJ broadcast).
+     */
+    public static byte[] uniqueId() {
+        requireGpus();
+        ncclUniqueId uid = new ncclUniqueId();
+        NcclException.check(0, "ncclGetUniqueId", ncclGetUniqueId(uid), null);
+        byte[] id = new byte[128];
+        new BytePointer(uid).get(id);
+        return id;
+    }
+
+    /**
+     * Step 3 of the seed's bootstrap, on every rank: {@code ncclCommInitRank} with the unique id's bytes that
+     * rank 0 made and every rank received.
+     */
+    public static NcclCommunicator initRank(byte[] id, int rank, int size, NcclOptions options) {
+        if (id == null || id.length != 128) {
+            throw new IllegalArgumentException("an NCCL unique id has 128 bytes; got " + (id == null ? "null" : id.length));
+        }
+        return init(new GivenId(id.clone()), rank, size, options);
+    }
+
+    /** The id is already on every rank (passed in by the caller): nothing to share, nothing to make. */
+    private record GivenId(byte[] id) implements Rendezvous {
+        @Override
+        public byte[] share(int rank, int size, byte[] fromRoot, Duration timeout) {
+            return id;
+        }
+
+        @Override
+        public String describe() {
+            return "bytes given by the caller";
+        }
     }
 
     /** The seed's bootstrap: the unique id broadcast over a host communicator (MPJ), same ranks and size. */

@@ -79,6 +79,12 @@ class NcclGpuTest {
     }
 
     @Test
+    void theSeedsBootstrapStepByStep() {
+        needGpus(2);
+        assertBothRanks(twoRanks("steps", "checks", "60000"), "checks");
+    }
+
+    @Test
     void initThroughTcpRendezvous() throws IOException {
         needGpus(2);
         int port;
