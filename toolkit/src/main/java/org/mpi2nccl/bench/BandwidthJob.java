@@ -169,8 +169,13 @@ public final class BandwidthJob {
     }
 
     private String autoHeap(MpjDevice dev) {
-        long total = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getTotalMemorySize();
+        long total;
+        try {
+            total = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                    .getOperatingSystemMXBean()).getTotalMemorySize();
+        } catch (LinkageError | ClassCastException e) {
+            return "4g";          // a runtime without jdk.management: a size that suits most machines
+        }
         long per = total / 3 / (dev == MpjDevice.MULTICORE ? 1 : ranks);
         return Math.max(256, Math.min(16L << 10, per >> 20)) + "m";
     }
