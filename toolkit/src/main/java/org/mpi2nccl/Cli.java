@@ -1,5 +1,9 @@
 package org.mpi2nccl;
 
+import org.mpi2nccl.cuda.GpuBenchCommand;
+import org.mpi2nccl.cuda.GpuDoctorCommand;
+import org.mpi2nccl.launch.MpjRunCommand;
+import org.mpi2nccl.launch.RunCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,7 +13,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "mpi2nccl", mixinStandardHelpOptions = true, version = "mpi2nccl 0.1.0",
         description = "From MPI reduction on the CPU to NCCL all-reduce on GPUs.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, MpjRunCommand.class, RunCommand.class,
+                GpuDoctorCommand.class, GpuBenchCommand.class})
 public final class Cli {
     public static void main(String[] args) {
         System.exit(run(args));

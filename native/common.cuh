@@ -1,0 +1,92 @@
+// Shared by every kernel file: the strided layout struct the Java side passes by value, the
+// grid-stride loop, and block/warp reductions. Kernels are extern "C" so their PTX .entry names are
+// exactly the names the Java enum org.mpi2nccl.cuda.Kernel lists (a CI test checks that).
+#pragma once
+#include <cstdint>
+#include <cmath>
+
+// A view of a float buffer: element (i0, ..., i{ndim-1}) lives at offset + sum(i_d * stride_d).
+// All fields are 64-bit so the Java side can pass it as a plain long[2 + 2*MAX_DIMS] without padding.
+#define MAX_DIMS 8
+struct Layout {
+    long long ndim;
+    long long offset;
+    long long shape[MAX_DIMS];
+    long long stride[MAX_DIMS];
+};
+
+// The window of a 2-D convolution or pooling over an NCHW input (org.mpi2nccl.tensor.ConvGeometry, with
+// the output size the Java side computed). All 64-bit: passed from Java as a long[12].
+struct Window2d {
+    long long n, c, h, w;        // input
+    long long kh, kw;            // window
+    long long sh, sw;            // stride
+    long long ph, pw;            // padding
+    long long oh, ow;            // output
+};
+
+// Offset of the linear (row-major over layout.shape) element index i.
+__device__ __forceinline__ long long layout_offset(const Layout& L, long long i) {
+    long long off = L.offset;
+    for (int d = (int)L.ndim - 1; d >= 0; --d) {
+        const long long s = L.shape[d];
+        off += (i % s) * L.stride[d];
+        i /= s;
+    }
+    return off;
+}
+
+// Every kernel walks its index space with a grid-stride loop: any grid size is correct, and the
+// bound check is the loop condition itself, so no thread touches memory past n.
+#define GRID_STRIDE_LOOP(i, n) \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
+         i += (long long)blockDim.x * gridDim.x)
+
+// One warp per row of a [rows, cols] array (row-wise softmax, cross-entropy): `lane` is the thread's
+// lane, rows are walked warp-stride so any grid size covers them. blockDim.x must be a multiple of 32.
+#define WARP_PER_ROW_LOOP(row, rows)                                                               \
+    const int lane = threadIdx.x & 31;                                                             \
+    const long long warps_total = ((long long)gridDim.x * blockDim.x) >> 5;                        \
+    for (long long row = (((long long)blockIdx.x * blockDim.x) + threadIdx.x) >> 5; row < (rows);  \
+         row += warps_total)
+
+// Java's Math.max/min semantics: NaN wins (fmaxf would drop it and hide a diverging loss).
+__device__ __forceinline__ float java_max(float a, float b) { return (a > b || a != a) ? a : b; }
+__device__ __forceinline__ float java_min(float a, float b) { return (a < b || a != a) ? a : b; }
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = java_max(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+// Block-wide reductions (blockDim.x a multiple of 32, at most 1024). Every thread gets the result.
+__device__ __forceinline__ float block_sum(float v) {
+    __shared__ float partial[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+    v = warp_sum(v);
+    __syncthreads();                       // partial[] may still be read by a previous call
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    v = (threadIdx.x < warps) ? partial[threadIdx.x] : 0.f;
+    if (warp == 0) v = warp_sum(v);
+    if (threadIdx.x == 0) partial[0] = v;
+    __syncthreads();
+    return partial[0];
+}
+__device__ __forceinline__ float block_max(float v) {
+    __shared__ float partial[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+    v = warp_max(v);
+    __syncthreads();
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    v = (threadIdx.x < warps) ? partial[threadIdx.x] : -INFINITY;
+    if (warp == 0) v = warp_max(v);
+    if (threadIdx.x == 0) partial[0] = v;
+    __syncthreads();
+    return partial[0];
+}

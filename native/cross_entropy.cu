@@ -1,0 +1,62 @@
+// Softmax cross-entropy with integer class labels stored as float32 (the NDArray dtype).
+// A label outside [0, cols) gives a NaN loss for its row (never an out-of-bounds read), so a wrong
+// label file shows up as a NaN loss instead of silently training on garbage.
+#include "common.cuh"
+
+__device__ __forceinline__ bool valid_label(float label, long long cols) {
+    return label >= 0.f && label < (float)cols && label == floorf(label);
+}
+
+__device__ __forceinline__ float row_logsumexp(const float* x, long long cols, int lane) {
+    float m = -INFINITY;
+    for (long long c = lane; c < cols; c += 32) m = java_max(m, x[c]);
+    m = warp_max(m);
+    float s = 0.f;
+    for (long long c = lane; c < cols; c += 32) s += expf(x[c] - m);
+    return m + logf(warp_sum(s));
+}
+
+// loss[row] = logsumexp(logits[row, :]) - logits[row, label[row]]
+extern "C" __global__ void cross_entropy_forward_f32(const float* __restrict__ logits,
+                                                     const float* __restrict__ labels,
+                                                     float* __restrict__ loss, long long rows, long long cols) {
+    WARP_PER_ROW_LOOP(row, rows) {
+        const float* x = logits + row * cols;
+        const float lse = row_logsumexp(x, cols, lane);
+        if (lane == 0) {
+            const float label = labels[row];
+            loss[row] = valid_label(label, cols) ? lse - x[(long long)label] : NAN;
+        }
+    }
+}
+
+// grad[row, c] = scale * (softmax(logits[row])[c] - (c == label[row]))   (scale = dLoss / rows for a mean)
+extern "C" __global__ void cross_entropy_backward_f32(const float* __restrict__ logits,
+                                                      const float* __restrict__ labels,
+                                                      float* __restrict__ grad, long long rows, long long cols,
+                                                      float scale) {
+    WARP_PER_ROW_LOOP(row, rows) {
+        const float* x = logits + row * cols;
+        const float lse = row_logsumexp(x, cols, lane);
+        const float label = labels[row];
+        const bool ok = valid_label(label, cols);
+        for (long long c = lane; c < cols; c += 32) {
+            const float p = expf(x[c] - lse);
+            grad[row * cols + c] = ok ? scale * (p - ((c == (long long)label) ? 1.f : 0.f)) : NAN;
+        }
+    }
+}
+
+// Backend.oneHot: out[row, c] = (c == label[row]), all zeros for a row whose label is not a class in [0, cols).
+// Such a row also records its index in *first_bad (atomicMin, so the smallest bad row wins; the host sets it
+// to INT_MAX before and reads it after) so the Java side can name the label, as the CPU backend does.
+extern "C" __global__ void one_hot_f32(const float* __restrict__ labels, float* __restrict__ out,
+                                       long long rows, long long cols, int* __restrict__ first_bad) {
+    GRID_STRIDE_LOOP(idx, rows * cols) {
+        const long long row = idx / cols, c = idx % cols;
+        const float label = labels[row];
+        const bool ok = valid_label(label, cols);
+        out[idx] = (ok && c == (long long)label) ? 1.f : 0.f;
+        if (!ok && c == 0) atomicMin(first_bad, (int)min(row, 2147483647LL));
+    }
+}

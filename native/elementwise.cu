@@ -1,0 +1,89 @@
+// Elementwise float32 ops of the Backend contract (org.mpi2nccl.tensor.BinaryOp / UnaryOp), two kernels per
+// binary op and one per unary op:
+//   ew_OP_f32         out[i] = a[i] OP b[i]   (float4 loads when every pointer is 16-byte aligned)
+//   ew_OP_scalar_f32  out[i] = a[i] OP s, or s OP a[i] when `reversed` is non-zero
+// RSUB and RDIV need no kernels of their own: they are SUB and DIV with the operands swapped.
+// Operands are compact; `out` may be the same buffer as an input (each element is read before it is written).
+// The op list is written once (the X-macros below) so every op exists in every form.
+#include "common.cuh"
+
+#define BINARY_OPS(X)                                           \
+    X(add, a + b)                                               \
+    X(sub, a - b)                                               \
+    X(mul, a * b)                                               \
+    X(div, a / b)                                               \
+    X(pow, powf(a, b))                                          \
+    X(maximum, java_max(a, b))                                  \
+    X(minimum, java_min(a, b))                                  \
+    X(eq, (a == b) ? 1.f : 0.f)                                 \
+    X(ne, (a != b) ? 1.f : 0.f)                                 \
+    X(gt, (a > b) ? 1.f : 0.f)                                  \
+    X(ge, (a >= b) ? 1.f : 0.f)                                 \
+    X(lt, (a < b) ? 1.f : 0.f)                                  \
+    X(le, (a <= b) ? 1.f : 0.f)
+
+// sign keeps NaN (Math.signum); relu maps NaN to 0 like the reference (a > 0 ? a : 0).
+#define UNARY_OPS(X)                                            \
+    X(neg, -a)                                                  \
+    X(abs, fabsf(a))                                            \
+    X(exp, expf(a))                                             \
+    X(log, logf(a))                                             \
+    X(sqrt, sqrtf(a))                                           \
+    X(tanh, tanhf(a))                                           \
+    X(relu, (a > 0.f) ? a : 0.f)                                \
+    X(sigmoid, 1.f / (1.f + expf(-a)))                          \
+    X(sign, (a > 0.f) ? 1.f : ((a < 0.f) ? -1.f : a))           \
+    X(square, a * a)                                            \
+    X(reciprocal, 1.f / a)
+
+__device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
+
+#define DEFINE_BINARY(NAME, EXPR)                                                                      \
+    __device__ __forceinline__ float op_##NAME(float a, float b) { return EXPR; }                     \
+    extern "C" __global__ void ew_##NAME##_f32(const float* A, const float* B, float* out, long long n) { \
+        if (aligned16(A) && aligned16(B) && aligned16(out)) {                                          \
+            const long long n4 = n >> 2;                                                               \
+            const float4* A4 = reinterpret_cast<const float4*>(A);                                     \
+            const float4* B4 = reinterpret_cast<const float4*>(B);                                     \
+            float4* O4 = reinterpret_cast<float4*>(out);                                               \
+            GRID_STRIDE_LOOP(i, n4) {                                                                  \
+                const float4 a = A4[i], b = B4[i];                                                     \
+                O4[i] = make_float4(op_##NAME(a.x, b.x), op_##NAME(a.y, b.y),                          \
+                                    op_##NAME(a.z, b.z), op_##NAME(a.w, b.w));                         \
+            }                                                                                          \
+            GRID_STRIDE_LOOP(j, n - (n4 << 2)) {                                                       \
+                const long long i = (n4 << 2) + j;                                                     \
+                out[i] = op_##NAME(A[i], B[i]);                                                        \
+            }                                                                                          \
+        } else {                                                                                       \
+            GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], B[i]);                                     \
+        }                                                                                              \
+    }                                                                                                  \
+    extern "C" __global__ void ew_##NAME##_scalar_f32(const float* A, float s, float* out, long long n, \
+                                                      int reversed) {                                 \
+        if (reversed) { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(s, A[i]); }                          \
+        else          { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], s); }                          \
+    }
+
+#define DEFINE_UNARY(NAME, EXPR)                                                                       \
+    __device__ __forceinline__ float op_##NAME(float a) { return EXPR; }                              \
+    extern "C" __global__ void ew_##NAME##_f32(const float* A, float* out, long long n) {             \
+        if (aligned16(A) && aligned16(out)) {                                                          \
+            const long long n4 = n >> 2;                                                               \
+            const float4* A4 = reinterpret_cast<const float4*>(A);                                     \
+            float4* O4 = reinterpret_cast<float4*>(out);                                               \
+            GRID_STRIDE_LOOP(i, n4) {                                                                  \
+                const float4 a = A4[i];                                                                \
+                O4[i] = make_float4(op_##NAME(a.x), op_##NAME(a.y), op_##NAME(a.z), op_##NAME(a.w));   \
+            }                                                                                          \
+            GRID_STRIDE_LOOP(j, n - (n4 << 2)) {                                                       \
+                const long long i = (n4 << 2) + j;                                                     \
+                out[i] = op_##NAME(A[i]);                                                              \
+            }                                                                                          \
+        } else {                                                                                       \
+            GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i]);                                           \
+        }                                                                                              \
+    }
+
+BINARY_OPS(DEFINE_BINARY)
+UNARY_OPS(DEFINE_UNARY)

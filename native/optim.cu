@@ -1,0 +1,30 @@
+// Optimizer steps of the Backend contract, in place, one fused pass per parameter tensor (PyTorch's rules).
+#include "common.cuh"
+
+// g = grad + wd * p;  v = momentum * v + g (skipped, v unused, when momentum == 0);  p -= lr * v
+extern "C" __global__ void sgd_step_f32(float* __restrict__ p, const float* __restrict__ grad, float* __restrict__ v,
+                                        long long n, float lr, float momentum, float weight_decay) {
+    GRID_STRIDE_LOOP(i, n) {
+        float d = grad[i] + weight_decay * p[i];
+        if (momentum != 0.f) {
+            d = momentum * v[i] + d;
+            v[i] = d;
+        }
+        p[i] -= lr * d;
+    }
+}
+
+// g = grad + wd * p; m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr * (m/c1) / (sqrt(v/c2) + eps),
+// with c1 = 1 - b1^step and c2 = 1 - b2^step computed on the host (in double, rounded to float).
+extern "C" __global__ void adam_step_f32(float* __restrict__ p, const float* __restrict__ grad, float* __restrict__ m,
+                                         float* __restrict__ v, long long n, float lr, float beta1, float beta2,
+                                         float eps, float weight_decay, float c1, float c2) {
+    GRID_STRIDE_LOOP(i, n) {
+        const float d = grad[i] + weight_decay * p[i];
+        const float mi = beta1 * m[i] + (1.f - beta1) * d;
+        const float vi = beta2 * v[i] + (1.f - beta2) * d * d;
+        m[i] = mi;
+        v[i] = vi;
+        p[i] -= lr * (mi / c1) / (sqrtf(vi / c2) + eps);
+    }
+}

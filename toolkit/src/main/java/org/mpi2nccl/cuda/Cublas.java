@@ -1,0 +1,121 @@
+package org.mpi2nccl.cuda;
+
+import static org.bytedeco.cuda.global.cublas.CUBLAS_COMPUTE_32F;
+import static org.bytedeco.cuda.global.cublas.CUBLAS_COMPUTE_32F_FAST_TF32;
+import static org.bytedeco.cuda.global.cublas.CUBLAS_GEMM_DEFAULT;
+import static org.bytedeco.cuda.global.cublas.CUBLAS_OP_N;
+import static org.bytedeco.cuda.global.cublas.CUBLAS_OP_T;
+import static org.bytedeco.cuda.global.cublas.CUBLAS_POINTER_MODE_HOST;
+import static org.bytedeco.cuda.global.cublas.CUBLAS_STATUS_SUCCESS;
+import static org.bytedeco.cuda.global.cublas.cublasCreate_v2;
+import static org.bytedeco.cuda.global.cublas.cublasGemmEx;
+import static org.bytedeco.cuda.global.cublas.cublasGemmStridedBatchedEx;
+import static org.bytedeco.cuda.global.cublas.cublasGetProperty;
+import static org.bytedeco.cuda.global.cublas.cublasGetStatusString;
+import static org.bytedeco.cuda.global.cublas.cublasSetPointerMode_v2;
+import static org.bytedeco.cuda.global.cublas.cublasSetStream_v2;
+import static org.bytedeco.cuda.global.cudart.CUDA_R_32F;
+
+import org.bytedeco.cuda.cublas.cublasContext;
+import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.javacpp.FloatPointer;
+
+/**
+ * Matrix multiplication through cuBLAS (JavaCPP's binding), on the context's stream. The toolkit's arrays
+ * are row-major and cuBLAS is column-major: a row-major {@code C = op(A) op(B)} is the column-major
+ * {@code C^T = op(B)^T op(A)^T}, so each call swaps the operands instead of transposing anything.
+ * <p>TF32 (tensor cores, 10-bit mantissa inputs) is off by default so results match the CPU to ~1e-6;
+ * {@link #setTf32(boolean)} turns it on (PyTorch's {@code allow_tf32}).
+ */
+public final class Cublas {
+    private final CudaContext context;
+    private final cublasContext handle = new cublasContext();
+    private final FloatPointer alpha = new FloatPointer(1);
+    private final FloatPointer beta = new FloatPointer(1);
+    private volatile boolean tf32;
+
+    Cublas(CudaContext context) {
+        this.context = context;
+        try {
+            CudaLibraries.loadRuntimeAndBlas();
+        } catch (CudaUnavailableException e) {
+            throw new CudaUnavailableException("cuBLAS is needed for matmul/conv on the GPU: " + e.getMessage(), e);
+        }
+        check(cublasCreate_v2(handle), "cublasCreate");
+        check(cublasSetStream_v2(handle, new CUstream_st(new Handles.JavaCppAddress(context.streamAddress()))), "cublasSetStream");
+        check(cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+        tf32 = "1".equals(System.getenv("MPI2NCCL_TF32"));
+    }
+
+    /** Allows TF32 tensor-core math for float32 GEMMs (faster, ~1e-3 relative error). */
+    public void setTf32(boolean on) {
+        tf32 = on;
+    }
+
+    public boolean tf32() {
+        return tf32;
+    }
+
+    /** cuBLAS's version as major*10000 + minor*100 + patch. */
+    public static int version() {
+        CudaLibraries.loadRuntimeAndBlas();
+        int[] v = new int[1];
+        int major = cublasGetProperty(0, v) == CUBLAS_STATUS_SUCCESS ? v[0] : 0;
+        int minor = cublasGetProperty(1, v) == CUBLAS_STATUS_SUCCESS ? v[0] : 0;
+        int patch = cublasGetProperty(2, v) == CUBLAS_STATUS_SUCCESS ? v[0] : 0;
+        return major * 10000 + minor * 100 + patch;
+    }
+
+    /**
+     * Row-major {@code C[m,n] = alpha * op(A) @ op(B) + beta * C}, op(A) being [m,k] and op(B) [k,n]; lda/ldb/ldc
+     * are the row lengths of A, B, C as stored (A is stored [m,k], or [k,m] when transA). Queued, no wait.
+     */
+    public synchronized void gemm(boolean transA, boolean transB, int m, int n, int k, float alphaValue,
+                                  long a, int lda, long b, int ldb, float betaValue, long c, int ldc) {
+        checkDims(m, n, k);
+        if (m == 0 || n == 0) return;
+        context.makeCurrent();
+        alpha.put(alphaValue);
+        beta.put(betaValue);
+        check(cublasGemmEx(handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+                alpha, new Handles.JavaCppAddress(b), CUDA_R_32F, ldb, new Handles.JavaCppAddress(a), CUDA_R_32F, lda,
+                beta, new Handles.JavaCppAddress(c), CUDA_R_32F, ldc, computeType(), CUBLAS_GEMM_DEFAULT),
+                "cublasGemmEx " + m + "x" + n + "x" + k);
+    }
+
+    /** {@link #gemm} over {@code batch} matrices, each operand {@code stride*} floats after the previous one (0 = shared). */
+    public synchronized void gemmBatched(boolean transA, boolean transB, int m, int n, int k, float alphaValue,
+                                         long a, int lda, long strideA, long b, int ldb, long strideB, float betaValue,
+                                         long c, int ldc, long strideC, int batch) {
+        checkDims(m, n, k);
+        if (m == 0 || n == 0 || batch == 0) return;
+        context.makeCurrent();
+        alpha.put(alphaValue);
+        beta.put(betaValue);
+        check(cublasGemmStridedBatchedEx(handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N,
+                n, m, k, alpha, new Handles.JavaCppAddress(b), CUDA_R_32F, ldb, strideB,
+                new Handles.JavaCppAddress(a), CUDA_R_32F, lda, strideA, beta,
+                new Handles.JavaCppAddress(c), CUDA_R_32F, ldc, strideC, batch, computeType(), CUBLAS_GEMM_DEFAULT),
+                "cublasGemmStridedBatchedEx " + batch + "x(" + m + "x" + n + "x" + k + ")");
+    }
+
+    private int computeType() {
+        return tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    }
+
+    private static void checkDims(int m, int n, int k) {
+        if (m < 0 || n < 0 || k < 0) throw new IllegalArgumentException("negative GEMM size " + m + "x" + n + "x" + k);
+    }
+
+    static void check(int status, String what) {
+        if (status != CUBLAS_STATUS_SUCCESS) {
+            String name;
+            try {
+                name = cublasGetStatusString(status).getString();
+            } catch (RuntimeException | LinkageError e) {
+                name = "status " + status;
+            }
+            throw new IllegalStateException(what + " failed: " + name + " (" + status + ")");
+        }
+    }
+}

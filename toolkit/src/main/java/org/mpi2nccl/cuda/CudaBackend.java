@@ -1,0 +1,397 @@
+package org.mpi2nccl.cuda;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.mpi2nccl.tensor.Backend;
+import org.mpi2nccl.tensor.BinaryOp;
+import org.mpi2nccl.tensor.ConvGeometry;
+import org.mpi2nccl.tensor.Device;
+import org.mpi2nccl.tensor.ReduceOp;
+import org.mpi2nccl.tensor.Storage;
+import org.mpi2nccl.tensor.UnaryOp;
+
+/**
+ * The {@link Backend} contract on one GPU: the kernels of native/ launched through JCuda, GEMM through
+ * cuBLAS, memory from the context's stream-ordered pool. Every call is queued on the context's one stream,
+ * so calls run in program order; {@link #copyToHost} and {@link #synchronize} wait for them. A kernel's
+ * failure therefore surfaces at the next wait, naming the wait (run with {@code MPI2NCCL_CUDA_SYNC=1} to have
+ * every launch checked at once).
+ * <p>Besides the contract it offers the fused kernels a model can use directly on this device (softmax,
+ * log-softmax, cross-entropy, batch norm), see {@link FusedOps}.
+ */
+public final class CudaBackend implements Backend {
+    private static final Map<Integer, CudaBackend> OPEN = new HashMap<>();
+
+    private final CudaContext context;
+    private final Device device;
+    private final AtomicLong live = new AtomicLong();
+    private final FusedOps fused;
+    private DeviceMemory labelCheck;
+
+    private CudaBackend(CudaContext context) {
+        this.context = context;
+        this.device = Device.cuda(context.device.ordinal);
+        this.fused = new FusedOps(this);
+    }
+
+    /** The backend of GPU {@code index} (one per GPU per JVM). Throws {@link CudaUnavailableException} with the reason when there is none. */
+    public static synchronized CudaBackend open(int index) {
+        return OPEN.computeIfAbsent(index, i -> new CudaBackend(Cuda.device(i).context()));
+    }
+
+    public CudaContext context() {
+        return context;
+    }
+
+    /** Softmax, cross-entropy, batch norm, casts: fused kernels beyond the contract. */
+    public FusedOps fused() {
+        return fused;
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    @Override
+    public String describe() {
+        CudaDevice d = context.device;
+        String gemm;
+        try {
+            gemm = "cuBLAS" + (context.cublas().tf32() ? " TF32" : " float32");
+        } catch (RuntimeException e) {
+            gemm = "cuBLAS unavailable (" + e.getMessage() + ")";
+        }
+        return device + " (" + d.name + ", compute " + d.computeCapability() + ", " + d.multiprocessors + " SMs, PTX "
+                + context.ptxTarget() + ", GEMM: " + gemm + "; memory: " + context.allocatorDescription() + ")";
+    }
+
+    // ---- memory -----------------------------------------------------------------------------------------
+
+    @Override
+    public Storage allocate(long n) {
+        if (n < 0) throw new IllegalArgumentException("allocate: " + n + " elements is not a valid size");
+        DeviceMemory m = context.allocateFloats(n);
+        live.addAndGet(n);
+        return new CudaStorage(this, m, n);
+    }
+
+    void freed(long n) {
+        live.addAndGet(-n);
+    }
+
+    @Override
+    public long liveElements() {
+        return live.get();
+    }
+
+    @Override
+    public void copyFromHost(float[] src, int srcOffset, Storage dst, long dstOffset, int n) {
+        DeviceMemory d = memory(dst, "copyFromHost");
+        checkRange("copyFromHost", dst, dstOffset, n);
+        if (srcOffset < 0 || n < 0 || srcOffset + n > src.length) {
+            throw new IllegalArgumentException("copyFromHost: range [" + srcOffset + ", " + (srcOffset + n) + ") outside a float[" + src.length + "]");
+        }
+        d.copyFrom(src, srcOffset, dstOffset, n);
+    }
+
+    @Override
+    public void copyToHost(Storage src, long srcOffset, float[] dst, int dstOffset, int n) {
+        DeviceMemory s = memory(src, "copyToHost");
+        checkRange("copyToHost", src, srcOffset, n);
+        if (dstOffset < 0 || n < 0 || dstOffset + n > dst.length) {
+            throw new IllegalArgumentException("copyToHost: range [" + dstOffset + ", " + (dstOffset + n) + ") outside a float[" + dst.length + "]");
+        }
+        s.copyTo(srcOffset, dst, dstOffset, n);
+    }
+
+    @Override
+    public void copy(Storage src, long srcOffset, Storage dst, long dstOffset, long n) {
+        DeviceMemory s = memory(src, "copy"), d = memory(dst, "copy");
+        checkRange("copy", src, srcOffset, n);
+        checkRange("copy", dst, dstOffset, n);
+        d.copyFrom(s, srcOffset * 4, dstOffset * 4, n * 4);
+    }
+
+    @Override
+    public void fill(Storage dst, long offset, long n, float value) {
+        long base = address(dst, "fill");
+        checkRange("fill", dst, offset, n);
+        context.launch(Kernel.FILL, n, KernelArgs.of().ptr(base + offset * 4).f32(value).i64(n));
+    }
+
+    @Override
+    public void copyStrided(Storage src, long srcOffset, long[] srcStrides, Storage dst, long dstOffset, long[] dstStrides, int[] shape) {
+        long s = address(src, "copyStrided"), d = address(dst, "copyStrided");
+        Layout from = layout("copyStrided source", src, srcOffset, srcStrides, shape);
+        Layout to = layout("copyStrided destination", dst, dstOffset, dstStrides, shape);
+        long n = from.size();
+        if (n == 0) return;
+        if (isContiguous(from) && isContiguous(to)) {
+            memory(dst, "copyStrided").copyFrom(memory(src, "copyStrided"), srcOffset * 4, dstOffset * 4, n * 4);
+            return;
+        }
+        context.launch(Kernel.COPY_STRIDED, n, KernelArgs.of().ptr(s).layout(from).ptr(d).layout(to).i64(n));
+    }
+
+    @Override
+    public void fillStrided(Storage dst, long offset, long[] strides, int[] shape, float value) {
+        long d = address(dst, "fillStrided");
+        Layout to = layout("fillStrided", dst, offset, strides, shape);
+        long n = to.size();
+        if (n == 0) return;
+        context.launch(Kernel.FILL_STRIDED, n, KernelArgs.of().ptr(d).layout(to).f32(value).i64(n));
+    }
+
+    // ---- elementwise --------------------------------------------------------------------------------------
+
+    @Override
+    public void unary(UnaryOp op, Storage a, Storage out, long n) {
+        long pa = address(a, op.name()), po = address(out, op.name());
+        checkRange(op.name(), a, 0, n);
+        checkRange(op.name(), out, 0, n);
+        context.launch(Kernel.unary(op), n, KernelArgs.of().ptr(pa).ptr(po).i64(n));
+    }
+
+    @Override
+    public void binary(BinaryOp op, Storage a, Storage b, Storage out, long n) {
+        long pa = address(a, op.name()), pb = address(b, op.name()), po = address(out, op.name());
+        checkRange(op.name(), a, 0, n);
+        checkRange(op.name(), b, 0, n);
+        checkRange(op.name(), out, 0, n);
+        boolean swap = op != Kernel.withoutReversal(op);
+        context.launch(Kernel.binary(op), n, KernelArgs.of().ptr(swap ? pb : pa).ptr(swap ? pa : pb).ptr(po).i64(n));
+    }
+
+    @Override
+    public void binaryScalar(BinaryOp op, Storage a, float scalar, Storage out, long n) {
+        long pa = address(a, op.name()), po = address(out, op.name());
+        checkRange(op.name(), a, 0, n);
+        checkRange(op.name(), out, 0, n);
+        int reversed = op != Kernel.withoutReversal(op) ? 1 : 0;
+        context.launch(Kernel.binaryScalar(op), n, KernelArgs.of().ptr(pa).f32(scalar).ptr(po).i64(n).i32(reversed));
+    }
+
+    // ---- reductions -----------------------------------------------------------------------------------------
+
+    @Override
+    public void reduce(ReduceOp op, Storage a, Storage out, long outer, long reduced, long inner) {
+        if (reduced < 1) throw new IllegalArgumentException("reduce: reduced axis must have >= 1 element, got " + reduced);
+        if (outer < 0 || inner < 0) throw new IllegalArgumentException("reduce: negative shape (" + outer + ", " + reduced + ", " + inner + ")");
+        long pa = address(a, "reduce"), po = address(out, "reduce");
+        checkRange("reduce", a, 0, outer * reduced * inner);
+        checkRange("reduce", out, 0, outer * inner);
+        if (outer * inner == 0) return;
+        if (op == ReduceOp.ARGMAX) {
+            context.launch(Kernel.ARGMAX, outer * inner, KernelArgs.of().ptr(pa).ptr(po).i64(outer).i64(reduced).i64(inner));
+            return;
+        }
+        Reduction.run(context, op, pa, po, outer, reduced, inner);
+    }
+
+    // ---- linear algebra ---------------------------------------------------------------------------------------
+
+    @Override
+    public void matmul(Storage a, Storage b, Storage out, int batch, int m, int n, int k,
+                       boolean transA, boolean transB, long strideA, long strideB) {
+        if (batch < 1 || m < 0 || n < 0 || k < 0 || strideA < 0 || strideB < 0) {
+            throw new IllegalArgumentException("matmul: bad sizes batch=" + batch + " m=" + m + " n=" + n + " k=" + k
+                    + " strideA=" + strideA + " strideB=" + strideB);
+        }
+        long pa = address(a, "matmul A"), pb = address(b, "matmul B"), po = address(out, "matmul out");
+        checkRange("matmul A", a, 0, (batch - 1) * strideA + (long) m * k);
+        checkRange("matmul B", b, 0, (batch - 1) * strideB + (long) k * n);
+        checkRange("matmul out", out, 0, (long) batch * m * n);
+        if (m == 0 || n == 0) return;
+        if (k == 0) {
+            fill(out, 0, (long) batch * m * n, 0f);
+            return;
+        }
+        int lda = transA ? m : k, ldb = transB ? k : n;
+        Cublas blas = context.cublas();
+        if (batch == 1) {
+            blas.gemm(transA, transB, m, n, k, 1f, pa, lda, pb, ldb, 0f, po, n);
+        } else {
+            blas.gemmBatched(transA, transB, m, n, k, 1f, pa, lda, strideA, pb, ldb, strideB, 0f, po, n, (long) m * n, batch);
+        }
+    }
+
+    /** Lets cuBLAS use TF32 tensor cores for float32 GEMM (faster; ~1e-3 relative error, outside the contract's 1e-4). */
+    public void setTf32(boolean on) {
+        context.cublas().setTf32(on);
+    }
+
+    // ---- convolution and pooling ---------------------------------------------------------------------------
+
+    @Override
+    public void im2col(Storage x, Storage cols, ConvGeometry g) {
+        long px = address(x, "im2col x"), pc = address(cols, "im2col cols");
+        checkRange("im2col x", x, 0, g.inputSize());
+        long colSize = (long) g.n() * g.colRows() * g.colCols();
+        checkRange("im2col cols", cols, 0, colSize);
+        context.launch(Kernel.IM2COL, colSize, KernelArgs.of().ptr(px).ptr(pc).window(window(g)));
+    }
+
+    @Override
+    public void col2im(Storage cols, Storage dx, ConvGeometry g) {
+        long pc = address(cols, "col2im cols"), pd = address(dx, "col2im dx");
+        checkRange("col2im cols", cols, 0, (long) g.n() * g.colRows() * g.colCols());
+        checkRange("col2im dx", dx, 0, g.inputSize());
+        context.launch(Kernel.COL2IM, g.inputSize(), KernelArgs.of().ptr(pc).ptr(pd).window(window(g)));
+    }
+
+    @Override
+    public void maxPool2d(Storage x, Storage out, ConvGeometry g) {
+        long px = address(x, "maxPool2d x"), po = address(out, "maxPool2d out");
+        long outSize = (long) g.n() * g.c() * g.outH() * g.outW();
+        checkRange("maxPool2d x", x, 0, g.inputSize());
+        checkRange("maxPool2d out", out, 0, outSize);
+        context.launch(Kernel.MAXPOOL2D_FORWARD, outSize, KernelArgs.of().ptr(px).ptr(po).window(window(g)));
+    }
+
+    @Override
+    public void maxPool2dBackward(Storage x, Storage dy, Storage dx, ConvGeometry g) {
+        long px = address(x, "maxPool2dBackward x"), pdy = address(dy, "maxPool2dBackward dy"), pdx = address(dx, "maxPool2dBackward dx");
+        checkRange("maxPool2dBackward x", x, 0, g.inputSize());
+        checkRange("maxPool2dBackward dy", dy, 0, (long) g.n() * g.c() * g.outH() * g.outW());
+        checkRange("maxPool2dBackward dx", dx, 0, g.inputSize());
+        context.launch(Kernel.MAXPOOL2D_BACKWARD, g.inputSize(), KernelArgs.of().ptr(px).ptr(pdy).ptr(pdx).window(window(g)));
+    }
+
+    static long[] window(ConvGeometry g) {
+        return new long[] {g.n(), g.c(), g.h(), g.w(), g.kh(), g.kw(), g.stride(), g.stride(), g.pad(), g.pad(), g.outH(), g.outW()};
+    }
+
+    // ---- labels, random numbers, optimizers --------------------------------------------------------------
+
+    /** Like the CPU, a label that is not a class is an error naming it: the kernel records the first bad row, checked here (one 4-byte read). */
+    @Override
+    public void oneHot(Storage labels, Storage out, long n, int classes) {
+        long pl = address(labels, "oneHot labels"), po = address(out, "oneHot out");
+        if (classes < 1) throw new IllegalArgumentException("oneHot: classes must be >= 1, got " + classes);
+        checkRange("oneHot labels", labels, 0, n);
+        checkRange("oneHot out", out, 0, n * classes);
+        if (n == 0) return;
+        DeviceMemory flag = labelCheckFlag();
+        flag.copyFromInts(new int[] {Integer.MAX_VALUE}, 0);
+        context.launch(Kernel.ONE_HOT, n * classes, KernelArgs.of().ptr(pl).ptr(po).i64(n).i64(classes).ptr(flag.address()));
+        int[] bad = new int[1];
+        flag.copyToInts(0, bad);
+        if (bad[0] != Integer.MAX_VALUE) {
+            float[] label = new float[1];
+            copyToHost(labels, bad[0], label, 0, 1);
+            throw new IllegalArgumentException("oneHot: label " + label[0] + " at position " + bad[0] + " is not a class in [0, " + classes + ")");
+        }
+    }
+
+    private synchronized DeviceMemory labelCheckFlag() {
+        if (labelCheck == null) labelCheck = DeviceMemory.allocateUnscoped(context, 4);   // lives as long as the backend
+        return labelCheck;
+    }
+
+    @Override
+    public void fillUniform(Storage out, long n, float low, float high, long seed, long counter) {
+        long po = address(out, "fillUniform");
+        checkRange("fillUniform", out, 0, n);
+        float span = high - low;
+        context.launch(Kernel.FILL_UNIFORM, n, KernelArgs.of().ptr(po).i64(n).f32(low).f32(span).u64(seed).u64(counter));
+    }
+
+    @Override
+    public void fillNormal(Storage out, long n, float mean, float std, long seed, long counter) {
+        long po = address(out, "fillNormal");
+        checkRange("fillNormal", out, 0, n);
+        context.launch(Kernel.FILL_NORMAL, n, KernelArgs.of().ptr(po).i64(n).f32(mean).f32(std).u64(seed).u64(counter));
+    }
+
+    @Override
+    public void sgdStep(Storage param, Storage grad, Storage velocity, long n, float lr, float momentum, float weightDecay) {
+        long pp = address(param, "sgdStep param"), pg = address(grad, "sgdStep grad");
+        checkRange("sgdStep param", param, 0, n);
+        checkRange("sgdStep grad", grad, 0, n);
+        long pv = 0;
+        if (momentum != 0f) {
+            if (velocity == null) throw new IllegalArgumentException("sgdStep: momentum " + momentum + " needs a velocity storage");
+            pv = address(velocity, "sgdStep velocity");
+            checkRange("sgdStep velocity", velocity, 0, n);
+        }
+        context.launch(Kernel.SGD_STEP, n, KernelArgs.of().ptr(pp).ptr(pg).ptr(pv).i64(n).f32(lr).f32(momentum).f32(weightDecay));
+    }
+
+    @Override
+    public void adamStep(Storage param, Storage grad, Storage m, Storage v, long n, float lr, float beta1, float beta2,
+                         float eps, float weightDecay, long step) {
+        long pp = address(param, "adamStep param"), pg = address(grad, "adamStep grad");
+        long pm = address(m, "adamStep m"), pv = address(v, "adamStep v");
+        checkRange("adamStep param", param, 0, n);
+        checkRange("adamStep grad", grad, 0, n);
+        checkRange("adamStep m", m, 0, n);
+        checkRange("adamStep v", v, 0, n);
+        if (step < 1) throw new IllegalArgumentException("adamStep: step counts from 1, got " + step);
+        float c1 = (float) (1 - Math.pow(beta1, step)), c2 = (float) (1 - Math.pow(beta2, step));
+        context.launch(Kernel.ADAM_STEP, n, KernelArgs.of().ptr(pp).ptr(pg).ptr(pm).ptr(pv).i64(n)
+                .f32(lr).f32(beta1).f32(beta2).f32(eps).f32(weightDecay).f32(c1).f32(c2));
+    }
+
+    @Override
+    public void synchronize() {
+        context.synchronize();
+    }
+
+    // ---- argument checks ----------------------------------------------------------------------------------
+
+    DeviceMemory memory(Storage s, String op) {
+        if (!(s instanceof CudaStorage c) || c.backend() != this) {
+            throw new IllegalArgumentException(op + ": the " + device + " backend was given a storage of "
+                    + (s == null ? "null" : s.backend().device()) + " (move the array with NDArray.to(device) first)");
+        }
+        if (c.isClosed()) throw new IllegalStateException(op + ": " + c + " used after close()");
+        return c.memory;
+    }
+
+    long address(Storage s, String op) {
+        return memory(s, op).address();
+    }
+
+    static void checkRange(String op, Storage s, long offset, long n) {
+        if (offset < 0 || n < 0 || offset + n > s.size()) {
+            throw new IllegalArgumentException(op + ": range [" + offset + ", " + (offset + n) + ") outside a storage of " + s.size() + " elements");
+        }
+    }
+
+    private static Layout layout(String op, Storage s, long offset, long[] strides, int[] shape) {
+        if (strides.length != shape.length) {
+            throw new IllegalArgumentException(op + ": " + strides.length + " strides for shape " + Arrays.toString(shape));
+        }
+        long[] longShape = new long[shape.length];
+        for (int i = 0; i < shape.length; i++) longShape[i] = shape[i];
+        Layout l;
+        try {
+            l = new Layout(longShape, strides, offset);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(op + ": " + e.getMessage(), e);
+        }
+        long[] range = l.offsetRange();
+        if (range[1] >= range[0] && (range[0] < 0 || range[1] >= s.size())) {
+            throw new IllegalArgumentException(op + ": the view " + l + " reaches elements [" + range[0] + ", " + range[1]
+                    + "] outside a storage of " + s.size() + " elements");
+        }
+        return l;
+    }
+
+    private static boolean isContiguous(Layout l) {
+        long expected = 1;
+        for (int d = l.shape().length - 1; d >= 0; d--) {
+            if (l.shape()[d] != 1 && l.strides()[d] != expected) return false;
+            expected *= l.shape()[d];
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "CudaBackend[" + device + "]";
+    }
+}

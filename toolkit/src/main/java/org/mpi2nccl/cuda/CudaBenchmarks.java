@@ -1,0 +1,172 @@
+package org.mpi2nccl.cuda;
+
+import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.mpi2nccl.tensor.BinaryOp;
+import org.mpi2nccl.tensor.ReduceOp;
+import org.mpi2nccl.tensor.Storage;
+import org.mpi2nccl.tensor.UnaryOp;
+
+/**
+ * The GPU measurements the issue asks for, all timed on one GPU in one process:
+ * <ul>
+ *   <li>GEMM n x n x n float32 through cuBLAS (TF32 off and on), timed with CUDA events;</li>
+ *   <li>elementwise and reduction kernels on a large buffer, as GB/s of memory traffic next to the device's
+ *       own copy (cuMemcpyDtoD) measured the same way;</li>
+ *   <li>host <-> GPU staging, the MPI lesson's route: pageable Java arrays, pinned buffers, and pinned plus the
+ *       Java-array copy that feeding MPJ needs.</li>
+ * </ul>
+ * Each figure is the median of several timed repetitions after warm-up runs.
+ */
+public final class CudaBenchmarks {
+    private CudaBenchmarks() {}
+
+    /** One measured figure. {@code value} in {@code unit}; {@code ms} per repetition (median). */
+    public record Result(String group, String name, double value, String unit, double ms, String note) {}
+
+    // ---- GEMM --------------------------------------------------------------------------------------------
+
+    public static List<Result> gemm(CudaBackend backend, int n, int reps) {
+        CudaContext ctx = backend.context();
+        List<Result> out = new ArrayList<>();
+        Storage a = backend.allocate((long) n * n), b = backend.allocate((long) n * n), c = backend.allocate((long) n * n);
+        try {
+            backend.fillUniform(a, (long) n * n, -1, 1, 1, 0);
+            backend.fillUniform(b, (long) n * n, -1, 1, 2, 0);
+            for (boolean tf32 : new boolean[] {false, true}) {
+                backend.setTf32(tf32);
+                double ms = timeGpu(ctx, reps, 3, () -> backend.matmul(a, b, c, 1, n, n, n, false, false, 0, 0));
+                double tflops = 2.0 * n * n * n / (ms * 1e-3) / 1e12;
+                out.add(new Result("gemm", "sgemm " + n + "^3 " + (tf32 ? "tf32" : "float32"), tflops, "TFLOP/s", ms,
+                        "cublasGemmEx, compute " + (tf32 ? "32F_FAST_TF32" : "32F")));
+            }
+        } finally {
+            backend.setTf32(false);
+            a.close();
+            b.close();
+            c.close();
+        }
+        return out;
+    }
+
+    // ---- memory-bound kernels ----------------------------------------------------------------------------------
+
+    /** Kernels on {@code bytes}-sized float buffers; traffic counted as bytes read + written. */
+    public static List<Result> bandwidth(CudaBackend backend, long bytes, int reps) {
+        CudaContext ctx = backend.context();
+        long n = bytes / 4;
+        long side = (long) Math.sqrt((double) n);
+        List<Result> out = new ArrayList<>();
+        Storage a = backend.allocate(n), b = backend.allocate(n), c = backend.allocate(n), small = backend.allocate(Math.max(n / 1024, 65536));
+        try {
+            backend.fillUniform(a, n, 0.5f, 1.5f, 3, 0);
+            backend.fillUniform(b, n, 0.5f, 1.5f, 4, 0);
+            backend.fill(c, 0, n, 0f);
+            DeviceMemory ma = backend.memory(a, "bench"), mc = backend.memory(c, "bench");
+            double copyMs = timeGpu(ctx, reps, 2, () -> mc.copyFrom(ma, 0, 0, n * 4));
+            double copyGbs = 2.0 * n * 4 / (copyMs * 1e-3) / 1e9;
+            out.add(new Result("bandwidth", "copy (cuMemcpyDtoD)", copyGbs, "GB/s", copyMs, "reference: 1 read + 1 write"));
+            List<Object[]> cases = new ArrayList<>();
+            cases.add(new Object[] {"fill", 1, (Runnable) () -> backend.fill(c, 0, n, 1f)});
+            cases.add(new Object[] {"add a+b", 3, (Runnable) () -> backend.binary(BinaryOp.ADD, a, b, c, n)});
+            cases.add(new Object[] {"mul a*2", 2, (Runnable) () -> backend.binaryScalar(BinaryOp.MUL, a, 2f, c, n)});
+            cases.add(new Object[] {"exp", 2, (Runnable) () -> backend.unary(UnaryOp.EXP, a, c, n)});
+            cases.add(new Object[] {"relu", 2, (Runnable) () -> backend.unary(UnaryOp.RELU, a, c, n)});
+            cases.add(new Object[] {"sgd step (momentum)", 5, (Runnable) () -> backend.sgdStep(c, a, b, n, 1e-9f, 0.9f, 0f)});
+            cases.add(new Object[] {"sum (all)", 1, (Runnable) () -> backend.reduce(ReduceOp.SUM, a, small, 1, n, 1)});
+            cases.add(new Object[] {"max (all)", 1, (Runnable) () -> backend.reduce(ReduceOp.MAX, a, small, 1, n, 1)});
+            cases.add(new Object[] {"sum rows (" + n / 1024 + " x 1024)", 1, (Runnable) () -> backend.reduce(ReduceOp.SUM, a, small, n / 1024, 1024, 1)});
+            cases.add(new Object[] {"sum columns (1024 x " + n / 1024 + ")", 1, (Runnable) () -> backend.reduce(ReduceOp.SUM, a, small, 1, 1024, n / 1024)});
+            cases.add(new Object[] {"transpose " + side + "x" + side, 2, (Runnable) () -> backend.copyStrided(a, 0, new long[] {1, side}, c, 0,
+                    new long[] {side, 1}, new int[] {(int) side, (int) side})});
+            for (Object[] k : cases) {
+                String name = (String) k[0];
+                int passes = (Integer) k[1];
+                Runnable r = (Runnable) k[2];
+                long traffic = name.startsWith("transpose") ? 2 * side * side * 4 : passes * n * 4;
+                double ms = timeGpu(ctx, reps, 2, r);
+                double gbs = traffic / (ms * 1e-3) / 1e9;
+                out.add(new Result("bandwidth", name, gbs, "GB/s", ms, String.format("%.0f%% of copy", 100 * gbs / copyGbs)));
+            }
+        } finally {
+            a.close();
+            b.close();
+            c.close();
+            small.close();
+        }
+        return out;
+    }
+
+    // ---- host <-> device staging -------------------------------------------------------------------------------
+
+    /** The MPI route's copies for each size in bytes: pageable arrays, pinned buffers, pinned + Java copy. */
+    public static List<Result> staging(CudaContext ctx, long[] sizes, int reps) {
+        List<Result> out = new ArrayList<>();
+        for (long bytes : sizes) {
+            int n = (int) (bytes / 4);
+            float[] host = new float[n];
+            Arrays.fill(host, 1.25f);
+            String mib = bytes / (1024 * 1024) + " MiB";
+            try (DeviceMemory d = ctx.allocate(bytes); PinnedHostBuffer pinned = PinnedHostBuffer.allocate(ctx, bytes)) {
+                FloatBuffer pf = pinned.floatBuffer();
+                add(out, "staging", "float[] -> GPU (pageable) " + mib, bytes, timeHost(reps, () -> d.copyFrom(host)));
+                add(out, "staging", "GPU -> float[] (pageable) " + mib, bytes, timeHost(reps, () -> d.copyTo(host)));
+                add(out, "staging", "pinned -> GPU " + mib, bytes, timeHost(reps, () -> pinned.copyToDevice(d, bytes)));
+                add(out, "staging", "GPU -> pinned " + mib, bytes, timeHost(reps, () -> pinned.copyFromDevice(d, bytes)));
+                add(out, "staging", "float[] -> pinned -> GPU " + mib, bytes, timeHost(reps, () -> {
+                    pf.clear();
+                    pf.put(host);
+                    pinned.copyToDevice(d, bytes);
+                }));
+                add(out, "staging", "GPU -> pinned -> float[] " + mib, bytes, timeHost(reps, () -> {
+                    pinned.copyFromDevice(d, bytes);
+                    pf.clear();
+                    pf.get(host);
+                }));
+            }
+        }
+        return out;
+    }
+
+    private static void add(List<Result> out, String group, String name, long bytes, double ms) {
+        out.add(new Result(group, name, bytes / (ms * 1e-3) / 1e9, "GB/s", ms, ""));
+    }
+
+    // ---- timing --------------------------------------------------------------------------------------------------
+
+    /** Median GPU milliseconds of {@code body} over {@code reps} event-timed runs, after {@code warmup} untimed ones. */
+    static double timeGpu(CudaContext ctx, int reps, int warmup, Runnable body) {
+        for (int i = 0; i < warmup; i++) body.run();
+        ctx.synchronize();
+        double[] ms = new double[reps];
+        try (CudaEvent start = new CudaEvent(ctx); CudaEvent end = new CudaEvent(ctx)) {
+            for (int i = 0; i < reps; i++) {
+                start.record();
+                body.run();
+                end.record();
+                ms[i] = CudaEvent.elapsedMillis(start, end);
+            }
+        }
+        return median(ms);
+    }
+
+    /** Median wall-clock milliseconds of a blocking {@code body}, after one warm-up run. */
+    static double timeHost(int reps, Runnable body) {
+        body.run();
+        double[] ms = new double[reps];
+        for (int i = 0; i < reps; i++) {
+            long t0 = System.nanoTime();
+            body.run();
+            ms[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        return median(ms);
+    }
+
+    static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+}

@@ -1,0 +1,212 @@
+package org.mpi2nccl.cuda;
+
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemGetInfo;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+
+import java.util.concurrent.atomic.AtomicLong;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import org.bytedeco.cuda.cudart.CUmemPoolHandle_st;
+import org.bytedeco.cuda.global.cudart;
+import org.bytedeco.javacpp.LongPointer;
+
+/**
+ * The device's primary context, the one context per GPU that the CUDA runtime also uses, so cudart,
+ * cuBLAS and NCCL (JavaCPP) work on the same memory as the kernels launched through JCuda. It owns:
+ * <ul>
+ *   <li>one stream on which all of the toolkit's work for this GPU is queued, in order (kernels, cuBLAS,
+ *       stream-ordered allocation and free; NCCL calls should use it too: {@link #streamAddress()});</li>
+ *   <li>the kernel modules, loaded once; the cuBLAS handle; memory counters.</li>
+ * </ul>
+ * Device memory comes from CUDA's stream-ordered allocator (cuMemAllocAsync), with the pool told to keep
+ * freed memory for reuse instead of returning it to the driver at every synchronization: a training step
+ * reuses the previous step's blocks, as PyTorch's caching allocator does.
+ * <p>Contexts live as long as the JVM (the driver tears them down at exit).
+ */
+public final class CudaContext {
+    public final CudaDevice device;
+    private final CUcontext context = new CUcontext();
+    private final Handles.StreamHandle stream = new Handles.StreamHandle();
+    private final KernelModules modules;
+    private final boolean streamOrdered;
+    private final String poolNote;
+    private final boolean syncEveryLaunch;
+    private CUmemPoolHandle_st pool;
+    private Cublas cublas;
+
+    final AtomicLong liveBytes = new AtomicLong();
+    final AtomicLong liveBuffers = new AtomicLong();
+    final AtomicLong peakBytes = new AtomicLong();
+    final AtomicLong allocations = new AtomicLong();
+    final AtomicLong reclaimedByGc = new AtomicLong();
+
+    CudaContext(CudaDevice device) {
+        this.device = device;
+        CudaException.check(cuDevicePrimaryCtxRetain(context, device.handle), "retaining the primary context of GPU " + device.ordinal);
+        CudaException.check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+        // Blocking w.r.t. the legacy default stream: plain cuMemcpy and libraries using stream 0 stay ordered with us.
+        CudaException.check(cuStreamCreate(stream, CUstream_flags.CU_STREAM_DEFAULT), "creating the toolkit's stream");
+        modules = new KernelModules(KernelModules.targetFor(device.computeMajor, device.computeMinor));
+        syncEveryLaunch = "1".equals(System.getenv("MPI2NCCL_CUDA_SYNC"));
+        String note;
+        boolean ordered = device.memoryPools;
+        if (!ordered) {
+            note = "this GPU has no memory pools: cuMemAlloc/cuMemFree (synchronous, slower)";
+        } else {
+            note = keepFreedMemoryInPool();
+        }
+        streamOrdered = ordered;
+        poolNote = note;
+    }
+
+    /** Tells the default pool to keep freed memory (release threshold = max); needs cudart (JavaCPP). */
+    private String keepFreedMemoryInPool() {
+        try {
+            CudaLibraries.load(NativeLibrary.CUDART);
+            CUmemPoolHandle_st p = new CUmemPoolHandle_st();
+            int r = cudart.cudaDeviceGetDefaultMemPool(p, device.ordinal);
+            if (r != cudart.cudaSuccess) return "cudaDeviceGetDefaultMemPool failed (" + r + "): freed memory returns to the driver at each sync";
+            try (LongPointer max = new LongPointer(1)) {
+                max.put(-1L);   // UINT64_MAX
+                r = cudart.cudaMemPoolSetAttribute(p, cudart.cudaMemPoolAttrReleaseThreshold, max);
+            }
+            if (r != cudart.cudaSuccess) return "cudaMemPoolSetAttribute failed (" + r + "): freed memory returns to the driver at each sync";
+            pool = p;
+            return "stream-ordered pool, freed blocks kept for reuse";
+        } catch (CudaUnavailableException | LinkageError e) {
+            return "stream-ordered pool without cudart (" + Cuda.firstLine(e) + "): freed memory returns to the driver at each sync";
+        }
+    }
+
+    /** Makes this context current on the calling thread (every entry point calls it; it is cheap). */
+    public void makeCurrent() {
+        CudaException.check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    }
+
+    /** The toolkit's stream for this GPU. */
+    public CUstream stream() {
+        return stream;
+    }
+
+    /** The stream's raw handle (a cudaStream_t), for JavaCPP's cuBLAS and NCCL calls. */
+    public long streamAddress() {
+        return stream.address();
+    }
+
+    /** Waits until all work queued on the toolkit's stream is done; reports a kernel failure, if any. */
+    public void synchronize() {
+        makeCurrent();
+        CudaException.check(cuStreamSynchronize(stream), "waiting for the GPU (an earlier kernel or copy may have failed)");
+    }
+
+    /** Allocates device memory (registered with the calling thread's open {@link MemoryScope}, if any). */
+    public DeviceMemory allocate(long bytes) {
+        return DeviceMemory.allocate(this, bytes);
+    }
+
+    /** Allocates room for {@code count} floats. */
+    public DeviceMemory allocateFloats(long count) {
+        return allocate(Math.multiplyExact(count, 4L));
+    }
+
+    /** Queues a kernel on the toolkit's stream for {@code items} work items (see {@link Kernel.Launch}). */
+    public void launch(Kernel kernel, long items, KernelArgs args) {
+        launch(modules, kernel, items, args);
+    }
+
+    /** Launches from a given module set (the tests run both PTX targets on one GPU this way). */
+    void launch(KernelModules from, Kernel kernel, long items, KernelArgs args) {
+        checkSignature(kernel, args);
+        if (items < 0) throw new IllegalArgumentException(kernel.name + ": negative item count " + items);
+        if (items == 0) return;
+        makeCurrent();
+        int blocks = gridBlocks(kernel.launch, items, device.multiprocessors);
+        CudaException.check(cuLaunchKernel(from.function(kernel), blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0,
+                stream, args.toKernelParams(), null), "launching " + kernel);
+        if (syncEveryLaunch) {
+            CudaException.check(cuStreamSynchronize(stream), "running " + kernel + " (MPI2NCCL_CUDA_SYNC=1)");
+        }
+    }
+
+    /** Blocks for a launch: enough for every item, capped (kernels loop grid-stride) at 32 blocks per SM. */
+    static int gridBlocks(Kernel.Launch launch, long items, int multiprocessors) {
+        long needed = switch (launch) {
+            case PER_ELEMENT -> (items + Kernel.BLOCK_THREADS - 1) / Kernel.BLOCK_THREADS;
+            case PER_BLOCK -> items;
+            case PER_WARP -> (items * 32 + Kernel.BLOCK_THREADS - 1) / Kernel.BLOCK_THREADS;
+        };
+        long cap = Math.max(1, multiprocessors) * 32L;
+        return (int) Math.max(1, Math.min(needed, cap));
+    }
+
+    static void checkSignature(Kernel kernel, KernelArgs args) {
+        if (!kernel.signature.equals(args.signature())) {
+            throw new IllegalArgumentException("kernel " + kernel + " takes arguments (" + kernel.signature
+                    + ") but was given (" + args.signature() + ")");
+        }
+    }
+
+    /** The cuBLAS handle of this context (created on first use, bound to the toolkit's stream). */
+    public synchronized Cublas cublas() {
+        if (cublas == null) {
+            makeCurrent();
+            cublas = new Cublas(this);
+        }
+        return cublas;
+    }
+
+    /** "sm90" or "sm75": the PTX build this context runs. */
+    public String ptxTarget() {
+        return modules.target;
+    }
+
+    int loadedModules() {
+        return modules.loadedModules();
+    }
+
+    boolean streamOrdered() {
+        return streamOrdered;
+    }
+
+    /** How device memory is allocated here, in words (for the doctor). */
+    public String allocatorDescription() {
+        return poolNote;
+    }
+
+    /** Memory in use: the toolkit's own counters, the pool's, and the driver's view of the whole GPU. */
+    public MemoryStats memoryStats() {
+        makeCurrent();
+        long[] free = new long[1], total = new long[1];
+        CudaException.check(cuMemGetInfo(free, total), "cuMemGetInfo");
+        long reserved = -1, used = -1;
+        if (pool != null) {
+            try (LongPointer v = new LongPointer(1)) {
+                if (cudart.cudaMemPoolGetAttribute(pool, cudart.cudaMemPoolAttrReservedMemCurrent, v) == cudart.cudaSuccess) reserved = v.get();
+                if (cudart.cudaMemPoolGetAttribute(pool, cudart.cudaMemPoolAttrUsedMemCurrent, v) == cudart.cudaSuccess) used = v.get();
+            }
+        }
+        return new MemoryStats(liveBytes.get(), liveBuffers.get(), peakBytes.get(), allocations.get(),
+                reclaimedByGc.get(), reserved, used, free[0], total[0]);
+    }
+
+    /**
+     * Memory figures of one context.
+     *
+     * @param liveBytes      bytes in DeviceMemory not yet freed
+     * @param liveBuffers    DeviceMemory objects not yet freed
+     * @param peakBytes      the most liveBytes has been
+     * @param allocations    DeviceMemory objects ever allocated
+     * @param reclaimedByGc  DeviceMemory objects nobody closed, freed when the garbage collector found them
+     * @param poolReserved   bytes the pool holds from the driver (-1 when unknown)
+     * @param poolUsed       bytes of the pool handed out (-1 when unknown)
+     * @param deviceFree     the driver's free bytes on the GPU (all processes)
+     * @param deviceTotal    the GPU's memory
+     */
+    public record MemoryStats(long liveBytes, long liveBuffers, long peakBytes, long allocations, long reclaimedByGc,
+                              long poolReserved, long poolUsed, long deviceFree, long deviceTotal) {}
+}

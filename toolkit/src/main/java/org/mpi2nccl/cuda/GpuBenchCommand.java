@@ -1,0 +1,85 @@
+package org.mpi2nccl.cuda;
+
+import com.google.gson.GsonBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code mpi2nccl bench-gpu}: GEMM, memory-bound kernels and host staging on one GPU (see {@link CudaBenchmarks}),
+ * as a table and optionally as JSON for comparison with results/device/torch_peer.py.
+ */
+@Command(name = "bench-gpu", mixinStandardHelpOptions = true,
+        description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging.")
+public final class GpuBenchCommand implements Callable<Integer> {
+    @Option(names = "--device", description = "GPU number (default ${DEFAULT-VALUE})", defaultValue = "0")
+    int device;
+
+    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, staging (default: all)")
+    Set<String> only;
+
+    @Option(names = "--gemm-size", description = "n of the n x n x n GEMM (default ${DEFAULT-VALUE})", defaultValue = "4096")
+    int gemmSize;
+
+    @Option(names = "--mib", description = "buffer size of the bandwidth runs in MiB (default ${DEFAULT-VALUE})", defaultValue = "256")
+    long mib;
+
+    @Option(names = "--staging-mib", split = ",", description = "sizes of the staging runs in MiB (default ${DEFAULT-VALUE})", defaultValue = "1,16,64,256")
+    long[] stagingMib;
+
+    @Option(names = "--reps", description = "timed repetitions per figure, median reported (default ${DEFAULT-VALUE})", defaultValue = "20")
+    int reps;
+
+    @Option(names = "--json", description = "also write the results to this JSON file")
+    Path json;
+
+    @Override
+    public Integer call() throws IOException {
+        if (!Cuda.isAvailable()) {
+            System.err.println("bench-gpu: no GPU: " + Cuda.unavailableReason());
+            return 2;
+        }
+        if (gemmSize < 1 || mib < 1 || reps < 1) {
+            System.err.println("bench-gpu: --gemm-size, --mib and --reps must be positive");
+            return 2;
+        }
+        CudaBackend backend = CudaBackend.open(device);
+        System.out.println(backend.describe());
+        List<CudaBenchmarks.Result> results = new ArrayList<>();
+        if (wants("gemm")) results.addAll(print(CudaBenchmarks.gemm(backend, gemmSize, reps)));
+        if (wants("bandwidth")) results.addAll(print(CudaBenchmarks.bandwidth(backend, mib << 20, reps)));
+        if (wants("staging")) {
+            long[] bytes = new long[stagingMib.length];
+            for (int i = 0; i < bytes.length; i++) bytes[i] = stagingMib[i] << 20;
+            results.addAll(print(CudaBenchmarks.staging(backend.context(), bytes, Math.max(3, reps / 4))));
+        }
+        if (json != null) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("device", backend.describe());
+            doc.put("driver_cuda", Cuda.versionString(Cuda.driverVersion()));
+            doc.put("results", results);
+            Files.writeString(json, new GsonBuilder().setPrettyPrinting().create().toJson(doc));
+            System.out.println("written: " + json);
+        }
+        return 0;
+    }
+
+    private boolean wants(String what) {
+        return only == null || only.isEmpty() || only.contains(what);
+    }
+
+    private static List<CudaBenchmarks.Result> print(List<CudaBenchmarks.Result> rs) {
+        for (CudaBenchmarks.Result r : rs) {
+            System.out.printf("%-10s %-44s %10.2f %-8s %9.3f ms  %s%n", r.group(), r.name(), r.value(), r.unit(), r.ms(), r.note());
+        }
+        return rs;
+    }
+}

@@ -1,0 +1,23 @@
+package org.mpi2nccl.cuda;
+
+import com.google.gson.GsonBuilder;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code mpi2nccl doctor-gpu}: GPUs, driver, CUDA libraries and NCCL, and which backend runs here. */
+@Command(name = "doctor-gpu", mixinStandardHelpOptions = true,
+        description = "Report GPUs, driver, CUDA runtime, cuBLAS and NCCL (where found, versions, what is missing and why).")
+public final class GpuDoctorCommand implements Callable<Integer> {
+    @Option(names = "--json", description = "print the rows as JSON")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        List<CudaDoctor.Row> rows = CudaDoctor.report();
+        System.out.print(json ? new GsonBuilder().setPrettyPrinting().create().toJson(rows) + "\n" : CudaDoctor.format(rows));
+        boolean failed = rows.stream().anyMatch(r -> r.status() == CudaDoctor.Status.FAIL);
+        return failed ? 1 : 0;
+    }
+}

@@ -1,0 +1,91 @@
+package org.mpi2nccl.cuda;
+
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+
+/**
+ * The PTX modules of one context, each loaded once on first use (the driver JIT-compiles PTX for the GPU it
+ * runs on). build.sh compiles every native/NAME.cu twice: NAME.sm90.ptx (compute_90: Hopper and newer) and
+ * NAME.sm75.ptx (compute_75: any GPU from Turing on); Maven packs both under org/mpi2nccl/cuda/ptx/.
+ */
+final class KernelModules {
+    static final String RESOURCE_FOLDER = "/org/mpi2nccl/cuda/ptx/";
+
+    /** "sm90" or "sm75": which of the two PTX builds this context loads. */
+    final String target;
+    private final Map<String, CUmodule> modules = new HashMap<>();
+    private final Map<Kernel, CUfunction> functions = new IdentityHashMap<>();
+
+    KernelModules(String target) {
+        this.target = target;
+    }
+
+    /**
+     * The PTX build for a GPU of this compute capability; {@code MPI2NCCL_PTX_TARGET=sm75} forces the
+     * portable one (to test it on a newer GPU).
+     */
+    static String targetFor(int major, int minor) {
+        String forced = System.getenv("MPI2NCCL_PTX_TARGET");
+        if (forced != null && !forced.isBlank()) {
+            if (!forced.equals("sm90") && !forced.equals("sm75")) {
+                throw new IllegalArgumentException("MPI2NCCL_PTX_TARGET=" + forced + ": use sm90 or sm75");
+            }
+            return forced;
+        }
+        if (major >= 9) return "sm90";
+        if (major > 7 || (major == 7 && minor >= 5)) return "sm75";
+        throw new CudaUnavailableException("this GPU has compute capability " + major + "." + minor
+                + "; the toolkit's kernels need 7.5 (Turing) or newer");
+    }
+
+    static String resourceName(String module, String target) {
+        return RESOURCE_FOLDER + module + "." + target + ".ptx";
+    }
+
+    /** The PTX text of a module as a NUL-terminated byte array (what cuModuleLoadData takes). */
+    static byte[] readPtx(String module, String target) {
+        String name = resourceName(module, target);
+        try (InputStream in = KernelModules.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new CudaUnavailableException("PTX resource " + name + " is not on the class path: the toolkit"
+                        + " jar was built without nvcc. Run ./build.sh setup where nvcc exists (it compiles native/).");
+            }
+            byte[] text = in.readAllBytes();
+            return Arrays.copyOf(text, text.length + 1);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + name, e);
+        }
+    }
+
+    /** The kernel's function handle, loading its module first if needed. The context must be current. */
+    synchronized CUfunction function(Kernel kernel) {
+        CUfunction f = functions.get(kernel);
+        if (f != null) return f;
+        CUmodule module = modules.get(kernel.module);
+        if (module == null) {
+            module = new CUmodule();
+            CudaException.check(cuModuleLoadData(module, readPtx(kernel.module, target)),
+                    "loading PTX module " + resourceName(kernel.module, target));
+            modules.put(kernel.module, module);
+        }
+        f = new CUfunction();
+        CudaException.check(cuModuleGetFunction(f, module, kernel.name),
+                "finding kernel " + kernel.name + " in " + resourceName(kernel.module, target));
+        functions.put(kernel, f);
+        return f;
+    }
+
+    synchronized int loadedModules() {
+        return modules.size();
+    }
+}

@@ -1,0 +1,299 @@
+package org.mpi2nccl.launch;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.net.InetSocketAddress;
+import java.net.MalformedURLException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Describes one MPJ job; made by {@link Mpj#launch}. Every setter returns this builder; {@link #run()}
+ * runs the job and waits, {@link #start()} returns at once with a {@link RunningJob}.
+ */
+public final class JobBuilder {
+    /** The flag every JVM we start gets (the toolkit uses native libraries; required quiet on Java 22+). */
+    static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
+
+    final String mainClass;
+    final Class<?> mainClassObject;
+    int ranks = 1;
+    MpjDevice device = MpjDevice.MULTICORE;
+    List<String> args = List.of();
+    Duration timeout = Duration.ofMinutes(10);
+    List<String> jvmArgs = List.of();
+    final Map<String, String> env = new LinkedHashMap<>();
+    List<String> classpath;
+    Path mpjHome;
+    Path machinesFile;
+    Integer daemonPort;
+    boolean useRunningDaemons;
+    Path javaHome;
+    Path workingDirectory;
+    final List<Consumer<RankLine>> lineListeners = new ArrayList<>();
+
+    JobBuilder(String mainClass, Class<?> mainClassObject) {
+        this.mainClass = Objects.requireNonNull(mainClass, "mainClass");
+        this.mainClassObject = mainClassObject;
+    }
+
+    /** Number of ranks (processes), at least 1. Default 1. */
+    public JobBuilder ranks(int n) {
+        this.ranks = n;
+        return this;
+    }
+
+    /** MULTICORE (threads of one JVM, default) or NIODEV (a JVM per rank; needed for GPU jobs). */
+    public JobBuilder device(MpjDevice device) {
+        this.device = Objects.requireNonNull(device, "device");
+        return this;
+    }
+
+    /** The program's arguments: what {@code MPI.Init(args)} returns in every rank. */
+    public JobBuilder args(String... args) {
+        this.args = List.of(args);
+        return this;
+    }
+
+    public JobBuilder args(List<String> args) {
+        this.args = List.copyOf(args);
+        return this;
+    }
+
+    /** The whole job is stopped when it runs longer than this. Default 10 minutes. */
+    public JobBuilder timeout(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new MpjLaunchException("timeout must be positive (got " + timeout + "): e.g. Duration.ofSeconds(60)");
+        }
+        this.timeout = timeout;
+        return this;
+    }
+
+    /** Extra options for every rank JVM (e.g. -Xmx2g); {@value #NATIVE_ACCESS} is always added. */
+    public JobBuilder jvmArgs(String... jvmArgs) {
+        this.jvmArgs = List.of(jvmArgs);
+        return this;
+    }
+
+    /**
+     * An environment variable for the rank JVMs (and the daemon the launcher starts). Not passed to ranks
+     * started by already-running daemons on other hosts.
+     */
+    public JobBuilder env(String name, String value) {
+        env.put(name, value);
+        return this;
+    }
+
+    /**
+     * The ranks' class path (entries separated by {@link File#pathSeparator}). Default: this JVM's
+     * {@code java.class.path}. The toolkit's own jar and gson are always added (the rank boot needs them).
+     */
+    public JobBuilder classpath(String classpath) {
+        this.classpath = Arrays.stream(classpath.split(File.pathSeparator)).filter(s -> !s.isBlank()).toList();
+        return this;
+    }
+
+    public JobBuilder classpath(List<Path> entries) {
+        this.classpath = entries.stream().map(Path::toString).toList();
+        return this;
+    }
+
+    /** The MPJ Express home (default: see {@link MpjHome}). */
+    public JobBuilder mpjHome(Path dir) {
+        this.mpjHome = dir;
+        return this;
+    }
+
+    /**
+     * niodev: a machines file (one host a line) to spread ranks over several hosts. MPJ deals the ranks out
+     * in blocks: with N ranks over H hosts each host gets N/H consecutive ranks (the first N%H hosts one more).
+     * Without {@link #runningDaemons(int)} the launcher starts a daemon on this machine only.
+     */
+    public JobBuilder machinesFile(Path file) {
+        this.machinesFile = file;
+        return this;
+    }
+
+    /** niodev: the port of the daemon the launcher starts (default: a free port). */
+    public JobBuilder daemonPort(int port) {
+        this.daemonPort = port;
+        this.useRunningDaemons = false;
+        return this;
+    }
+
+    /**
+     * niodev on a cluster: use the MPJ daemons already running on every host of the machines file at
+     * {@code port}, instead of starting one. The launcher checks that each answers before it starts the job.
+     */
+    public JobBuilder runningDaemons(int port) {
+        this.daemonPort = port;
+        this.useRunningDaemons = true;
+        return this;
+    }
+
+    /** The Java installation for the rank JVMs (default: the one running this code). */
+    public JobBuilder javaHome(Path dir) {
+        this.javaHome = dir;
+        return this;
+    }
+
+    /** The ranks' working directory (default: this JVM's). */
+    public JobBuilder workingDirectory(Path dir) {
+        this.workingDirectory = dir;
+        return this;
+    }
+
+    /** Called for each line as it arrives (on a launcher thread; keep it quick). May be called several times. */
+    public JobBuilder onLine(Consumer<RankLine> listener) {
+        lineListeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    /** Starts the job and returns at once. */
+    public RunningJob start() {
+        return new RunningJob(this).launch();
+    }
+
+    /**
+     * Runs the job and waits for it.
+     *
+     * @throws MpjLaunchException the job could not start (the message says why and what to do)
+     * @throws RankFailedException a rank threw: the job was stopped within seconds
+     * @throws JobTimeoutException the job ran past its timeout
+     */
+    public JobResult run() {
+        return start().awaitResult();
+    }
+
+    // --- checks done before anything is started -----------------------------------------------------
+
+    void validate() {
+        if (ranks < 1) {
+            throw new MpjLaunchException("number of ranks must be at least 1 (got " + ranks + "): use ranks(1) or more (-np 1)");
+        }
+        if (machinesFile != null && !Files.isReadable(machinesFile)) {
+            throw new MpjLaunchException("machines file " + machinesFile + " not found: give a file with one host a line");
+        }
+        if (machinesFile != null && device != MpjDevice.NIODEV) {
+            throw new MpjLaunchException("a machines file needs the niodev device: add device(NIODEV) (--device niodev)");
+        }
+        if (useRunningDaemons && machinesFile == null) {
+            throw new MpjLaunchException("running daemons need a machines file that lists their hosts: add machinesFile(..) (--machines FILE)");
+        }
+        if (daemonPort != null && (daemonPort < 1 || daemonPort > 65535)) {
+            throw new MpjLaunchException("daemon port " + daemonPort + " is not a TCP port: use 1024..65535");
+        }
+    }
+
+    Path javaBin() {
+        Path home = javaHome != null ? javaHome : Path.of(System.getProperty("java.home"));
+        Path bin = home.resolve("bin").resolve("java");
+        if (!Files.isExecutable(bin)) {
+            throw new MpjLaunchException("Java missing: no executable " + bin + ": install a JDK"
+                    + " (apt-get install default-jdk-headless) or give javaHome(..) / --java-home");
+        }
+        return bin;
+    }
+
+    /** The ranks' class path: the given one (or ours) plus the toolkit and gson. */
+    List<String> rankClasspath() {
+        List<String> cp = new ArrayList<>(classpath != null ? classpath
+                : Arrays.stream(System.getProperty("java.class.path", "").split(File.pathSeparator))
+                        .filter(s -> !s.isBlank()).toList());
+        for (Class<?> needed : List.of(JobBuilder.class, com.google.gson.Gson.class)) {
+            try {
+                String loc = Path.of(needed.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+                if (!cp.contains(loc)) cp.add(loc);
+            } catch (Exception e) {
+                // not loaded from a file (cannot happen with Maven's or the bundle's class path)
+            }
+        }
+        return cp;
+    }
+
+    /** Fails fast with a clear message when the main class is not on the ranks' class path or has no main. */
+    void checkMainClass(List<String> cp) {
+        if (mainClassObject != null) {
+            checkMainMethod(mainClassObject);
+        }
+        String resource = mainClass.replace('.', '/') + ".class";
+        URL[] urls = cp.stream().map(JobBuilder::url).filter(Objects::nonNull).toArray(URL[]::new);
+        try (URLClassLoader probe = new URLClassLoader(urls, ClassLoader.getPlatformClassLoader())) {
+            if (probe.findResource(resource) == null) {
+                throw new MpjLaunchException("unknown main class " + mainClass + ": not found on the ranks' class path ("
+                        + cp.size() + " entries, first " + cp.stream().limit(3).toList()
+                        + "): check the name, or add its directory or jar with classpath(..) / -cp");
+            }
+            if (mainClassObject == null) {
+                try {
+                    checkMainMethod(Class.forName(mainClass, false, probe));
+                } catch (ClassNotFoundException | LinkageError e) {
+                    // present but not loadable here (its dependencies may differ): let the rank report it
+                }
+            }
+        } catch (IOException ignored) {
+            // closing the probe loader
+        }
+    }
+
+    private static void checkMainMethod(Class<?> c) {
+        try {
+            Method m = c.getMethod("main", String[].class);
+            if (Modifier.isStatic(m.getModifiers())) return;
+        } catch (NoSuchMethodException e) {
+            // fall through
+        }
+        throw new MpjLaunchException(c.getName() + " has no public static void main(String[]): a rank program is"
+                + " an ordinary MPJ program whose main calls MPI.Init(args)");
+    }
+
+    private static URL url(String entry) {
+        try {
+            return Path.of(entry).toUri().toURL();
+        } catch (MalformedURLException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** A port we may listen on now (another program may take it before MPJ does: the launcher then retries). */
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new MpjLaunchException("cannot find a free TCP port: " + e.getMessage() + ": check the network set-up");
+        }
+    }
+
+    static void checkPortFree(int port) {
+        try (ServerSocket s = new ServerSocket(port)) {
+            s.setReuseAddress(true);
+        } catch (IOException e) {
+            throw new MpjLaunchException("port " + port + " is in use (another MPJ daemon or program listens there):"
+                    + " pick another daemon port, or leave it out and a free one is chosen");
+        }
+    }
+
+    static void checkDaemonAnswers(String host, int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(host, port), 2000);
+        } catch (IOException e) {
+            throw new MpjLaunchException("no MPJ daemon answers at " + host + ":" + port + " (" + e.getMessage()
+                    + "): start one there (MPJ_HOME=... java -jar $MPJ_HOME/lib/daemon.jar " + port
+                    + ") or fix the daemon port");
+        }
+    }
+}

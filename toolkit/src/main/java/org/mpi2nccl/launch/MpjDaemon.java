@@ -1,0 +1,133 @@
+package org.mpi2nccl.launch;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An MPJ Express daemon ({@code java -jar $MPJ_HOME/lib/daemon.jar PORT}) started by the launcher: the
+ * process that starts niodev rank JVMs on its host when a starter asks. One per host and job here; on a
+ * real cluster, one long-lived daemon per host (see mpj-config/README.md).
+ *
+ * <p>The daemon reads its port manager's port from {@code $MPJ_HOME/conf/mpjexpress.conf} and starts
+ * rank JVMs with the {@code java} it finds on its PATH, so both come from the environment given here.
+ * Closing it stops the daemon and every rank JVM it started.
+ */
+public final class MpjDaemon implements AutoCloseable {
+    private final Process process;
+    private final int port;
+    private final List<String> output = Collections.synchronizedList(new ArrayList<>());
+
+    private MpjDaemon(Process process, int port) {
+        this.process = process;
+        this.port = port;
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    if (output.size() < 200) output.add(line);
+                }
+            } catch (IOException ignored) {
+                // the daemon was stopped
+            }
+        }, "mpj-daemon-" + port + "-output");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /**
+     * Starts a daemon on {@code port} with {@code jobHome} as its MPJ_HOME.
+     *
+     * @param commandPrefix put before the java command (e.g. {@code ip netns exec NAME}); may be empty
+     */
+    public static MpjDaemon start(Path jobHome, int port, Path javaBin, Map<String, String> env,
+                                  List<String> commandPrefix, List<String> jvmArgs) {
+        List<String> cmd = new ArrayList<>(commandPrefix);
+        cmd.add(javaBin.toString());
+        cmd.addAll(jvmArgs);
+        cmd.add("-jar");
+        cmd.add(jobHome.resolve("lib").resolve("daemon.jar").toString());
+        cmd.add(Integer.toString(port));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        pb.environment().put("MPJ_HOME", jobHome.toString());
+        // Rank JVMs are started as plain "java": make that the same Java as ours.
+        pb.environment().put("PATH", javaBin.getParent() + java.io.File.pathSeparator
+                + pb.environment().getOrDefault("PATH", "/usr/bin:/bin"));
+        pb.directory(jobHome.toFile());
+        try {
+            return new MpjDaemon(pb.start(), port);
+        } catch (IOException e) {
+            throw new MpjLaunchException("cannot start the MPJ daemon (" + String.join(" ", cmd) + "): "
+                    + e.getMessage() + ": check that Java is installed", e);
+        }
+    }
+
+    /** Waits until the daemon accepts connections on {@code host}:port. */
+    public void awaitListening(String host, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new MpjLaunchException("the MPJ daemon on port " + port + " exited at start"
+                        + describeOutput() + ": check that the port is free and MPJ_HOME is complete");
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(host, port), 200);
+                return;
+            } catch (IOException notYet) {
+                sleep(50);
+            }
+        }
+        close();
+        throw new MpjLaunchException("the MPJ daemon did not listen on " + host + ":" + port + " within "
+                + timeout.toSeconds() + " s" + describeOutput() + ": is the machine overloaded?");
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    /** What the daemon printed so far (it prints only on trouble). */
+    public List<String> output() {
+        synchronized (output) {
+            return List.copyOf(output);
+        }
+    }
+
+    private String describeOutput() {
+        List<String> out = output();
+        return out.isEmpty() ? "" : " (it said: " + String.join(" | ", out.subList(0, Math.min(5, out.size()))) + ")";
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Stops the daemon and the rank JVMs it started. */
+    @Override
+    public void close() {
+        ProcessTree.destroy(List.of(process.toHandle()), Duration.ofSeconds(5));
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MpjLaunchException("interrupted while waiting for the MPJ daemon");
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package org.mpi2nccl.launch;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import tech.tablesaw.api.Table;
+
+/**
+ * {@code ./build.sh run}: the main job. For now, the partial-sum lesson: N ranks each add up a block of
+ * 1..N and Allreduce the partial sums; prints a table (rank, range, partial, allreduced, expected, time)
+ * and fails when any rank's total is not N(N+1)/2.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "The main job: partial sums over MPJ ranks, combined with Allreduce.")
+public final class RunCommand implements Callable<Integer> {
+    @Option(names = {"-np", "--ranks"}, description = "ranks (default ${DEFAULT-VALUE})", defaultValue = "4")
+    int ranks;
+
+    @Option(names = {"-dev", "--device"}, description = "multicore or niodev (default ${DEFAULT-VALUE})",
+            defaultValue = "multicore", converter = MpjRunCommand.DeviceConverter.class)
+    MpjDevice device;
+
+    @Option(names = "-n", description = "sum 1..N (default ${DEFAULT-VALUE})", defaultValue = "100000000")
+    long n;
+
+    @Option(names = "--timeout", description = "default ${DEFAULT-VALUE}", defaultValue = "120s",
+            converter = MpjRunCommand.DurationConverter.class)
+    Duration timeout;
+
+    @Override
+    public Integer call() {
+        System.out.printf("Sum of 1..%d on %d MPJ ranks (%s), partial sums combined with Allreduce(SUM)%n",
+                n, ranks, device);
+        JobResult r;
+        try {
+            r = Mpj.launch(PartialSum.class).ranks(ranks).device(device).args(Long.toString(n)).timeout(timeout)
+                    .onLine(System.out::println).run();
+        } catch (MpjLaunchException | MpjJobException e) {
+            System.err.println("run: " + e.getMessage());
+            return 1;
+        }
+        Table t = r.reportTable().sortAscendingOn("rank");
+        Table shown = t.selectColumns("rank", "range", "partial", "allreduced", "expected", "compute_ms", "total_ms");
+        System.out.println(shown.printAll());
+        long expected = n * (n + 1) / 2;
+        boolean ok = t.rowCount() == ranks
+                && t.longColumn("allreduced").asList().stream().allMatch(v -> v == expected);
+        System.out.printf("%s: every rank's Allreduce total %s %d; job took %.2f s (JVM start included)%n",
+                ok ? "OK" : "WRONG", ok ? "equals" : "does not equal", expected, r.elapsed().toMillis() / 1000.0);
+        return ok ? 0 : 1;
+    }
+}

@@ -1,0 +1,480 @@
+package org.mpi2nccl.launch;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.mpi2nccl.launch.rank.MulticoreBoot;
+import org.mpi2nccl.launch.rank.NiodevBoot;
+import org.mpi2nccl.launch.rank.RankFailureRecord;
+import org.mpi2nccl.launch.rank.Wire;
+
+/**
+ * A job that was started by {@link JobBuilder#start()}. It always ends: when every rank's main has
+ * returned, when a rank throws (the others are stopped about a second later), at its timeout, or on
+ * {@link #stop()}. When it has ended, no process it started is left running.
+ *
+ * <p>Processes it owns ({@link #pids()}): multicore, one JVM running all ranks as threads; niodev, the
+ * MPJ daemon it started (whose children are the rank JVMs) and MPJ's starter.
+ */
+public final class RunningJob implements AutoCloseable {
+    /** After a rank failed, how long the others may go on printing before everything is stopped. */
+    static final Duration FAILURE_GRACE = Duration.ofMillis(1000);
+    private static final AtomicInteger JOBS = new AtomicInteger();
+
+    private final JobBuilder spec;
+    private final int id = JOBS.incrementAndGet();
+    private final Object lock = new Object();
+    private final List<Process> owned = new CopyOnWriteArrayList<>();
+    private final List<Long> pidsSeen = new CopyOnWriteArrayList<>();
+    private final List<RankLine> lines = new ArrayList<>();
+    private final List<String> mpjLines = new ArrayList<>();
+    private final List<Map<String, Object>> reports = new ArrayList<>();
+    private final List<RankFailure> failures = new ArrayList<>();
+    private final int[] statuses;
+    private final CompletableFuture<JobResult> future = new CompletableFuture<>();
+    private final List<Thread> pumps = new ArrayList<>();
+    private volatile boolean stopRequested;
+    private long startNanos;
+    private Path jobHome;
+    private MpjDaemon daemon;
+    private Process main;
+
+    RunningJob(JobBuilder spec) {
+        this.spec = spec;
+        this.statuses = new int[Math.max(spec.ranks, 0)];
+        Arrays.fill(statuses, JobResult.UNFINISHED);
+    }
+
+    // --- starting ---------------------------------------------------------------------------------------
+
+    RunningJob launch() {
+        spec.validate();
+        Path java = spec.javaBin();
+        MpjHome home = MpjHome.locate(spec.mpjHome);
+        List<String> cp = spec.rankClasspath();
+        spec.checkMainClass(cp);
+        startNanos = System.nanoTime();
+        try {
+            main = spec.device == MpjDevice.MULTICORE ? startMulticore(java, home, cp) : startNiodev(java, home, cp);
+        } catch (RuntimeException e) {
+            cleanUp();
+            throw e;
+        }
+        owned.add(main);
+        pump(main.getInputStream(), false);
+        pump(main.getErrorStream(), true);
+        Thread watcher = new Thread(this::watch, "mpj-job-" + id + "-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
+        return this;
+    }
+
+    private Process startMulticore(Path java, MpjHome home, List<String> cp) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java.toString());
+        cmd.add(JobBuilder.NATIVE_ACCESS);
+        cmd.addAll(spec.jvmArgs);
+        cmd.add("-cp");
+        cmd.add(bootClasspath());
+        cmd.add(MulticoreBoot.class.getName());
+        cmd.add(Integer.toString(spec.ranks));
+        cmd.add(home.dir().toString());
+        cmd.add(String.join(File.pathSeparator, cp));
+        cmd.add(spec.mainClass);
+        cmd.addAll(spec.args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(spec.env);
+        pb.environment().put("MPJ_HOME", home.dir().toString());
+        return startProcess(pb);
+    }
+
+    private Process startNiodev(Path java, MpjHome home, List<String> cp) {
+        int port;
+        Path machines;
+        if (spec.useRunningDaemons) {
+            port = spec.daemonPort;
+            machines = spec.machinesFile.toAbsolutePath();
+            for (String host : hosts(machines)) JobBuilder.checkDaemonAnswers(host, port);
+            jobHome = home.createJobHome(port, JobBuilder.freePort(), JobBuilder.freePort());
+        } else {
+            daemon = startLocalDaemon(java, home);
+            port = daemon.port();
+            owned.add(daemon.process());
+            machines = spec.machinesFile != null ? spec.machinesFile.toAbsolutePath() : writeLocalMachines();
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java.toString());
+        cmd.add(JobBuilder.NATIVE_ACCESS);
+        cmd.add("-jar");
+        cmd.add(jobHome.resolve("lib").resolve("starter.jar").toString());
+        cmd.addAll(List.of("-np", Integer.toString(spec.ranks), "-dev", "niodev",
+                "-machinesfile", machines.toString(), "-dport", Integer.toString(port),
+                "-wdir", workingDirectory().toString()));
+        // Options the starter does not know are handed to every rank JVM.
+        cmd.add(JobBuilder.NATIVE_ACCESS);
+        cmd.addAll(spec.jvmArgs);
+        cmd.add("-cp");
+        cmd.add(String.join(File.pathSeparator, cp));
+        cmd.add(NiodevBoot.class.getName());
+        cmd.add(spec.mainClass);
+        cmd.addAll(spec.args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(spec.env);
+        pb.environment().put("MPJ_HOME", jobHome.toString());
+        return startProcess(pb);
+    }
+
+    /** A daemon on a free port (or the one asked for); a port taken meanwhile by someone else is retried. */
+    private MpjDaemon startLocalDaemon(Path java, MpjHome home) {
+        if (spec.daemonPort != null) JobBuilder.checkPortFree(spec.daemonPort);
+        MpjLaunchException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int port = spec.daemonPort != null ? spec.daemonPort : JobBuilder.freePort();
+            MpjHome.deleteJobHome(jobHome);
+            jobHome = home.createJobHome(port, JobBuilder.freePort(), JobBuilder.freePort());
+            MpjDaemon d = MpjDaemon.start(jobHome, port, java, spec.env, List.of(), List.of(JobBuilder.NATIVE_ACCESS));
+            pidsSeen.add(d.process().pid());
+            try {
+                d.awaitListening("127.0.0.1", Duration.ofSeconds(20));
+                return d;
+            } catch (MpjLaunchException e) {
+                d.close();
+                last = e;
+                if (spec.daemonPort != null) break;
+            }
+        }
+        throw last;
+    }
+
+    private Path writeLocalMachines() {
+        try {
+            return Files.writeString(jobHome.resolve("machines"), "localhost\n");
+        } catch (IOException e) {
+            throw new MpjLaunchException("cannot write the machines file in " + jobHome + ": " + e.getMessage());
+        }
+    }
+
+    static List<String> hosts(Path machines) {
+        try {
+            return Files.readAllLines(machines).stream().map(String::trim)
+                    .filter(l -> !l.isEmpty() && !l.startsWith("#")).distinct().toList();
+        } catch (IOException e) {
+            throw new MpjLaunchException("cannot read machines file " + machines + ": " + e.getMessage());
+        }
+    }
+
+    private Path workingDirectory() {
+        return (spec.workingDirectory != null ? spec.workingDirectory : Path.of("")).toAbsolutePath();
+    }
+
+    /** The boot JVM needs only the toolkit and gson; the ranks' class path goes to their own class loaders. */
+    private String bootClasspath() {
+        List<String> cp = new ArrayList<>();
+        for (Class<?> c : List.of(MulticoreBoot.class, com.google.gson.Gson.class)) {
+            try {
+                String loc = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+                if (!cp.contains(loc)) cp.add(loc);
+            } catch (Exception e) {
+                throw new MpjLaunchException("cannot find the toolkit's jar for the rank boot: " + e.getMessage()
+                        + ": run the launcher from the toolkit jar or its classes");
+            }
+        }
+        return String.join(File.pathSeparator, cp);
+    }
+
+    private Process startProcess(ProcessBuilder pb) {
+        pb.directory(workingDirectory().toFile());
+        try {
+            Process p = pb.start();
+            pidsSeen.add(p.pid());
+            return p;
+        } catch (IOException e) {
+            throw new MpjLaunchException("cannot start " + pb.command().get(0) + ": " + e.getMessage()
+                    + ": check that Java is installed");
+        }
+    }
+
+    // --- output -----------------------------------------------------------------------------------------
+
+    private void pump(InputStream in, boolean stderrPipe) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                for (String raw; (raw = r.readLine()) != null; ) onRawLine(raw, stderrPipe);
+            } catch (IOException ignored) {
+                // the process was stopped
+            }
+        }, "mpj-job-" + id + (stderrPipe ? "-stderr" : "-stdout"));
+        t.setDaemon(true);
+        pumps.add(t);
+        t.start();
+    }
+
+    private void onRawLine(String raw, boolean stderrPipe) {
+        Optional<Wire.Tagged> tagged = Wire.decode(raw);
+        if (tagged.isEmpty() || tagged.get().rank() >= statuses.length) {
+            synchronized (lock) {
+                mpjLines.add(raw);
+            }
+            if (!MpjChatter.isChatter(raw)) deliver(new RankLine(-1, stderrPipe ? RankLine.Stream.STDERR
+                    : RankLine.Stream.STDOUT, raw));
+            return;
+        }
+        Wire.Tagged t = tagged.get();
+        int rank = t.rank();
+        switch (t.kind()) {
+            case OUT -> {
+                if (MpjChatter.isChatter(t.text())) return;   // MPJ's wrapper prints in the rank's JVM
+                Map<String, Object> report = Report.parse(t.text());
+                if (report != null && rank >= 0) {
+                    Map<String, Object> withRank = new LinkedHashMap<>();
+                    withRank.put("rank", (long) rank);
+                    report.forEach(withRank::putIfAbsent);
+                    synchronized (lock) {
+                        reports.add(withRank);
+                    }
+                } else {
+                    deliver(new RankLine(rank, RankLine.Stream.STDOUT, t.text()));
+                }
+            }
+            case ERR -> deliver(new RankLine(rank, RankLine.Stream.STDERR, t.text()));
+            case DONE -> {
+                synchronized (lock) {
+                    if (rank >= 0) statuses[rank] = JobResult.FINISHED;
+                    lock.notifyAll();
+                }
+            }
+            case FAIL -> {
+                RankFailureRecord f;
+                try {
+                    f = RankFailureRecord.fromJson(t.text());
+                } catch (RuntimeException e) {
+                    f = new RankFailureRecord("unknown", t.text(), "", "");
+                }
+                synchronized (lock) {
+                    if (rank >= 0) statuses[rank] = JobResult.FAILED;
+                    failures.add(new RankFailure(rank, f.type(), f.message(), f.where(), f.trace()));
+                    lock.notifyAll();
+                }
+            }
+        }
+    }
+
+    private void deliver(RankLine line) {
+        synchronized (lock) {
+            lines.add(line);
+        }
+        for (Consumer<RankLine> l : spec.lineListeners) {
+            try {
+                l.accept(line);
+            } catch (RuntimeException e) {
+                // a listener's bug must not take the job down; the line is in the result anyway
+            }
+        }
+    }
+
+    // --- watching and ending ----------------------------------------------------------------------------
+
+    private void watch() {
+        long deadline = startNanos + spec.timeout.toNanos();
+        long failedAt = 0;
+        boolean timedOut = false;
+        int polls = 0;
+        synchronized (lock) {
+            while (true) {
+                if (polls++ % 4 == 0) pids();   // remember rank JVMs while they live, for pids()
+                if (stopRequested) break;
+                if (!failures.isEmpty() && failedAt == 0) failedAt = System.nanoTime();
+                if (failedAt != 0 && System.nanoTime() - failedAt > FAILURE_GRACE.toNanos()) break;
+                if (!main.isAlive()) break;
+                if (daemon != null && !daemon.isAlive()) break;
+                if (System.nanoTime() > deadline) {
+                    timedOut = true;
+                    break;
+                }
+                try {
+                    lock.wait(50);
+                } catch (InterruptedException e) {
+                    stopRequested = true;
+                }
+            }
+        }
+        // The main process may have ended a moment before its last lines were read: drain them first.
+        if (!main.isAlive()) joinPumps(Duration.ofSeconds(2));
+        cleanUp();
+        joinPumps(Duration.ofSeconds(2));
+        finish(timedOut);
+    }
+
+    private void joinPumps(Duration max) {
+        long end = System.nanoTime() + max.toNanos();
+        for (Thread t : pumps) {
+            try {
+                t.join(Math.max(1, (end - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void cleanUp() {
+        List<ProcessHandle> roots = new ArrayList<>();
+        for (Process p : owned) roots.add(p.toHandle());
+        for (ProcessHandle h : ProcessTree.withDescendants(roots)) {
+            if (!pidsSeen.contains(h.pid())) pidsSeen.add(h.pid());
+        }
+        ProcessTree.destroy(roots, Duration.ofSeconds(10));
+        if (daemon != null) daemon.close();
+        MpjHome.deleteJobHome(jobHome);
+    }
+
+    private void finish(boolean timedOut) {
+        JobResult result;
+        List<RankFailure> failed;
+        List<String> mpjSaid;
+        synchronized (lock) {
+            result = new JobResult(spec.device, statuses, lines, failures, reports,
+                    Duration.ofNanos(System.nanoTime() - startNanos));
+            failed = List.copyOf(failures);
+            mpjSaid = mpjLines.stream().filter(l -> !MpjChatter.isChatter(l)).toList();
+        }
+        List<Integer> unfinished = result.unfinishedRanks();
+        String job = spec.ranks + "-rank " + spec.device + " job " + spec.mainClass;
+        if (!failed.isEmpty()) {
+            String why = failed.stream().map(RankFailure::summary).collect(Collectors.joining("; "));
+            String hint = failed.stream().anyMatch(RankFailure::isJniLoadedByAnotherRank)
+                    ? (spec.device == MpjDevice.MULTICORE
+                        ? ". A JNI library (JCuda, JavaCPP) loads in one class loader per JVM and multicore runs"
+                          + " every rank in one JVM: use niodev for GPU jobs (device(NIODEV), --device niodev)"
+                        : ". A JNI library was loaded twice in one JVM")
+                    : "";
+            future.completeExceptionally(new RankFailedException(job + " failed: " + why
+                    + (unfinished.isEmpty() ? "" : "; stopped ranks " + unfinished) + hint, result, failed));
+        } else if (timedOut) {
+            future.completeExceptionally(new JobTimeoutException(job + " timed out after " + human(spec.timeout)
+                    + ": ranks " + unfinished + " had not finished (all stopped); raise the timeout or look for a"
+                    + " rank that waits for a message nobody sends", result, unfinished, spec.timeout));
+        } else if (stopRequested) {
+            future.completeExceptionally(new MpjJobException(job + " was stopped: ranks " + unfinished
+                    + " had not finished", result, unfinished));
+        } else if (!unfinished.isEmpty()) {
+            String said = mpjSaid.isEmpty() ? "" : " MPJ said: " + String.join(" | ",
+                    mpjSaid.subList(Math.max(0, mpjSaid.size() - 4), mpjSaid.size()));
+            String which = daemon != null && !daemon.isAlive() && main.isAlive() ? "the MPJ daemon" : "the job's JVM";
+            List<RankFailure> lost = unfinished.stream().map(r -> new RankFailure(r, "process ended", 
+                    "rank " + r + " ended before its main returned", "", "")).toList();
+            future.completeExceptionally(new RankFailedException(job + " failed: ranks " + unfinished
+                    + " ended before main returned (" + which + " exited" + exitCode() + "; a rank called"
+                    + " System.exit, crashed or was killed)." + said, result, lost));
+        } else {
+            future.complete(result);
+        }
+    }
+
+    private String exitCode() {
+        return main.isAlive() ? "" : " with status " + main.exitValue();
+    }
+
+    private static String human(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    // --- the caller's side ------------------------------------------------------------------------------
+
+    /** Waits until the job ends; returns its result or throws why it failed. */
+    public JobResult awaitResult() {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop();
+            throw new MpjJobException("interrupted while waiting for the job: stopped it", null, List.of());
+        } catch (ExecutionException e) {
+            throw (RuntimeException) e.getCause();
+        }
+    }
+
+    /**
+     * Waits at most {@code wait}: the result when the job ended in time (or the exception why it failed),
+     * empty while it still runs.
+     */
+    public Optional<JobResult> awaitResult(Duration wait) {
+        try {
+            return Optional.of(future.get(wait.toNanos(), TimeUnit.NANOSECONDS));
+        } catch (TimeoutException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } catch (ExecutionException e) {
+            throw (RuntimeException) e.getCause();
+        }
+    }
+
+    /** Completes with the result (or the job's exception) when the job ends. */
+    public CompletableFuture<JobResult> future() {
+        return future.copy();
+    }
+
+    /** Stops every rank now (the result then completes with an {@link MpjJobException}); waits until stopped. */
+    public void stop() {
+        stopRequested = true;
+        synchronized (lock) {
+            lock.notifyAll();
+        }
+        try {
+            future.handle((r, e) -> null).get(15, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // the watcher is stuck: kill directly
+            cleanUp();
+        }
+    }
+
+    /** True until the job has ended and its processes are gone. */
+    public boolean isAlive() {
+        return !future.isDone();
+    }
+
+    /** Every process id this job started or saw under its processes (daemon, starter, rank JVMs). */
+    public List<Long> pids() {
+        List<ProcessHandle> roots = owned.stream().map(Process::toHandle).toList();
+        for (ProcessHandle h : ProcessTree.withDescendants(roots)) {
+            if (!pidsSeen.contains(h.pid())) pidsSeen.add(h.pid());
+        }
+        return List.copyOf(pidsSeen);
+    }
+
+    /** Lines received so far. */
+    public List<RankLine> linesSoFar() {
+        synchronized (lock) {
+            return List.copyOf(lines);
+        }
+    }
+
+    /** Stops the job if it still runs. */
+    @Override
+    public void close() {
+        if (isAlive()) stop();
+    }
+}

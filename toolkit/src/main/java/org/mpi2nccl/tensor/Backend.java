@@ -1,0 +1,173 @@
+package org.mpi2nccl.tensor;
+
+/**
+ * The primitives one device computes with: the contract every backend (CPU now, CUDA next) implements.
+ * {@link NDArray} does shapes, strides, views and broadcasting on top of these and calls nothing else, so a
+ * model runs on any device that implements this interface. The test suite
+ * {@code org.mpi2nccl.tensor.BackendContractTest} checks a backend against plain-Java reference results;
+ * a new backend subclasses it with its device.
+ *
+ * <h2>Rules common to every method</h2>
+ * <ul>
+ *   <li>Every {@link Storage} argument was allocated by this backend (implementations may cast it to their
+ *       own class); element counts, offsets and strides are in float32 elements, never bytes.</li>
+ *   <li><b>Compact operands.</b> Unless a method says otherwise it reads and writes elements
+ *       {@code [0, n)} of its storages, which may be larger than {@code n}.</li>
+ *   <li><b>Aliasing.</b> An elementwise method's {@code out} may be the very same storage as an input
+ *       (in-place update); other overlaps are not allowed.</li>
+ *   <li><b>Ordering.</b> Calls take effect in program order as seen by later calls on the same backend
+ *       from the same thread. An asynchronous backend may queue work; {@link #copyToHost} and
+ *       {@link #synchronize()} return only when the result is complete.</li>
+ *   <li><b>No host access.</b> No method hands out a device buffer's host memory; data crosses between host
+ *       and device only through {@link #copyFromHost} and {@link #copyToHost}.</li>
+ *   <li><b>Errors.</b> Bad arguments (negative sizes, out-of-range offsets, a closed storage) throw
+ *       {@link IllegalArgumentException} or {@link IllegalStateException} with the method and values named;
+ *       never a silent out-of-bounds access.</li>
+ *   <li><b>Precision.</b> float32 throughout; elementwise results agree with {@link BinaryOp#apply} /
+ *       {@link UnaryOp#apply} within 1e-5 relative, reductions and GEMM within 1e-4 relative (no TF32
+ *       unless a caller asks for it).</li>
+ * </ul>
+ * Methods added after the first version have a default implementation composed of the others, so an
+ * existing backend keeps compiling; a backend may override them with a faster kernel.
+ */
+public interface Backend {
+
+    /** The device this backend computes on. */
+    Device device();
+
+    /** A short human-readable description, e.g. "cpu (OpenBLAS via netlib JNIBLAS, 2 threads)". */
+    String describe();
+
+    // ---- memory -----------------------------------------------------------------------------------------
+
+    /** A new storage of {@code n >= 0} elements; contents unspecified (callers fill or overwrite it). */
+    Storage allocate(long n);
+
+    /** Elements allocated through this backend and not yet closed (for leak tests and memory reports). */
+    long liveElements();
+
+    /** Copies {@code n} floats from the host array into {@code dst[dstOffset, dstOffset + n)}. */
+    void copyFromHost(float[] src, int srcOffset, Storage dst, long dstOffset, int n);
+
+    /** Copies {@code src[srcOffset, srcOffset + n)} into the host array; complete when it returns. */
+    void copyToHost(Storage src, long srcOffset, float[] dst, int dstOffset, int n);
+
+    /** Contiguous device-local copy of {@code n} elements; source and destination ranges must not overlap. */
+    void copy(Storage src, long srcOffset, Storage dst, long dstOffset, long n);
+
+    /** Sets {@code dst[offset, offset + n)} to {@code value}. */
+    void fill(Storage dst, long offset, long n, float value);
+
+    /**
+     * The strided copy behind {@code compact()}, broadcasting and slice assignment: for every index tuple
+     * {@code (i0, .., ik)} within {@code shape},
+     * {@code dst[dstOffset + sum(ij * dstStrides[j])] = src[srcOffset + sum(ij * srcStrides[j])]}.
+     * Source strides may be 0 (broadcast); destination elements must be distinct. {@code shape},
+     * {@code srcStrides} and {@code dstStrides} have the same length (0 to 8 dimensions; 0 = one element).
+     */
+    void copyStrided(Storage src, long srcOffset, long[] srcStrides,
+                     Storage dst, long dstOffset, long[] dstStrides, int[] shape);
+
+    /** Sets every element of the strided view {@code (offset, strides, shape)} of {@code dst} to {@code value}. */
+    void fillStrided(Storage dst, long offset, long[] strides, int[] shape, float value);
+
+    // ---- elementwise --------------------------------------------------------------------------------------
+
+    /** {@code out[i] = op(a[i])} for {@code i < n}. */
+    void unary(UnaryOp op, Storage a, Storage out, long n);
+
+    /** {@code out[i] = a[i] op b[i]} for {@code i < n}. */
+    void binary(BinaryOp op, Storage a, Storage b, Storage out, long n);
+
+    /** {@code out[i] = a[i] op scalar} for {@code i < n}. */
+    void binaryScalar(BinaryOp op, Storage a, float scalar, Storage out, long n);
+
+    // ---- reductions -----------------------------------------------------------------------------------------
+
+    /**
+     * Reduces the middle axis of the compact array {@code a} of shape {@code (outer, reduced, inner)} into the
+     * compact {@code out} of shape {@code (outer, inner)}: {@code out[o, i] = op over r of a[o, r, i]}.
+     * {@code reduced >= 1}. Sums accumulate in float32 or better.
+     */
+    void reduce(ReduceOp op, Storage a, Storage out, long outer, long reduced, long inner);
+
+    // ---- linear algebra ---------------------------------------------------------------------------------------
+
+    /**
+     * Batched row-major GEMM: for {@code t < batch}, {@code out[t] (m x n) = op(A[t]) (m x k) * op(B[t]) (k x n)},
+     * where {@code A[t]} starts at element {@code t * strideA} of {@code a} and is stored row-major as
+     * {@code (m, k)}, or as {@code (k, m)} when {@code transA} (likewise {@code B[t]} at {@code t * strideB},
+     * {@code (k, n)} or {@code (n, k)} when {@code transB}). A stride of 0 uses one matrix for the whole batch.
+     * {@code out} is compact {@code (batch, m, n)} and is overwritten. CPU: BLAS sgemm; CUDA: cuBLAS
+     * (strided batched GEMM).
+     */
+    void matmul(Storage a, Storage b, Storage out, int batch, int m, int n, int k,
+                boolean transA, boolean transB, long strideA, long strideB);
+
+    // ---- convolution and pooling (NCHW) ---------------------------------------------------------------------
+
+    /**
+     * Unfolds the compact NCHW input {@code x} into {@code cols}, compact {@code (n, c*kh*kw, outH*outW)}:
+     * {@code cols[s, (ch*kh + i)*kw + j, oy*outW + ox] = x[s, ch, oy*stride - pad + i, ox*stride - pad + j]},
+     * 0 where that pixel lies in the padding. A convolution is then {@code W (oc, c*kh*kw) x cols[s]}
+     * ({@link #matmul} with {@code strideA = 0}), which gives NCHW output directly.
+     */
+    void im2col(Storage x, Storage cols, ConvGeometry g);
+
+    /** The adjoint of {@link #im2col}: overwrites {@code dx} (NCHW) with the sum of every column entry into its pixel. */
+    void col2im(Storage cols, Storage dx, ConvGeometry g);
+
+    /**
+     * Max-pooling of the compact NCHW {@code x} with window {@code kh x kw}, {@code stride}, padding {@code pad}
+     * (padding never wins) into compact {@code out} {@code (n, c, outH, outW)}.
+     */
+    void maxPool2d(Storage x, Storage out, ConvGeometry g);
+
+    /**
+     * Backward of {@link #maxPool2d}: overwrites {@code dx} (shape of {@code x}) with zeros, then adds each
+     * {@code dy} element to the input position of its window's maximum (the first one in row-major window
+     * order when there are ties), recomputed from {@code x}.
+     */
+    void maxPool2dBackward(Storage x, Storage dy, Storage dx, ConvGeometry g);
+
+    // ---- losses and labels -----------------------------------------------------------------------------------
+
+    /**
+     * {@code out} compact {@code (n, classes)}: 1 at {@code [i, (int) labels[i]]}, 0 elsewhere. A label outside
+     * {@code [0, classes)} is an error (the CPU throws naming it; a GPU kernel may report it afterwards).
+     */
+    void oneHot(Storage labels, Storage out, long n, int classes);
+
+    // ---- random numbers ----------------------------------------------------------------------------------------
+
+    /**
+     * {@code out[i] = low + (high - low) * CounterRandom.uniform(seed, counter + i)} for {@code i < n}
+     * (see {@link CounterRandom}: every device gives the same numbers).
+     */
+    void fillUniform(Storage out, long n, float low, float high, long seed, long counter);
+
+    /** {@code out[i] = mean + std * CounterRandom.normal(seed, counter + i)} for {@code i < n}. */
+    void fillNormal(Storage out, long n, float mean, float std, long seed, long counter);
+
+    // ---- optimizer updates (in place, so parameters never leave the device) ------------------------------------
+
+    /**
+     * One SGD step on {@code n} elements, in place, PyTorch's definition:
+     * {@code g = grad + weightDecay * param; v = momentum * v + g (v = g when momentum == 0);
+     * param -= lr * v}. {@code velocity} is read and written only when {@code momentum != 0} (may be null otherwise).
+     */
+    void sgdStep(Storage param, Storage grad, Storage velocity, long n, float lr, float momentum, float weightDecay);
+
+    /**
+     * One Adam step on {@code n} elements, in place ({@code step} counts from 1):
+     * {@code g = grad + weightDecay * param; m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g*g;
+     * mHat = m / (1 - b1^step); vHat = v / (1 - b2^step); param -= lr * mHat / (sqrt(vHat) + eps)}.
+     */
+    void adamStep(Storage param, Storage grad, Storage m, Storage v, long n, float lr, float beta1, float beta2,
+                  float eps, float weightDecay, long step);
+
+    // ---- synchronisation -------------------------------------------------------------------------------------------
+
+    /** Waits until every queued operation of this backend has finished (a no-op on the CPU). */
+    void synchronize();
+}

@@ -1,0 +1,231 @@
+package org.mpi2nccl.tensor.cpu;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.mpi2nccl.tensor.Backend;
+import org.mpi2nccl.tensor.BinaryOp;
+import org.mpi2nccl.tensor.ConvGeometry;
+import org.mpi2nccl.tensor.CounterRandom;
+import org.mpi2nccl.tensor.Device;
+import org.mpi2nccl.tensor.ReduceOp;
+import org.mpi2nccl.tensor.Storage;
+import org.mpi2nccl.tensor.UnaryOp;
+
+/**
+ * The CPU backend: heap float arrays, Java loops spread over the cores for elementwise work, BLAS (netlib's
+ * JNI binding to the system's libblas.so.3, OpenBLAS on Debian) for GEMM. Synchronous: every call has
+ * finished when it returns.
+ */
+public final class CpuBackend implements Backend {
+
+    private static final CpuBackend INSTANCE = new CpuBackend();
+
+    private final AtomicLong live = new AtomicLong();
+
+    private CpuBackend() {}
+
+    public static CpuBackend instance() { return INSTANCE; }
+
+    @Override
+    public Device device() { return Device.cpu(); }
+
+    @Override
+    public String describe() {
+        return "cpu (" + Parallel.THREADS + " threads; GEMM: " + Gemm.implementation() + ")";
+    }
+
+    // ---- memory ----------------------------------------------------------------------------------------------
+
+    @Override
+    public Storage allocate(long n) {
+        if (n < 0 || n > Integer.MAX_VALUE - 8)
+            throw new IllegalArgumentException("allocate: " + n + " elements is not a valid CPU array size");
+        live.addAndGet(n);
+        return new CpuStorage(this, (int) n);
+    }
+
+    void freed(long n) { live.addAndGet(-n); }
+
+    @Override
+    public long liveElements() { return live.get(); }
+
+    static float[] data(Storage s) {
+        if (!(s instanceof CpuStorage c))
+            throw new IllegalArgumentException("the CPU backend was given a storage of " + (s == null ? "null" : s.backend().device()));
+        return c.data();
+    }
+
+    static void checkRange(String op, Storage s, long offset, long n) {
+        if (offset < 0 || n < 0 || offset + n > s.size())
+            throw new IllegalArgumentException(op + ": range [" + offset + ", " + (offset + n) + ") outside a storage of "
+                    + s.size() + " elements");
+    }
+
+    @Override
+    public void copyFromHost(float[] src, int srcOffset, Storage dst, long dstOffset, int n) {
+        checkRange("copyFromHost", dst, dstOffset, n);
+        System.arraycopy(src, srcOffset, data(dst), (int) dstOffset, n);
+    }
+
+    @Override
+    public void copyToHost(Storage src, long srcOffset, float[] dst, int dstOffset, int n) {
+        checkRange("copyToHost", src, srcOffset, n);
+        System.arraycopy(data(src), (int) srcOffset, dst, dstOffset, n);
+    }
+
+    @Override
+    public void copy(Storage src, long srcOffset, Storage dst, long dstOffset, long n) {
+        checkRange("copy", src, srcOffset, n);
+        checkRange("copy", dst, dstOffset, n);
+        System.arraycopy(data(src), (int) srcOffset, data(dst), (int) dstOffset, (int) n);
+    }
+
+    @Override
+    public void fill(Storage dst, long offset, long n, float value) {
+        checkRange("fill", dst, offset, n);
+        float[] d = data(dst);
+        int o = (int) offset;
+        Parallel.range((int) n, 1, (from, to) -> java.util.Arrays.fill(d, o + from, o + to, value));
+    }
+
+    @Override
+    public void copyStrided(Storage src, long srcOffset, long[] srcStrides, Storage dst, long dstOffset, long[] dstStrides, int[] shape) {
+        StridedCopy.copy(data(src), srcOffset, srcStrides, data(dst), dstOffset, dstStrides, shape);
+    }
+
+    @Override
+    public void fillStrided(Storage dst, long offset, long[] strides, int[] shape, float value) {
+        StridedCopy.fill(data(dst), offset, strides, shape, value);
+    }
+
+    // ---- elementwise and reductions ------------------------------------------------------------------------
+
+    @Override
+    public void unary(UnaryOp op, Storage a, Storage out, long n) {
+        checkRange(op.name(), a, 0, n);
+        checkRange(op.name(), out, 0, n);
+        Elementwise.unary(op, data(a), data(out), (int) n);
+    }
+
+    @Override
+    public void binary(BinaryOp op, Storage a, Storage b, Storage out, long n) {
+        checkRange(op.name(), a, 0, n);
+        checkRange(op.name(), b, 0, n);
+        checkRange(op.name(), out, 0, n);
+        Elementwise.binary(op, data(a), data(b), data(out), (int) n);
+    }
+
+    @Override
+    public void binaryScalar(BinaryOp op, Storage a, float scalar, Storage out, long n) {
+        checkRange(op.name(), a, 0, n);
+        checkRange(op.name(), out, 0, n);
+        Elementwise.scalar(op, data(a), scalar, data(out), (int) n);
+    }
+
+    @Override
+    public void reduce(ReduceOp op, Storage a, Storage out, long outer, long reduced, long inner) {
+        if (reduced < 1) throw new IllegalArgumentException("reduce: reduced axis must have >= 1 element, got " + reduced);
+        checkRange("reduce", a, 0, outer * reduced * inner);
+        checkRange("reduce", out, 0, outer * inner);
+        Reductions.reduce(op, data(a), data(out), (int) outer, (int) reduced, (int) inner);
+    }
+
+    @Override
+    public void matmul(Storage a, Storage b, Storage out, int batch, int m, int n, int k,
+                       boolean transA, boolean transB, long strideA, long strideB) {
+        checkRange("matmul A", a, 0, (batch - 1) * strideA + (long) m * k);
+        checkRange("matmul B", b, 0, (batch - 1) * strideB + (long) k * n);
+        checkRange("matmul out", out, 0, (long) batch * m * n);
+        Gemm.batched(data(a), data(b), data(out), batch, m, n, k, transA, transB, (int) strideA, (int) strideB);
+    }
+
+    // ---- convolution and pooling ---------------------------------------------------------------------------
+
+    @Override
+    public void im2col(Storage x, Storage cols, ConvGeometry g) {
+        checkRange("im2col x", x, 0, g.inputSize());
+        checkRange("im2col cols", cols, 0, (long) g.n() * g.colRows() * g.colCols());
+        ConvKernels.im2col(data(x), data(cols), g);
+    }
+
+    @Override
+    public void col2im(Storage cols, Storage dx, ConvGeometry g) {
+        checkRange("col2im cols", cols, 0, (long) g.n() * g.colRows() * g.colCols());
+        checkRange("col2im dx", dx, 0, g.inputSize());
+        ConvKernels.col2im(data(cols), data(dx), g);
+    }
+
+    @Override
+    public void maxPool2d(Storage x, Storage out, ConvGeometry g) {
+        checkRange("maxPool2d x", x, 0, g.inputSize());
+        checkRange("maxPool2d out", out, 0, (long) g.n() * g.c() * g.outH() * g.outW());
+        ConvKernels.maxPool(data(x), data(out), g);
+    }
+
+    @Override
+    public void maxPool2dBackward(Storage x, Storage dy, Storage dx, ConvGeometry g) {
+        checkRange("maxPool2dBackward x", x, 0, g.inputSize());
+        checkRange("maxPool2dBackward dy", dy, 0, (long) g.n() * g.c() * g.outH() * g.outW());
+        checkRange("maxPool2dBackward dx", dx, 0, g.inputSize());
+        ConvKernels.maxPoolBackward(data(x), data(dy), data(dx), g);
+    }
+
+    // ---- labels, random numbers, optimizers --------------------------------------------------------------
+
+    @Override
+    public void oneHot(Storage labels, Storage out, long n, int classes) {
+        checkRange("oneHot labels", labels, 0, n);
+        checkRange("oneHot out", out, 0, n * classes);
+        float[] l = data(labels), o = data(out);
+        java.util.Arrays.fill(o, 0, (int) (n * classes), 0f);
+        for (int i = 0; i < n; i++) {
+            float v = l[i];
+            int c = (int) v;
+            if (c != v || c < 0 || c >= classes)
+                throw new IllegalArgumentException("oneHot: label " + v + " at position " + i + " is not a class in [0, " + classes + ")");
+            o[i * classes + c] = 1f;
+        }
+    }
+
+    @Override
+    public void fillUniform(Storage out, long n, float low, float high, long seed, long counter) {
+        checkRange("fillUniform", out, 0, n);
+        float[] o = data(out);
+        float span = high - low;
+        Parallel.range((int) n, 8, (from, to) -> {
+            for (int i = from; i < to; i++) o[i] = low + span * CounterRandom.uniform(seed, counter + i);
+        });
+    }
+
+    @Override
+    public void fillNormal(Storage out, long n, float mean, float std, long seed, long counter) {
+        checkRange("fillNormal", out, 0, n);
+        float[] o = data(out);
+        Parallel.range((int) n, 32, (from, to) -> {
+            for (int i = from; i < to; i++) o[i] = mean + std * CounterRandom.normal(seed, counter + i);
+        });
+    }
+
+    @Override
+    public void sgdStep(Storage param, Storage grad, Storage velocity, long n, float lr, float momentum, float weightDecay) {
+        checkRange("sgdStep param", param, 0, n);
+        checkRange("sgdStep grad", grad, 0, n);
+        if (momentum != 0f) checkRange("sgdStep velocity", velocity, 0, n);
+        OptimizerKernels.sgd(data(param), data(grad), momentum != 0f ? data(velocity) : null, (int) n, lr, momentum, weightDecay);
+    }
+
+    @Override
+    public void adamStep(Storage param, Storage grad, Storage m, Storage v, long n, float lr, float beta1, float beta2,
+                         float eps, float weightDecay, long step) {
+        checkRange("adamStep param", param, 0, n);
+        checkRange("adamStep grad", grad, 0, n);
+        checkRange("adamStep m", m, 0, n);
+        checkRange("adamStep v", v, 0, n);
+        if (step < 1) throw new IllegalArgumentException("adamStep: step counts from 1, got " + step);
+        OptimizerKernels.adam(data(param), data(grad), data(m), data(v), (int) n, lr, beta1, beta2, eps, weightDecay, step);
+    }
+
+    @Override
+    public void synchronize() {
+        // every CPU call is complete when it returns
+    }
+}

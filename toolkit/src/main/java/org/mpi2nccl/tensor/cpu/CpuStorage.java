@@ -1,0 +1,40 @@
+package org.mpi2nccl.tensor.cpu;
+
+import org.mpi2nccl.tensor.Backend;
+import org.mpi2nccl.tensor.Storage;
+
+/** CPU storage: a heap float array. Closing it only drops the reference (the GC frees it) and marks it closed. */
+final class CpuStorage implements Storage {
+    private final CpuBackend backend;
+    private float[] data;
+    private final long size;
+
+    CpuStorage(CpuBackend backend, int size) {
+        this.backend = backend;
+        this.data = new float[size];
+        this.size = size;
+    }
+
+    /** The elements, for the CPU backend's own kernels only. */
+    float[] data() {
+        float[] d = data;
+        if (d == null) throw new IllegalStateException("CPU storage of " + size + " elements used after close()");
+        return d;
+    }
+
+    @Override
+    public Backend backend() { return backend; }
+
+    @Override
+    public long size() { return size; }
+
+    @Override
+    public boolean isClosed() { return data == null; }
+
+    @Override
+    public synchronized void close() {
+        if (data == null) return;
+        data = null;
+        backend.freed(size);
+    }
+}

@@ -1,0 +1,98 @@
+package org.mpi2nccl.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** A throwing rank, a hanging rank, and the jobs that cannot start. */
+class LauncherFailureTest {
+    @AfterEach
+    void nothingLeft() {
+        Leftovers.assertNoDescendants();
+    }
+
+    @ParameterizedTest
+    @EnumSource(MpjDevice.class)
+    void aThrowingRankFailsTheJobWithinFiveSecondsAndNamesIt(MpjDevice device) {
+        AtomicLong thrownAt = new AtomicLong();
+        RunningJob job = Mpj.launch(ThrowingRank.class).ranks(3).device(device).timeout(Duration.ofSeconds(60))
+                .onLine(l -> {
+                    if (l.rank() == 1 && l.text().contains("rank one gives up")) thrownAt.compareAndSet(0, System.nanoTime());
+                })
+                .start();
+        RankFailedException e = assertThrows(RankFailedException.class, job::awaitResult);
+        long afterThrow = System.nanoTime() - thrownAt.get();
+        assertTrue(thrownAt.get() != 0, "the rank's exception reached the launcher as a [rank 1] line");
+        assertTrue(afterThrow < 5_000_000_000L, "job ended " + afterThrow / 1e6 + " ms after the throw");
+        assertEquals(List.of(1), e.ranks());
+        assertTrue(e.getMessage().contains("rank 1 threw java.lang.IllegalStateException: rank one gives up"), e.getMessage());
+        assertTrue(e.getMessage().contains("ThrowingRank.main(ThrowingRank.java:"), e.getMessage());
+        assertEquals(JobResult.FAILED, e.result().exitStatus(1));
+        assertEquals(List.of(0, 2), e.result().unfinishedRanks(), "ranks 0 and 2 waited in the barrier and were stopped");
+        Leftovers.assertGone(job.pids());
+    }
+
+    @ParameterizedTest
+    @EnumSource(MpjDevice.class)
+    void aHangingRankIsStoppedAtTheTimeoutAndListed(MpjDevice device) {
+        Duration timeout = Duration.ofSeconds(device == MpjDevice.MULTICORE ? 3 : 6);
+        RunningJob job = Mpj.launch(HangingRank.class).ranks(3).device(device).timeout(timeout).start();
+        long t0 = System.nanoTime();
+        JobTimeoutException e = assertThrows(JobTimeoutException.class, job::awaitResult);
+        long waited = System.nanoTime() - t0;
+        assertEquals(List.of(2), e.ranks());
+        assertTrue(e.getMessage().contains("ranks [2] had not finished"), e.getMessage());
+        assertEquals(List.of(JobResult.FINISHED, JobResult.FINISHED, JobResult.UNFINISHED), e.result().exitStatuses());
+        assertTrue(waited < timeout.toNanos() + 5_000_000_000L, "stopped " + waited / 1e6 + " ms after start");
+        Leftovers.assertGone(job.pids());
+    }
+
+    @Test
+    void stopEndsARunningJob() {
+        RunningJob job = Mpj.launch(HangingRank.class).ranks(2).timeout(Duration.ofSeconds(60)).start();
+        assertTrue(job.isAlive());
+        job.stop();
+        assertTrue(!job.isAlive());
+        MpjJobException e = assertThrows(MpjJobException.class, job::awaitResult);
+        assertTrue(e.getMessage().contains("was stopped"), e.getMessage());
+        Leftovers.assertGone(job.pids());
+    }
+
+    @Test
+    void jobsThatCannotStartSayWhyInOneLine(@TempDir Path tmp) throws IOException {
+        assertLaunchError("number of ranks must be at least 1", () -> Mpj.launch(CollectivesRank.class).ranks(0).run());
+        assertLaunchError("unknown main class org.example.NoSuchRank",
+                () -> Mpj.launch("org.example.NoSuchRank").ranks(2).run());
+        assertLaunchError("has no public static void main", () -> Mpj.launch(Leftovers.class).run());
+        assertLaunchError("MPJ_HOME not built", () -> Mpj.launch(CollectivesRank.class).mpjHome(tmp).run());
+        assertLaunchError("Java missing", () -> Mpj.launch(CollectivesRank.class).javaHome(tmp).run());
+        try (ServerSocket taken = new ServerSocket(0)) {
+            assertLaunchError("port " + taken.getLocalPort() + " is in use", () -> Mpj.launch(CollectivesRank.class)
+                    .device(MpjDevice.NIODEV).daemonPort(taken.getLocalPort()).run());
+        }
+        Path machines = Files.writeString(tmp.resolve("machines"), "127.0.0.1\n");
+        int nobody = JobBuilder.freePort();
+        assertLaunchError("no MPJ daemon answers at 127.0.0.1:" + nobody, () -> Mpj.launch(CollectivesRank.class)
+                .device(MpjDevice.NIODEV).machinesFile(machines).runningDaemons(nobody).run());
+    }
+
+    private static void assertLaunchError(String expected, org.junit.jupiter.api.function.Executable launch) {
+        MpjLaunchException e = assertThrows(MpjLaunchException.class, launch);
+        assertTrue(e.getMessage().contains(expected), "message: " + e.getMessage());
+        assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        assertTrue(e.getMessage().contains(": "), "cause, then what to do: " + e.getMessage());
+    }
+}

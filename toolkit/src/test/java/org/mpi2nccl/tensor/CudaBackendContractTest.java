@@ -1,0 +1,111 @@
+package org.mpi2nccl.tensor;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.cuda.GpuTests;
+
+/**
+ * The whole Backend contract on GPU 0 (every test of BackendContractTest), plus what the CUDA backend adds:
+ * label errors reported after the kernel, TF32 on request, storages of another device refused.
+ */
+@Tag("gpu")
+class CudaBackendContractTest extends BackendContractTest {
+    @BeforeAll
+    static void gpu() {
+        GpuTests.requireGpu();
+    }
+
+    @Override
+    protected Device device() {
+        return Device.cuda(0);
+    }
+
+    @Test
+    void badLabelIsNamedAfterTheKernel() {
+        Storage labels = upload(new float[] {0, 1, 3, 1.5f});
+        Storage out = alloc(12);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> backend.oneHot(labels, out, 4, 3));
+        assertTrue(e.getMessage().contains("label 3.0 at position 2"), e.getMessage());
+    }
+
+    @Test
+    void describesTheGpu() {
+        String d = backend.describe();
+        System.out.println("CUDA backend: " + d);
+        assertTrue(d.contains("cuBLAS") && d.contains("compute"), d);
+    }
+
+    @Test
+    void tf32IsOffByDefaultAndChangesResultsOnlyWhenAskedFor() {
+        int m = 256, n = 256, k = 1024;
+        float[] a = randoms(m * k, -1, 1), b = randoms(k * n, -1, 1);
+        float[] exact = new float[m * n];
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                double s = 0;
+                for (int p = 0; p < k; p++) s += a[i * k + p] * (double) b[p * n + j];
+                exact[i * n + j] = (float) s;
+            }
+        Storage sa = upload(a), sb = upload(b), out = alloc(m * n);
+        CudaBackend cuda = (CudaBackend) backend;
+        backend.matmul(sa, sb, out, 1, m, n, k, false, false, 0, 0);
+        assertClose(exact, download(out, m * n), 1e-4, "float32 GEMM");
+        double maxErr32 = maxAbsDiff(exact, download(out, m * n));
+        cuda.setTf32(true);
+        try {
+            backend.matmul(sa, sb, out, 1, m, n, k, false, false, 0, 0);
+            double maxErrTf32 = maxAbsDiff(exact, download(out, m * n));
+            System.out.println("GEMM 256x256x1024 max abs error: float32 " + maxErr32 + ", TF32 " + maxErrTf32);
+            assertClose(exact, download(out, m * n), 5e-2, "TF32 GEMM (10-bit mantissa inputs)");
+            assertTrue(maxErrTf32 > maxErr32, "TF32 should be visibly less exact than float32 (" + maxErrTf32 + " vs " + maxErr32 + ")");
+        } finally {
+            cuda.setTf32(false);
+        }
+    }
+
+    @Test
+    void storagesOfAnotherDeviceAreRefused() {
+        Storage cpu = Device.cpu().backend().allocate(4);
+        try {
+            Storage gpu = alloc(4);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> backend.copy(cpu, 0, gpu, 0, 4));
+            assertTrue(e.getMessage().contains("cpu"), e.getMessage());
+        } finally {
+            cpu.close();
+        }
+    }
+
+    @Test
+    void largeReductionsUseEveryChunkCorrectly() {
+        int n = 1 << 24;                       // one long row: split into chunks, then reduced again
+        float[] a = randoms(n, -1, 1);
+        a[n - 3] = 5f;
+        a[7] = -5f;
+        Storage in = upload(a), out = alloc(1);
+        double sum = 0;
+        for (float v : a) sum += v;
+        backend.reduce(ReduceOp.SUM, in, out, 1, n, 1);
+        assertClose(new float[] {(float) sum}, download(out, 1), 1e-4 * Math.max(1, Math.sqrt(n) / Math.max(1, Math.abs(sum))), "sum of 2^24");
+        backend.reduce(ReduceOp.MAX, in, out, 1, n, 1);
+        assertClose(new float[] {5f}, download(out, 1), 0, "max of 2^24");
+        backend.reduce(ReduceOp.MIN, in, out, 1, n, 1);
+        assertClose(new float[] {-5f}, download(out, 1), 0, "min of 2^24");
+        Storage cols = alloc(64);
+        backend.reduce(ReduceOp.MAX, in, cols, 1, n / 64, 64);
+        float[] expected = new float[64];
+        java.util.Arrays.fill(expected, Float.NEGATIVE_INFINITY);
+        for (int i = 0; i < n; i++) expected[i % 64] = Math.max(expected[i % 64], a[i]);
+        assertClose(expected, download(cols, 64), 0, "column max over 2^18 rows");
+    }
+
+    private static double maxAbsDiff(float[] a, float[] b) {
+        double m = 0;
+        for (int i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+        return m;
+    }
+}
