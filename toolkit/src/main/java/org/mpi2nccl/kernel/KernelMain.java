@@ -12,6 +12,12 @@ import java.nio.file.Path;
  * (build/jupyter/kernels/mpi2nccl-java/kernel.json, written by build.sh) tells Jupyter to.
  */
 public final class KernelMain {
+    /**
+     * basekernel logs every message and every channel's start and stop at INFO (loggers "Jupyter", "Shell-0",
+     * ...): keep the Jupyter server's log for problems.
+     */
+    private static final java.util.logging.Logger ROOT_LOG = java.util.logging.Logger.getLogger("");
+
     private KernelMain() {
     }
 
@@ -27,6 +33,7 @@ public final class KernelMain {
                     + " the kernel");
             System.exit(2);
         }
+        ROOT_LOG.setLevel(java.util.logging.Level.WARNING);
         PrintStream log = System.err; // before basekernel swaps the streams for cells
         JavaKernel kernel = new JavaKernel(log);
         Runtime.getRuntime().addShutdownHook(new Thread(kernel::shutdownEngines, "stop-rank-engines"));

@@ -25,6 +25,7 @@ import java.util.function.Supplier;
  * %%mpj -np 2                                    run this cell once on 2 fresh engines, then stop them
  * %mpj status                                    a table of the engines
  * %mpj stop                                      stop the engines
+ * %mpj pids                                      the engines' process ids
  * </pre>
  *
  * The device defaults to multicore (ranks are threads of one JVM: starts fastest) on a machine without GPUs and
@@ -76,6 +77,9 @@ public final class MpjMagics {
                         : e.status();
             case "stop":
                 return stop();
+            case "pids":
+                RankEngines running = engines;
+                return running == null || running.isClosed() ? List.of() : running.pids();
             case "help":
                 return usage();
             default:
@@ -205,6 +209,7 @@ public final class MpjMagics {
                 "%%mpj                                          run the cell on every rank engine at once",
                 "%%mpj -np 2 [--device ...]                     run the cell once on fresh engines",
                 "%mpj status                                    the engines: rank, host, pid, state",
-                "%mpj stop                                      stop the engines");
+                "%mpj stop                                      stop the engines",
+                "%mpj pids                                      the engines' process ids (to check none is left)");
     }
 }

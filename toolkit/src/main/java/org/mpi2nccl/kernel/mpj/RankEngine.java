@@ -188,9 +188,24 @@ public final class RankEngine {
         if (!shuttingDown) {
             // The kernel is gone (it died or was killed): nobody will ever send a shutdown. End this JVM now,
             // every rank of it: an engine without its kernel is a process left behind.
+            stopOrphanedDaemon();
             Runtime.getRuntime().halt(3);
         }
         work.add(EngineWire.message("shutdown"));
+    }
+
+    /**
+     * niodev: this JVM's parent is the MPJ daemon the launcher started for this job alone (it runs from the
+     * job's private MPJ home, /tmp/mpj-job-*). The launcher in the kernel would stop it; with the kernel gone,
+     * the last thing the rank can do is stop it itself. Nothing else is touched.
+     */
+    private static void stopOrphanedDaemon() {
+        ProcessHandle.current().parent().ifPresent(parent -> {
+            String cmd = parent.info().commandLine().orElse("");
+            if (cmd.contains("daemon.jar") && cmd.contains("mpj-job-")) {
+                parent.destroyForcibly();
+            }
+        });
     }
 
     private static JsonObject stream(long id, String name, String text) {

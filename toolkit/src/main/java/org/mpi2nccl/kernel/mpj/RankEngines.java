@@ -69,16 +69,17 @@ public final class RankEngines implements AutoCloseable {
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     private final Map<Integer, Deque<String>> recentLines = new HashMap<>();
     private final PrintStream log;
-    private final long startedNanos = System.nanoTime();
-    private final Duration startupTime;
+    private final long startedNanos;
+    private Duration startupTime = Duration.ZERO;
     private volatile boolean cellRunning;
     private volatile boolean interruptRequested;
     private volatile boolean closed;
     private long nextCellId;
     private int cellsRun;
 
-    private RankEngines(MpjDevice device, RunningJob job, ServerSocket server, PrintStream log,
+    private RankEngines(long startedNanos, MpjDevice device, RunningJob job, ServerSocket server, PrintStream log,
                         List<EngineWire> wiresByRank, List<Rank> ranks) {
+        this.startedNanos = startedNanos;
         this.device = device;
         this.job = job;
         this.server = server;
@@ -87,7 +88,6 @@ public final class RankEngines implements AutoCloseable {
             wires.put(r, wiresByRank.get(r));
         }
         this.ranks.addAll(ranks);
-        this.startupTime = Duration.ofNanos(System.nanoTime() - startedNanos);
     }
 
     /**
@@ -127,8 +127,9 @@ public final class RankEngines implements AutoCloseable {
         List<EngineWire> wires = new ArrayList<>();
         try {
             List<Rank> ranks = handshake(n, server, token, job, wires, early, t0);
-            RankEngines engines = new RankEngines(device, job, server, log, wires, ranks);
+            RankEngines engines = new RankEngines(t0, device, job, server, log, wires, ranks);
             engines.takeOver(early, classPath);
+            engines.startupTime = Duration.ofNanos(System.nanoTime() - t0);
             return engines;
         } catch (CellError | RuntimeException e) {
             wires.forEach(w -> { if (w != null) w.close(); });
