@@ -187,7 +187,7 @@ cmd_bundle() {
   cp -aL "$MPJ_HOME" "$out/mpj-home"
   cp -a "$ROOT/toolkit/src/bundle/bin" "$out/bin"
   say "bundle: compressing"
-  tar -C "$BUILD" -cf - bundle | xz -T0 -6 > "$tarball"
+  tar -C "$BUILD" -cf - bundle | xz -T0 -3 > "$tarball"
   say "bundle: $tarball ($(du -h "$tarball" | cut -f1)); on the GPU machine: tar xJf $(basename "$tarball") && bundle/bin/mpi2nccl --help"
 }
 

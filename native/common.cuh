@@ -77,6 +77,20 @@ __device__ __forceinline__ float block_sum(float v) {
     __syncthreads();
     return partial[0];
 }
+// The same in double (per-channel statistics accumulate in double: a variance is derived from them).
+__device__ __forceinline__ double block_sum_double(double v) {
+    __shared__ double partial_d[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    __syncthreads();
+    if (lane == 0) partial_d[warp] = v;
+    __syncthreads();
+    v = (threadIdx.x < warps) ? partial_d[threadIdx.x] : 0.0;
+    if (warp == 0) for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (threadIdx.x == 0) partial_d[0] = v;
+    __syncthreads();
+    return partial_d[0];
+}
 __device__ __forceinline__ float block_max(float v) {
     __shared__ float partial[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;

@@ -2,6 +2,8 @@
 // binary op and one per unary op:
 //   ew_OP_f32         out[i] = a[i] OP b[i]   (float4 loads when every pointer is 16-byte aligned)
 //   ew_OP_scalar_f32  out[i] = a[i] OP s, or s OP a[i] when `reversed` is non-zero
+//   ew_OP_bcast_f32   out[o,c,i] = a[o,c,i] OP b[c] over (outer, channels, inner), or b[c] OP a[o,c,i] when
+//                     `reversed` (Backend.binaryBroadcast: a bias, a per-channel scale, a per-row value)
 // RSUB and RDIV need no kernels of their own: they are SUB and DIV with the operands swapped.
 // Operands are compact; `out` may be the same buffer as an input (each element is read before it is written).
 // The op list is written once (the X-macros below) so every op exists in every form.
@@ -63,6 +65,17 @@ __device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p 
                                                       int reversed) {                                 \
         if (reversed) { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(s, A[i]); }                          \
         else          { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], s); }                          \
+    }                                                                                                  \
+    extern "C" __global__ void ew_##NAME##_bcast_f32(const float* A, const float* __restrict__ B,      \
+                                                     float* out, long long outer, long long channels,  \
+                                                     long long inner, int reversed) {                  \
+        if (inner == 1) {                                                                              \
+            if (reversed) { GRID_STRIDE_LOOP(i, outer * channels) out[i] = op_##NAME(B[i % channels], A[i]); } \
+            else          { GRID_STRIDE_LOOP(i, outer * channels) out[i] = op_##NAME(A[i], B[i % channels]); } \
+        } else {                                                                                       \
+            if (reversed) { GRID_STRIDE_LOOP(i, outer * channels * inner) out[i] = op_##NAME(B[(i / inner) % channels], A[i]); } \
+            else          { GRID_STRIDE_LOOP(i, outer * channels * inner) out[i] = op_##NAME(A[i], B[(i / inner) % channels]); } \
+        }                                                                                              \
     }
 
 #define DEFINE_UNARY(NAME, EXPR)                                                                       \

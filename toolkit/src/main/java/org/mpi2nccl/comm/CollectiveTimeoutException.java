@@ -12,7 +12,16 @@ public class CollectiveTimeoutException extends CommException {
     private final Duration timeout;
 
     public CollectiveTimeoutException(int rank, CollectiveCall call, Duration timeout, String waitingFor) {
-        super("rank " + rank + ": " + call.describe() + " did not finish within " + Durations.format(timeout)
+        this(rank, call, call.describe(), timeout, waitingFor);
+    }
+
+    /** For steps that are not numbered collectives (communicator init, finalize): {@code operation} names it. */
+    public CollectiveTimeoutException(int rank, String operation, Duration timeout, String waitingFor) {
+        this(rank, null, operation, timeout, waitingFor);
+    }
+
+    private CollectiveTimeoutException(int rank, CollectiveCall call, String operation, Duration timeout, String waitingFor) {
+        super("rank " + rank + ": " + operation + " did not finish within " + Durations.format(timeout)
                 + (waitingFor == null || waitingFor.isEmpty() ? "" : " (still waiting for " + waitingFor + ")")
                 + ": a peer rank died, hangs, or skipped this call. The communicator was aborted;"
                 + " end this rank and look at the other ranks' output.");
@@ -20,7 +29,7 @@ public class CollectiveTimeoutException extends CommException {
         this.timeout = timeout;
     }
 
-    /** The call that timed out. */
+    /** The call that timed out (null for init and finalize). */
     public CollectiveCall call() {
         return call;
     }

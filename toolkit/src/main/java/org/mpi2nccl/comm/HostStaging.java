@@ -161,6 +161,13 @@ public final class HostStaging {
         }
     }
 
+    /** Frees this thread's pinned staging buffer, if CUDA was ever used on it (safe without a GPU). */
+    public static void releaseIfLoaded() {
+        if (Pinned.CACHE.get() != null) {
+            release();
+        }
+    }
+
     /** Frees this thread's pinned staging buffer. */
     public static void release() {
         Pinned p = Pinned.CACHE.get();

@@ -75,6 +75,8 @@ public final class RingAllReduce {
     /**
      * One reduce-scatter step, pipelined: send {@code outgoing} to the right in chunks, receive the left
      * neighbour's chunks of segment {@code recvSeg} and store {@code incoming + mine} into {@code result}.
+     * At most {@code window} chunks are in flight each way: receives are posted ahead into reusable slots,
+     * and a new send waits for the one {@code window} places before it.
      */
     static void exchangeAndReduce(RingContext ctx, String phase, int step, int sendSeg, HostBuffer outgoing,
                                   int recvSeg, HostBuffer mine, HostBuffer result, Reduction op) {
@@ -84,40 +86,52 @@ public final class RingAllReduce {
         int nOut = chunks(outgoing.length(), chunk);
         int nIn = chunks(mine.length(), chunk);
 
-        long t0 = System.nanoTime();
-        Transport.Pending[] sends = new Transport.Pending[nOut];
-        for (int c = 0; c < nOut; c++) {
-            sends[c] = t.isend(slice(outgoing, c, chunk), ctx.right(), ctx.tag());
-        }
-        HostBuffer[] slots = new HostBuffer[Math.min(window, nIn)];
+        HostBuffer[] slots = new HostBuffer[Math.max(1, Math.min(window, nIn))];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = ctx.scratch().get(i, mine.dataType(), chunk);
         }
         Transport.Pending[] recvs = new Transport.Pending[nIn];
-        long[] posted = new long[nIn];
-        for (int c = 0; c < slots.length; c++) {
-            posted[c] = System.nanoTime();
+        long[] recvPosted = new long[nIn];
+        for (int c = 0; c < Math.min(slots.length, nIn); c++) {
+            recvPosted[c] = System.nanoTime();
             recvs[c] = t.irecv(slots[c].slice(0, chunkLength(mine.length(), c, chunk)), ctx.left(), ctx.tag());
         }
-        for (int c = 0; c < nIn; c++) {
-            ctx.await(recvs[c]);
-            ctx.trace(phase, step, recvSeg, c, "recv", ctx.left(), (long) chunkLength(mine.length(), c, chunk)
-                    * mine.dataType().bytes(), posted[c]);
-            HostBuffer incoming = slots[c % slots.length].slice(0, chunkLength(mine.length(), c, chunk));
-            HostReduce.apply(op, incoming, slice(mine, c, chunk), slice(result, c, chunk));
-            int next = c + slots.length;
-            if (next < nIn) {
-                // The slot just consumed takes the chunk `window` places ahead: the pipe stays full.
-                posted[next] = System.nanoTime();
-                recvs[next] = t.irecv(slots[next % slots.length].slice(0, chunkLength(mine.length(), next, chunk)),
-                        ctx.left(), ctx.tag());
+        Transport.Pending[] sends = new Transport.Pending[nOut];
+        long[] sendPosted = new long[nOut];
+        for (int c = 0; c < Math.max(nOut, nIn); c++) {
+            if (c < nOut) {
+                if (c >= window) {
+                    ctx.await(sends[c - window]);
+                    traceSend(ctx, phase, step, sendSeg, outgoing, c - window, sendPosted);
+                }
+                sendPosted[c] = System.nanoTime();
+                sends[c] = t.isend(slice(outgoing, c, chunk), ctx.right(), ctx.tag());
+            }
+            if (c < nIn) {
+                ctx.await(recvs[c]);
+                ctx.trace(phase, step, recvSeg, c, "recv", ctx.left(), (long) chunkLength(mine.length(), c, chunk)
+                        * mine.dataType().bytes(), recvPosted[c]);
+                HostBuffer incoming = slots[c % slots.length].slice(0, chunkLength(mine.length(), c, chunk));
+                HostReduce.apply(op, incoming, slice(mine, c, chunk), slice(result, c, chunk));
+                int next = c + slots.length;
+                if (next < nIn) {
+                    // The slot just consumed takes the chunk `window` places ahead: the pipe stays full.
+                    recvPosted[next] = System.nanoTime();
+                    recvs[next] = t.irecv(slots[next % slots.length].slice(0, chunkLength(mine.length(), next, chunk)),
+                            ctx.left(), ctx.tag());
+                }
             }
         }
-        ctx.await(sends);
-        for (int c = 0; c < nOut; c++) {
-            ctx.trace(phase, step, sendSeg, c, "send", ctx.right(),
-                    (long) chunkLength(outgoing.length(), c, chunk) * outgoing.dataType().bytes(), t0);
+        for (int c = Math.max(0, nOut - window); c < nOut; c++) {
+            ctx.await(sends[c]);
+            traceSend(ctx, phase, step, sendSeg, outgoing, c, sendPosted);
         }
+    }
+
+    private static void traceSend(RingContext ctx, String phase, int step, int seg, HostBuffer outgoing, int c, long[] posted) {
+        int chunk = ctx.chunkElems();
+        ctx.trace(phase, step, seg, c, "send", ctx.right(),
+                (long) chunkLength(outgoing.length(), c, chunk) * outgoing.dataType().bytes(), posted[c]);
     }
 
     static int chunks(int length, int chunk) {

@@ -259,9 +259,12 @@ public final class RingCommunicator extends AbstractCommunicator {
         });
     }
 
+    /** Frees this thread's pinned staging memory if GPU buffers were staged (the transport stays open). */
     @Override
     public void close() {
-        markClosed();
+        if (markClosed()) {
+            HostStaging.releaseIfLoaded();
+        }
     }
 
     @Override

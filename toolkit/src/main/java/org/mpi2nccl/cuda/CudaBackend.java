@@ -174,6 +174,58 @@ public final class CudaBackend implements Backend {
         context.launch(Kernel.binaryScalar(op), n, KernelArgs.of().ptr(pa).f32(scalar).ptr(po).i64(n).i32(reversed));
     }
 
+    /** One kernel: {@code b} is indexed by channel, never expanded. */
+    @Override
+    public void binaryBroadcast(BinaryOp op, Storage a, Storage b, Storage out, long outer, long channels, long inner) {
+        if (outer < 0 || channels < 0 || inner < 0) {
+            throw new IllegalArgumentException(op.name() + ": negative shape (" + outer + ", " + channels + ", " + inner + ")");
+        }
+        long n = outer * channels * inner;
+        long pa = address(a, op.name()), pb = address(b, op.name()), po = address(out, op.name());
+        checkRange(op.name(), a, 0, n);
+        checkRange(op.name(), b, 0, channels);
+        checkRange(op.name(), out, 0, n);
+        int reversed = op != Kernel.withoutReversal(op) ? 1 : 0;
+        context.launch(Kernel.binaryBroadcast(op), n, KernelArgs.of().ptr(pa).ptr(pb).ptr(po).i64(outer).i64(channels).i64(inner).i32(reversed));
+    }
+
+    // ---- per-channel (batch norm) -------------------------------------------------------------------------
+
+    /** One block per channel, sums in double. */
+    @Override
+    public void channelSums(Storage a, Storage b, Storage sumA, Storage sumAB, long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        long pa = address(a, "channelSums a"), pb = address(b, "channelSums b");
+        long ps = address(sumA, "channelSums sumA"), pab = address(sumAB, "channelSums sumAB");
+        checkRange("channelSums a", a, 0, n);
+        checkRange("channelSums b", b, 0, n);
+        checkRange("channelSums sumA", sumA, 0, channels);
+        checkRange("channelSums sumAB", sumAB, 0, channels);
+        context.launch(Kernel.CHANNEL_SUMS, channels, KernelArgs.of().ptr(pa).ptr(pb).ptr(ps).ptr(pab).i64(outer).i64(channels).i64(inner));
+    }
+
+    @Override
+    public void channelAffine(Storage a, Storage scaleA, Storage b, Storage scaleB, Storage shift, Storage out,
+                              long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        long pa = address(a, "channelAffine a"), psa = address(scaleA, "channelAffine scaleA");
+        long psh = address(shift, "channelAffine shift"), po = address(out, "channelAffine out");
+        checkRange("channelAffine a", a, 0, n);
+        checkRange("channelAffine scaleA", scaleA, 0, channels);
+        checkRange("channelAffine shift", shift, 0, channels);
+        checkRange("channelAffine out", out, 0, n);
+        long pb = 0, psb = 0;
+        if (b != null) {
+            if (scaleB == null) throw new IllegalArgumentException("channelAffine: b given without scaleB");
+            pb = address(b, "channelAffine b");
+            psb = address(scaleB, "channelAffine scaleB");
+            checkRange("channelAffine b", b, 0, n);
+            checkRange("channelAffine scaleB", scaleB, 0, channels);
+        }
+        context.launch(Kernel.CHANNEL_AFFINE, n, KernelArgs.of().ptr(pa).ptr(psa).ptr(pb).ptr(psb).ptr(psh).ptr(po)
+                .i64(outer).i64(channels).i64(inner));
+    }
+
     // ---- reductions -----------------------------------------------------------------------------------------
 
     @Override

@@ -4,7 +4,16 @@ import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.nn.Models;
+import org.mpi2nccl.nn.Module;
+import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.optim.SGD;
+import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.BinaryOp;
+import org.mpi2nccl.tensor.Device;
+import org.mpi2nccl.tensor.NDArray;
 import org.mpi2nccl.tensor.ReduceOp;
 import org.mpi2nccl.tensor.Storage;
 import org.mpi2nccl.tensor.UnaryOp;
@@ -132,6 +141,41 @@ public final class CudaBenchmarks {
 
     private static void add(List<Result> out, String group, String name, long bytes, double ms) {
         out.add(new Result(group, name, bytes / (ms * 1e-3) / 1e9, "GB/s", ms, ""));
+    }
+
+    // ---- one training step of the lesson CNN -------------------------------------------------------------------
+
+    /**
+     * Forward, loss, backward and SGD (momentum 0.9) of {@code Models.cnn(c1, c2)} on a fixed synthetic batch
+     * already on the GPU, synchronized after each step (as the PyTorch peer does), one ArrayScope per step.
+     */
+    public static List<Result> trainStep(CudaBackend backend, int batch, int c1, int c2, int reps) {
+        Device d = backend.device();
+        Random r = new Random(0);
+        float[] x = new float[batch * 28 * 28], labels = new float[batch];
+        for (int i = 0; i < x.length; i++) x[i] = r.nextFloat();
+        for (int i = 0; i < batch; i++) labels[i] = r.nextInt(10);
+        List<Result> out = new ArrayList<>();
+        try (Module net = Models.cnn(c1, c2, d, 0);
+             SGD opt = new SGD(net.parameters(), 0.05f, 0.9f, 0f);
+             NDArray xb = ArrayScope.outside(() -> NDArray.of(d, x, batch, 1, 28, 28));
+             NDArray yb = ArrayScope.outside(() -> NDArray.of(d, labels, batch))) {
+            SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
+            Runnable step = () -> {
+                try (ArrayScope scope = ArrayScope.open()) {
+                    opt.zeroGrad();
+                    Tensor loss = lossFn.forward(net.forward(Tensor.constant(xb)), yb);
+                    loss.backward();
+                    opt.step();
+                }
+                backend.synchronize();
+            };
+            for (int i = 0; i < 10; i++) step.run();
+            double ms = timeHost(reps, step);
+            out.add(new Result("train", "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")", batch / (ms * 1e-3), "samples/s", ms,
+                    "toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step"));
+        }
+        return out;
     }
 
     // ---- timing --------------------------------------------------------------------------------------------------

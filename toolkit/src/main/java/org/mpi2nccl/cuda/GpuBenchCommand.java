@@ -18,12 +18,12 @@ import picocli.CommandLine.Option;
  * as a table and optionally as JSON for comparison with results/device/torch_peer.py.
  */
 @Command(name = "bench-gpu", mixinStandardHelpOptions = true,
-        description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging.")
+        description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging, a CNN training step.")
 public final class GpuBenchCommand implements Callable<Integer> {
     @Option(names = "--device", description = "GPU number (default ${DEFAULT-VALUE})", defaultValue = "0")
     int device;
 
-    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, staging (default: all)")
+    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, staging, train (default: all)")
     Set<String> only;
 
     @Option(names = "--gemm-size", description = "n of the n x n x n GEMM (default ${DEFAULT-VALUE})", defaultValue = "4096")
@@ -37,6 +37,12 @@ public final class GpuBenchCommand implements Callable<Integer> {
 
     @Option(names = "--reps", description = "timed repetitions per figure, median reported (default ${DEFAULT-VALUE})", defaultValue = "20")
     int reps;
+
+    @Option(names = "--batch", description = "batch of the CNN train step (default ${DEFAULT-VALUE})", defaultValue = "128")
+    int batch;
+
+    @Option(names = "--channels", split = ",", description = "CNN channels c1,c2 (default ${DEFAULT-VALUE})", defaultValue = "32,64")
+    int[] channels;
 
     @Option(names = "--json", description = "also write the results to this JSON file")
     Path json;
@@ -61,6 +67,7 @@ public final class GpuBenchCommand implements Callable<Integer> {
             for (int i = 0; i < bytes.length; i++) bytes[i] = stagingMib[i] << 20;
             results.addAll(print(CudaBenchmarks.staging(backend.context(), bytes, Math.max(3, reps / 4))));
         }
+        if (wants("train")) results.addAll(print(CudaBenchmarks.trainStep(backend, batch, channels[0], channels[1], Math.max(20, reps))));
         if (json != null) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("device", backend.describe());

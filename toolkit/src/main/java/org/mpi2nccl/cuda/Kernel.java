@@ -62,10 +62,12 @@ public final class Kernel {
         return module + ".cu:" + name;
     }
 
-    // native/elementwise.cu: ew_OP_f32 (a OP b) and ew_OP_scalar_f32 (a OP s, or s OP a when reversed) for
+    // native/elementwise.cu: ew_OP_f32 (a OP b), ew_OP_scalar_f32 (a OP s, or s OP a when reversed) and
+    // ew_OP_bcast_f32 (a[o,c,i] OP b[c], or reversed) for
     // every BinaryOp except RSUB and RDIV (SUB and DIV with swapped operands); ew_OP_f32 for every UnaryOp.
     private static final Map<BinaryOp, Kernel> BINARY = new EnumMap<>(BinaryOp.class);
     private static final Map<BinaryOp, Kernel> BINARY_SCALAR = new EnumMap<>(BinaryOp.class);
+    private static final Map<BinaryOp, Kernel> BINARY_BROADCAST = new EnumMap<>(BinaryOp.class);
     private static final Map<UnaryOp, Kernel> UNARY = new EnumMap<>(UnaryOp.class);
 
     static {
@@ -74,6 +76,7 @@ public final class Kernel {
             String name = op.name().toLowerCase(Locale.ROOT);
             BINARY.put(op, of("elementwise", "ew_" + name + "_f32", "pppl", Launch.PER_ELEMENT));
             BINARY_SCALAR.put(op, of("elementwise", "ew_" + name + "_scalar_f32", "pfpli", Launch.PER_ELEMENT));
+            BINARY_BROADCAST.put(op, of("elementwise", "ew_" + name + "_bcast_f32", "pppllli", Launch.PER_ELEMENT));
         }
         for (UnaryOp op : UnaryOp.values()) {
             UNARY.put(op, of("elementwise", "ew_" + op.name().toLowerCase(Locale.ROOT) + "_f32", "ppl", Launch.PER_ELEMENT));
@@ -88,6 +91,11 @@ public final class Kernel {
     /** The kernel computing {@code a op s} (reversed = 0) or {@code s op a} (reversed = 1). */
     public static Kernel binaryScalar(BinaryOp op) {
         return BINARY_SCALAR.get(withoutReversal(op));
+    }
+
+    /** The kernel computing {@code a[o,c,i] op b[c]} (reversed = 0) or {@code b[c] op a[o,c,i]} (reversed = 1). */
+    public static Kernel binaryBroadcast(BinaryOp op) {
+        return BINARY_BROADCAST.get(withoutReversal(op));
     }
 
     public static Kernel unary(UnaryOp op) {
@@ -118,6 +126,10 @@ public final class Kernel {
     public static final Kernel CAST_I32_TO_F32 = of("cast", "cast_i32_to_f32", "ppl", Launch.PER_ELEMENT);
     public static final Kernel CAST_F32_TO_I32 = of("cast", "cast_f32_to_i32", "ppl", Launch.PER_ELEMENT);
     public static final Kernel CAST_U8_TO_F32 = of("cast", "cast_u8_to_f32", "pplff", Launch.PER_ELEMENT);
+
+    // native/channel.cu
+    public static final Kernel CHANNEL_SUMS = of("channel", "channel_sums_f32", "pppplll", Launch.PER_BLOCK);
+    public static final Kernel CHANNEL_AFFINE = of("channel", "channel_affine_f32", "pppppplll", Launch.PER_ELEMENT);
 
     // native/cross_entropy.cu
     public static final Kernel CROSS_ENTROPY_FORWARD = of("cross_entropy", "cross_entropy_forward_f32", "pppll", Launch.PER_WARP);

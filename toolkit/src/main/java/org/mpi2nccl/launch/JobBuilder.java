@@ -4,10 +4,8 @@ import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.net.InetSocketAddress;
 import java.net.MalformedURLException;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -137,7 +135,8 @@ public final class JobBuilder {
 
     /**
      * niodev on a cluster: use the MPJ daemons already running on every host of the machines file at
-     * {@code port}, instead of starting one. The launcher checks that each answers before it starts the job.
+     * {@code port}, instead of starting one. A host without a daemon makes the job fail with an
+     * {@link MpjLaunchException} that names it.
      */
     public JobBuilder runningDaemons(int port) {
         this.daemonPort = port;
@@ -284,16 +283,6 @@ public final class JobBuilder {
         } catch (IOException e) {
             throw new MpjLaunchException("port " + port + " is in use (another MPJ daemon or program listens there):"
                     + " pick another daemon port, or leave it out and a free one is chosen");
-        }
-    }
-
-    static void checkDaemonAnswers(String host, int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(host, port), 2000);
-        } catch (IOException e) {
-            throw new MpjLaunchException("no MPJ daemon answers at " + host + ":" + port + " (" + e.getMessage()
-                    + "): start one there (MPJ_HOME=... java -jar $MPJ_HOME/lib/daemon.jar " + port
-                    + ") or fix the daemon port");
         }
     }
 }

@@ -54,6 +54,9 @@ public final class MpjDaemon implements AutoCloseable {
         List<String> cmd = new ArrayList<>(commandPrefix);
         cmd.add(javaBin.toString());
         cmd.addAll(jvmArgs);
+        // The daemon keeps each job's files in ~/.mpj_users and deletes that whole directory when a job ends,
+        // also under another daemon's running job: give every daemon its own home.
+        cmd.add("-Duser.home=" + jobHome);
         cmd.add("-jar");
         cmd.add(jobHome.resolve("lib").resolve("daemon.jar").toString());
         cmd.add(Integer.toString(port));

@@ -105,8 +105,13 @@ public final class MpjHome {
      * MPJ's starter and daemon read their ports from {@code $MPJ_HOME/conf/mpjexpress.conf}.
      */
     Path createJobHome(int daemonPort, int portManagerPort, int starterPort) {
+        return createJobHome(Path.of(System.getProperty("java.io.tmpdir")), daemonPort, portManagerPort, starterPort);
+    }
+
+    /** The same, in {@code parent}. */
+    Path createJobHome(Path parent, int daemonPort, int portManagerPort, int starterPort) {
         try {
-            Path job = Files.createTempDirectory("mpj-job-");
+            Path job = Files.createTempDirectory(parent, "mpj-job-");
             Files.createSymbolicLink(job.resolve("lib"), dir.resolve("lib"));
             Files.createDirectories(job.resolve("conf"));
             List<String> conf = new ArrayList<>(Files.readAllLines(conf()));

@@ -109,12 +109,12 @@ public final class MpjRunCommand implements Callable<Integer> {
     static Duration parseDuration(String value) {
         String v = value.trim().toLowerCase();
         try {
+            if (v.startsWith("p")) return Duration.parse(value.trim().toUpperCase());
             if (v.endsWith("ms")) return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
             if (v.endsWith("s")) return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
             if (v.endsWith("m")) return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
             if (v.endsWith("h")) return Duration.ofHours(Long.parseLong(v.substring(0, v.length() - 1)));
-            if (v.matches("\\d+")) return Duration.ofSeconds(Long.parseLong(v));
-            return Duration.parse(value);
+            return Duration.ofSeconds(Long.parseLong(v));
         } catch (NumberFormatException | DateTimeParseException e) {
             throw new IllegalArgumentException("'" + value + "' is not a duration: use e.g. 90s, 5m, 500ms");
         }

@@ -114,8 +114,15 @@ public final class RunningJob implements AutoCloseable {
         if (spec.useRunningDaemons) {
             port = spec.daemonPort;
             machines = spec.machinesFile.toAbsolutePath();
-            for (String host : hosts(machines)) JobBuilder.checkDaemonAnswers(host, port);
+            // Not probed here: a bare connection makes MPJ's daemon log a stack trace. If a daemon is missing,
+            // MPJ's starter says so and finish() turns that into an MpjLaunchException.
             jobHome = home.createJobHome(port, JobBuilder.freePort(), JobBuilder.freePort());
+            // Daemons build a rank's class path from the starter's MPJ_HOME, here the job home in this
+            // host's temp directory, which other hosts do not have. MPJ's runtime jars are added from the
+            // real MPJ_HOME, which a cluster has at the same path on every host (mpj-config/README.md).
+            cp = new ArrayList<>(cp);
+            cp.add(home.lib("loader1.jar").toString());
+            cp.add(home.lib("mpj.jar").toString());
         } else {
             daemon = startLocalDaemon(java, home);
             port = daemon.port();
@@ -376,6 +383,8 @@ public final class RunningJob implements AutoCloseable {
         } else if (stopRequested) {
             future.completeExceptionally(new MpjJobException(job + " was stopped: ranks " + unfinished
                     + " had not finished", result, unfinished));
+        } else if (noDaemon(mpjSaid) != null) {
+            future.completeExceptionally(new MpjLaunchException(noDaemon(mpjSaid)));
         } else if (!unfinished.isEmpty()) {
             String said = mpjSaid.isEmpty() ? "" : " MPJ said: " + String.join(" | ",
                     mpjSaid.subList(Math.max(0, mpjSaid.size() - 4), mpjSaid.size()));
@@ -390,6 +399,21 @@ public final class RunningJob implements AutoCloseable {
         }
     }
 
+    private static final java.util.regex.Pattern NO_DAEMON = java.util.regex.Pattern.compile(
+            ".*Cannot connect to the daemon at machine <([^>]*)> and port <(\\d+)>.*");
+
+    /** MPJ's starter could not reach a daemon: the one-line cause and what to do, or null. */
+    private static String noDaemon(List<String> mpjSaid) {
+        for (String line : mpjSaid) {
+            var m = NO_DAEMON.matcher(line);
+            if (m.matches()) {
+                return "no MPJ daemon answers at " + m.group(1) + ":" + m.group(2) + ": start one there"
+                        + " (MPJ_HOME=... java -jar $MPJ_HOME/lib/daemon.jar " + m.group(2) + ") or fix the daemon port";
+            }
+        }
+        return null;
+    }
+
     private String exitCode() {
         return main.isAlive() ? "" : " with status " + main.exitValue();
     }
@@ -400,7 +424,10 @@ public final class RunningJob implements AutoCloseable {
 
     // --- the caller's side ------------------------------------------------------------------------------
 
-    /** Waits until the job ends; returns its result or throws why it failed. */
+    /**
+     * Waits until the job ends; returns its result or throws why it failed: {@link MpjJobException} (a rank
+     * failed, timeout, stopped) or {@link MpjLaunchException} (MPJ could not start the ranks: no daemon).
+     */
     public JobResult awaitResult() {
         try {
             return future.get();

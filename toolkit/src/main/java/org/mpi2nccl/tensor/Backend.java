@@ -82,6 +82,62 @@ public interface Backend {
     /** {@code out[i] = a[i] op scalar} for {@code i < n}. */
     void binaryScalar(BinaryOp op, Storage a, float scalar, Storage out, long n);
 
+    /**
+     * Elementwise with a broadcast operand, without expanding it: for the compact {@code a} and {@code out} of
+     * shape {@code (outer, channels, inner)} and the compact {@code b} of {@code channels} elements,
+     * {@code out[o, c, i] = a[o, c, i] op b[c]}. This is a bias over (batch, features) (outer = batch,
+     * inner = 1), a per-channel scale over NCHW (outer = N, channels = C, inner = H*W), a per-row value
+     * (outer = 1, inner = row length), or a device-resident scalar (channels = 1). {@code out} may be {@code a}.
+     * The default expands {@code b} with {@link #copyStrided} and calls {@link #binary}.
+     */
+    default void binaryBroadcast(BinaryOp op, Storage a, Storage b, Storage out, long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        try (Storage expanded = allocate(n)) {
+            copyStrided(b, 0, new long[] {0, 1, 0}, expanded, 0, new long[] {channels * inner, inner, 1},
+                    new int[] {(int) outer, (int) channels, (int) inner});
+            binary(op, a, expanded, out, n);
+        }
+    }
+
+    // ---- per-channel helpers (batch-norm) ---------------------------------------------------------------------
+
+    /**
+     * Per-channel sums over the compact {@code (outer, channels, inner)} arrays {@code a} and {@code b}:
+     * {@code sumA[c] = sum over o, i of a[o, c, i]} and {@code sumAB[c] = sum of a[o, c, i] * b[o, c, i]}
+     * ({@code b} may be {@code a}: sums and sums of squares). Accumulate in double or with compensation:
+     * batch-norm derives a variance from these.
+     */
+    default void channelSums(Storage a, Storage b, Storage sumA, Storage sumAB, long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        try (Storage prod = allocate(n); Storage partial = allocate(outer * channels)) {
+            binary(BinaryOp.MUL, a, b, prod, n);
+            reduce(ReduceOp.SUM, a, partial, outer * channels, inner, 1);
+            reduce(ReduceOp.SUM, partial, sumA, 1, outer, channels);
+            reduce(ReduceOp.SUM, prod, partial, outer * channels, inner, 1);
+            reduce(ReduceOp.SUM, partial, sumAB, 1, outer, channels);
+        }
+    }
+
+    /**
+     * Per-channel affine combination over compact {@code (outer, channels, inner)} arrays:
+     * {@code out[o, c, i] = a[o, c, i] * scaleA[c] + b[o, c, i] * scaleB[c] + shift[c]}; with {@code b} and
+     * {@code scaleB} null, {@code out = a * scaleA[c] + shift[c]}. {@code out} may be {@code a} or {@code b}.
+     */
+    default void channelAffine(Storage a, Storage scaleA, Storage b, Storage scaleB, Storage shift, Storage out,
+                               long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        try (Storage tmp = allocate(n)) {
+            binaryBroadcast(BinaryOp.MUL, a, scaleA, tmp, outer, channels, inner);
+            if (b != null) {
+                try (Storage tb = allocate(n)) {
+                    binaryBroadcast(BinaryOp.MUL, b, scaleB, tb, outer, channels, inner);
+                    binary(BinaryOp.ADD, tmp, tb, tmp, n);
+                }
+            }
+            binaryBroadcast(BinaryOp.ADD, tmp, shift, out, outer, channels, inner);
+        }
+    }
+
     // ---- reductions -----------------------------------------------------------------------------------------
 
     /**

@@ -279,7 +279,7 @@ public final class NDArray implements AutoCloseable {
     public NDArray copy() {
         checkOpen("copy");
         NDArray out = empty(device(), shape);
-        backend().copyStrided(storage(), offset, strides, out.storage(), 0, out.strides, shape);
+        stridedCopy(this, out);
         return out;
     }
 
@@ -324,9 +324,16 @@ public final class NDArray implements AutoCloseable {
             }
         }
         try (NDArray b = src.broadcastTo(Shapes.broadcastTarget(src.shape, shape, "assign"))) {
-            backend().copyStrided(b.storage(), b.offset, b.strides, storage(), offset, strides, shape);
+            stridedCopy(b, this);
         }
         return this;
+    }
+
+    /** dst = src elementwise (same shape, same device), with adjacent contiguous axes merged first. */
+    private static void stridedCopy(NDArray src, NDArray dst) {
+        long[][] st = new long[2][];
+        int[] s = Shapes.coalesce(src.shape, new long[][] {src.strides, dst.strides}, st);
+        src.backend().copyStrided(src.storage(), src.offset, st[0], dst.storage(), dst.offset, st[1], s);
     }
 
     /** Sets every element of this view to {@code value}, in place. Returns this. */
@@ -361,12 +368,74 @@ public final class NDArray implements AutoCloseable {
     public NDArray binary(BinaryOp op, NDArray other) {
         requireSameDevice(other, op.name().toLowerCase());
         int[] s = Shapes.broadcast(shape, other.shape, op.name().toLowerCase());
+        NDArray viaChannels = channelBroadcast(op, other, s);
+        if (viaChannels != null) return viaChannels;
         try (NDArray ab = broadcastTo(s); NDArray a = ab.compact();
              NDArray bb = other.broadcastTo(s); NDArray b = bb.compact()) {
             NDArray out = empty(device(), s);
             backend().binary(op, a.storage(), b.storage(), out.storage(), out.size);
             return out;
         }
+    }
+
+    /**
+     * The broadcast cases {@link Backend#binaryBroadcast} does without expanding an operand: one side already
+     * has the full shape {@code s}, the other's elements (compact) line up with one contiguous block of axes.
+     * Returns null when the case does not apply.
+     */
+    private NDArray channelBroadcast(BinaryOp op, NDArray other, int[] s) {
+        boolean thisFull = Arrays.equals(shape, s), otherFull = Arrays.equals(other.shape, s);
+        if (thisFull == otherFull) return null;
+        NDArray full = thisFull ? this : other, small = thisFull ? other : this;
+        BinaryOp effective = thisFull ? op : swapped(op);
+        if (effective == null || !small.isCompact()) return null;
+        long[] bst;
+        try (NDArray b = small.broadcastTo(s)) {
+            bst = b.strides;
+        }
+        // the axes where the small operand varies must be one block [p, q], laid out row-major within it
+        int p = -1, q = -1;
+        for (int i = 0; i < s.length; i++) {
+            if (bst[i] != 0 && s[i] != 1) {
+                if (p < 0) p = i;
+                else if (q != i - 1) return null;
+                q = i;
+            }
+        }
+        long outer = 1, channels = 1, inner = 1;
+        if (p >= 0) {
+            long expected = 1;
+            for (int i = q; i >= p; i--) {
+                if (s[i] != 1 && bst[i] != expected) return null;
+                expected *= s[i];
+            }
+            for (int i = 0; i < p; i++) outer *= s[i];
+            for (int i = p; i <= q; i++) channels *= s[i];
+            for (int i = q + 1; i < s.length; i++) inner *= s[i];
+        } else {
+            for (int d : s) inner *= d;
+        }
+        try (NDArray a = full.compact()) {
+            NDArray out = empty(device(), s);
+            backend().binaryBroadcast(effective, a.storage(), small.storage(), out.storage(), outer, channels, inner);
+            return out;
+        }
+    }
+
+    /** The op with operands exchanged ({@code b op a} as {@code a op' b}), or null if there is none. */
+    private static BinaryOp swapped(BinaryOp op) {
+        return switch (op) {
+            case ADD, MUL, MAXIMUM, MINIMUM, EQ, NE -> op;
+            case SUB -> BinaryOp.RSUB;
+            case RSUB -> BinaryOp.SUB;
+            case DIV -> BinaryOp.RDIV;
+            case RDIV -> BinaryOp.DIV;
+            case GT -> BinaryOp.LT;
+            case LT -> BinaryOp.GT;
+            case GE -> BinaryOp.LE;
+            case LE -> BinaryOp.GE;
+            case POW -> null;
+        };
     }
 
     /** {@code this op scalar}. */
@@ -418,8 +487,9 @@ public final class NDArray implements AutoCloseable {
     // ---- reductions -------------------------------------------------------------------------------------------
 
     /**
-     * Reduces over {@code axes} (none = all). {@code keepDims} keeps them as size-1 axes. Reduced axes that
-     * form one contiguous block of a compact array need no copy; other cases are permuted and compacted first.
+     * Reduces over {@code axes} (none = all). {@code keepDims} keeps them as size-1 axes. A contiguous block
+     * of axes is one backend reduction of the (outer, reduced, inner) array; several blocks (e.g. axes 0, 2, 3
+     * of NCHW) are reduced one block at a time, so nothing is permuted or copied.
      */
     public NDArray reduce(ReduceOp op, boolean keepDims, int... axes) {
         String name = op.name().toLowerCase();
@@ -428,37 +498,34 @@ public final class NDArray implements AutoCloseable {
         for (int a : ax) reduced[a] = true;
         for (int a : ax)
             if (shape[a] == 0) throw new IllegalArgumentException(name + ": cannot reduce over empty axis " + a + " of " + Shapes.str(shape));
-        int[] kept = new int[shape.length];
         int[] outShape = new int[keepDims ? shape.length : shape.length - ax.length];
         for (int i = 0, j = 0; i < shape.length; i++) {
-            kept[i] = reduced[i] ? 1 : shape[i];
-            if (keepDims) outShape[i] = kept[i];
+            if (keepDims) outShape[i] = reduced[i] ? 1 : shape[i];
             else if (!reduced[i]) outShape[j++] = shape[i];
         }
+        if (ax.length == 0) return op == ReduceOp.ARGMAX ? zeros(device(), shape) : copy(); // a 0-d array
         if (op == ReduceOp.ARGMAX && ax.length != 1)
             throw new IllegalArgumentException("argmax: reduces over exactly one axis, got " + Arrays.toString(axes));
         boolean block = ax[ax.length - 1] - ax[0] == ax.length - 1;
-        NDArray src;
-        long outer, red = 1, inner;
-        if (block) {
-            src = compact();
-            outer = 1;
-            for (int i = 0; i < ax[0]; i++) outer *= shape[i];
-            for (int a : ax) red *= shape[a];
-            inner = 1;
-            for (int i = ax[ax.length - 1] + 1; i < shape.length; i++) inner *= shape[i];
-        } else {
-            int[] perm = new int[shape.length];
-            int j = 0;
-            for (int i = 0; i < shape.length; i++) if (!reduced[i]) perm[j++] = i;
-            for (int a : ax) perm[j++] = a;
-            try (NDArray p = permute(perm)) {
-                src = p.compact();
+        if (!block) {
+            // several blocks of axes, e.g. (0, 2, 3) of NCHW: reduce the last block in place of a permuted copy
+            int start = ax.length - 1;
+            while (start > 0 && ax[start - 1] == ax[start] - 1) start--;
+            int[] last = Arrays.copyOfRange(ax, start, ax.length), rest = Arrays.copyOfRange(ax, 0, start);
+            try (NDArray partial = reduce(op, true, last)) {
+                NDArray kept = partial.reduce(op, true, rest);
+                if (keepDims) return kept;
+                try (kept) {
+                    return kept.reshape(outShape);
+                }
             }
-            for (int a : ax) red *= shape[a];
-            outer = size / Math.max(red, 1);
-            inner = 1;
         }
+        // the reduced axes are one contiguous block: (outer, reduced, inner) of the compact array
+        NDArray src = compact();
+        long outer = 1, red = 1, inner = 1;
+        for (int i = 0; i < ax[0]; i++) outer *= shape[i];
+        for (int a : ax) red *= shape[a];
+        for (int i = ax[ax.length - 1] + 1; i < shape.length; i++) inner *= shape[i];
         try (src) {
             NDArray out = empty(device(), outShape);
             backend().reduce(op, src.storage(), out.storage(), outer, red, inner);

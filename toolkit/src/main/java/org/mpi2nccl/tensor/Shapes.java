@@ -88,4 +88,36 @@ public final class Shapes {
             throw new IllegalArgumentException(op + ": shape " + str(from) + " cannot be broadcast to " + str(to));
         return to;
     }
+
+    /**
+     * Merges adjacent axes that every strided view walks contiguously (stride[i] == stride[i+1] * shape[i+1]
+     * for all views), and drops size-1 axes: the same elements in fewer, longer rows. Returns the new shape
+     * and writes the new strides into {@code stridesOut[v]} (one row per view).
+     */
+    public static int[] coalesce(int[] shape, long[][] strides, long[][] stridesOut) {
+        int nd = shape.length, views = strides.length;
+        int[] s = new int[Math.max(nd, 1)];
+        long[][] st = new long[views][Math.max(nd, 1)];
+        int k = 0;
+        for (int i = 0; i < nd; i++) {
+            if (shape[i] == 1) continue;
+            boolean merge = k > 0;
+            for (int v = 0; merge && v < views; v++) merge = st[v][k - 1] == strides[v][i] * shape[i];
+            if (merge) {
+                s[k - 1] *= shape[i];
+                for (int v = 0; v < views; v++) st[v][k - 1] = strides[v][i];
+            } else {
+                s[k] = shape[i];
+                for (int v = 0; v < views; v++) st[v][k] = strides[v][i];
+                k++;
+            }
+        }
+        if (k == 0 && size(shape) == 1) { // a single element: keep one axis
+            s[0] = 1;
+            k = 1;
+            for (int v = 0; v < views; v++) st[v][0] = 1;
+        }
+        for (int v = 0; v < views; v++) stridesOut[v] = Arrays.copyOf(st[v], k);
+        return Arrays.copyOf(s, k);
+    }
 }

@@ -21,7 +21,7 @@ public enum UnaryOp {
             case LOG -> (float) Math.log(a);
             case SQRT -> (float) Math.sqrt(a);
             case TANH -> (float) Math.tanh(a);
-            case RELU -> a > 0f ? a : 0f;
+            case RELU -> Math.max(a, 0f); // NaN stays NaN, like PyTorch
             case SIGMOID -> (float) (1.0 / (1.0 + Math.exp(-a)));
             case SIGN -> Math.signum(a);
             case SQUARE -> a * a;

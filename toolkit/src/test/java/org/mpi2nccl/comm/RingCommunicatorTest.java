@@ -14,12 +14,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 
-class RingCommunicatorTest {
+public class RingCommunicatorTest {
 
     private static final Consumer<RingCommunicator.Builder> SMALL_CHUNKS = b -> b.chunkBytes(64).window(3);
 
     /** Rank r's input: deterministic pseudo-random ints (exact under any summation order). */
-    static int[] input(int rank, int n) {
+    public static int[] input(int rank, int n) {
         Random rnd = new Random(1000L * rank + n);
         int[] a = new int[n];
         for (int i = 0; i < n; i++) {
@@ -28,7 +28,7 @@ class RingCommunicatorTest {
         return a;
     }
 
-    static int[] reference(Reduction op, int size, int n) {
+    public static int[] reference(Reduction op, int size, int n) {
         int[] acc = input(0, n).clone();
         for (int r = 1; r < size; r++) {
             int[] x = input(r, n);

@@ -38,6 +38,7 @@ class LaunchPlanTest {
         for (BinaryOp op : BinaryOp.values()) {
             assertEquals("pppl", Kernel.binary(op).signature, op.name());
             assertEquals("pfpli", Kernel.binaryScalar(op).signature, op.name());
+            assertEquals("pppllli", Kernel.binaryBroadcast(op).signature, op.name());
         }
         assertEquals(Kernel.binary(BinaryOp.SUB), Kernel.binary(BinaryOp.RSUB));
         assertEquals(Kernel.binary(BinaryOp.DIV), Kernel.binary(BinaryOp.RDIV));

@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.nn.Models;
+import org.mpi2nccl.nn.Module;
+import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.optim.SGD;
 import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.Backend;
 import org.mpi2nccl.tensor.Device;
@@ -33,6 +38,58 @@ class TrainingLoopMemoryTest {
         CudaContext ctx = Cuda.device(0).context();
         ctx.synchronize();
         run(Device.cuda(0));
+    }
+
+    /** The lesson CNN through nn/autograd/optim (batch norm, conv, pooling, SGD momentum) for 1000 steps on the GPU. */
+    @Test
+    @Tag("gpu")
+    void gpuCnnThroughNnDoesNotGrowDeviceMemory() {
+        GpuTests.requireGpu();
+        Device d = Device.cuda(0);
+        CudaBackend be = (CudaBackend) d.backend();
+        int batch = 32;
+        Random r = new Random(9);
+        float[] x = new float[batch * 28 * 28], labels = new float[batch];
+        long liveAt10 = -1;
+        CudaContext.MemoryStats at10 = null;
+        float first = Float.NaN, last = Float.NaN;
+        try (Module net = Models.cnn(8, 16, d, 3); SGD opt = new SGD(net.parameters(), 0.05f, 0.9f, 0f)) {
+            SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
+            for (int step = 0; step < STEPS; step++) {
+                for (int i = 0; i < batch; i++) {                  // class = which quadrant is bright: learnable
+                    int cls = r.nextInt(4);
+                    labels[i] = cls;
+                    for (int p = 0; p < 28 * 28; p++) {
+                        int row = p / 28, col = p % 28, quadrant = (row < 14 ? 0 : 2) + (col < 14 ? 0 : 1);
+                        x[i * 784 + p] = (quadrant == cls ? 1f : 0f) + 0.3f * r.nextFloat();
+                    }
+                }
+                try (ArrayScope scope = ArrayScope.open()) {
+                    opt.zeroGrad();
+                    Tensor loss = lossFn.forward(net.forward(Tensor.constant(NDArray.of(d, x, batch, 1, 28, 28))), NDArray.of(d, labels, batch));
+                    loss.backward();
+                    opt.step();
+                    if (step == 0 || step == STEPS - 1) {
+                        if (step == 0) first = loss.item();
+                        else last = loss.item();
+                    }
+                }
+                if (step == 10) {
+                    be.synchronize();
+                    liveAt10 = be.liveElements();
+                    at10 = be.context().memoryStats();
+                }
+                if (step > 10) assertEquals(liveAt10, be.liveElements(), "elements held on the GPU after step " + step);
+            }
+            be.synchronize();
+            CudaContext.MemoryStats end = be.context().memoryStats();
+            System.out.println("cuda:0 CNN: loss " + first + " -> " + last + "; after step 10 " + at10 + "\ncuda:0 CNN: after step " + STEPS + " " + end);
+            assertTrue(last < 0.5f * first, "the CNN trains: loss " + first + " -> " + last);
+            assertEquals(at10.liveBytes(), end.liveBytes(), "bytes in DeviceMemory");
+            if (at10.poolReserved() >= 0) assertTrue(end.poolReserved() <= at10.poolReserved() + (8 << 20), "pool grew: " + at10 + " -> " + end);
+            assertTrue(end.deviceFree() >= at10.deviceFree() - (32 << 20), "GPU free memory fell: " + at10 + " -> " + end);
+            assertEquals(at10.reclaimedByGc(), end.reclaimedByGc(), "no block was left for the garbage collector");
+        }
     }
 
     private static void run(Device d) {

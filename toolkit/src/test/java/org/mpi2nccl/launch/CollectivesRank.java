@@ -28,7 +28,8 @@ public final class CollectivesRank {
         System.out.println("rank " + rank + " of " + size + " args " + String.join(",", rest));
         Report.emit(Map.of("size", size, "allreduce", sum[0], "bcast", root[0],
                 "reduce", rank == reduceRoot ? reduced[0] : -1, "args", String.join(",", rest),
-                "pid", ProcessHandle.current().pid()));
+                "pid", ProcessHandle.current().pid(), "native_access", java.lang.management.ManagementFactory
+                        .getRuntimeMXBean().getInputArguments().contains("--enable-native-access=ALL-UNNAMED")));
         MPI.Finalize();
     }
 }

@@ -65,6 +65,7 @@ class LauncherCollectivesTest {
             long reduce = ((Number) rep.get("reduce")).longValue();
             assertEquals(rank == n - 1 ? squares : -1, reduce, "Reduce to the last rank, seen on rank " + rank);
             assertEquals("a,b c", rep.get("args"), "MPI.Init returns the program's arguments");
+            assertEquals(true, rep.get("native_access"), "every rank JVM gets --enable-native-access=ALL-UNNAMED");
             assertEquals(List.of("rank " + rank + " of " + n + " args a,b c"), r.stdout(rank));
         }
         // multicore: one JVM for all ranks; niodev: one JVM per rank.

@@ -33,8 +33,11 @@ public abstract class BackendContractTest {
     private final List<Storage> allocated = new ArrayList<>();
     private final Random random = new Random(1234);
 
+    /** The backend under test: the device's, unless a subclass wraps it. */
+    protected Backend backendUnderTest() { return device().backend(); }
+
     @BeforeEach
-    void openBackend() { backend = device().backend(); }
+    void openBackend() { backend = backendUnderTest(); }
 
     @AfterEach
     void freeAll() {
@@ -189,6 +192,54 @@ public abstract class BackendContractTest {
             backend.binary(op, sa, sb, sa, n); // out aliases a
             assertClose(expected, download(sa, n), 1e-5, "in-place binary " + op);
         }
+    }
+
+    @Test
+    void binaryBroadcastMatchesExpandedOperand() {
+        int[][] cases = {{4, 3, 5}, {7, 10, 1}, {1, 6, 9}, {3, 1, 8}};
+        for (int[] cse : cases) {
+            int outer = cse[0], ch = cse[1], inner = cse[2], n = outer * ch * inner;
+            for (BinaryOp op : new BinaryOp[] {BinaryOp.ADD, BinaryOp.SUB, BinaryOp.MUL, BinaryOp.DIV, BinaryOp.RSUB, BinaryOp.MAXIMUM, BinaryOp.GT}) {
+                float[] a = randoms(n, -2, 2), b = randoms(ch, 0.5f, 2);
+                float[] expected = new float[n];
+                for (int o = 0; o < outer; o++)
+                    for (int c = 0; c < ch; c++)
+                        for (int i = 0; i < inner; i++) {
+                            int at = (o * ch + c) * inner + i;
+                            expected[at] = op.apply(a[at], b[c]);
+                        }
+                Storage sa = upload(a), out = alloc(n);
+                backend.binaryBroadcast(op, sa, upload(b), out, outer, ch, inner);
+                assertClose(expected, download(out, n), 1e-5, "binaryBroadcast " + op + " over (" + outer + ", " + ch + ", " + inner + ")");
+            }
+        }
+    }
+
+    @Test
+    void channelSumsAndAffineMatchReference() {
+        int outer = 5, ch = 3, inner = 37, n = outer * ch * inner;
+        float[] a = randoms(n, -2, 2), b = randoms(n, -1, 1);
+        float[] sa = randoms(ch, -1, 1), sb = randoms(ch, -1, 1), shift = randoms(ch, -1, 1);
+        float[] eSum = new float[ch], eDot = new float[ch], eAff = new float[n], eAff1 = new float[n];
+        double[] s1 = new double[ch], s2 = new double[ch];
+        for (int o = 0; o < outer; o++)
+            for (int c = 0; c < ch; c++)
+                for (int i = 0; i < inner; i++) {
+                    int at = (o * ch + c) * inner + i;
+                    s1[c] += a[at];
+                    s2[c] += (double) a[at] * b[at];
+                    eAff[at] = a[at] * sa[c] + b[at] * sb[c] + shift[c];
+                    eAff1[at] = a[at] * sa[c] + shift[c];
+                }
+        for (int c = 0; c < ch; c++) { eSum[c] = (float) s1[c]; eDot[c] = (float) s2[c]; }
+        Storage da = upload(a), db = upload(b), sum = alloc(ch), dot = alloc(ch), out = alloc(n);
+        backend.channelSums(da, db, sum, dot, outer, ch, inner);
+        assertClose(eSum, download(sum, ch), 1e-4, "channelSums sum");
+        assertClose(eDot, download(dot, ch), 1e-4, "channelSums dot");
+        backend.channelAffine(da, upload(sa), db, upload(sb), upload(shift), out, outer, ch, inner);
+        assertClose(eAff, download(out, n), 1e-5, "channelAffine with b");
+        backend.channelAffine(da, upload(sa), null, null, upload(shift), da, outer, ch, inner); // in place
+        assertClose(eAff1, download(da, n), 1e-5, "channelAffine without b, in place");
     }
 
     // ---- reductions -----------------------------------------------------------------------------------------

@@ -63,7 +63,28 @@ final class ConvKernels {
         });
     }
 
+    /** The common 2x2 window, stride 2, no padding, on even sizes: four loads and three compares per output. */
+    private static boolean isPlain2x2(ConvGeometry g) {
+        return g.kh() == 2 && g.kw() == 2 && g.stride() == 2 && g.pad() == 0 && g.h() % 2 == 0 && g.w() % 2 == 0;
+    }
+
     static void maxPool(float[] x, float[] out, ConvGeometry g) {
+        if (isPlain2x2(g)) {
+            int h = g.h(), w = g.w(), oh = h / 2, ow = w / 2;
+            Parallel.range(g.n() * g.c(), (long) h * w, (from, to) -> {
+                for (int p = from; p < to; p++) {
+                    int xb = p * h * w, ob = p * oh * ow;
+                    for (int oy = 0; oy < oh; oy++) {
+                        int r0 = xb + 2 * oy * w, r1 = r0 + w, o = ob + oy * ow;
+                        for (int ox = 0; ox < ow; ox++) {
+                            int c = 2 * ox;
+                            out[o + ox] = Math.max(Math.max(x[r0 + c], x[r0 + c + 1]), Math.max(x[r1 + c], x[r1 + c + 1]));
+                        }
+                    }
+                }
+            });
+            return;
+        }
         int h = g.h(), w = g.w(), kh = g.kh(), kw = g.kw(), st = g.stride(), pad = g.pad(), oh = g.outH(), ow = g.outW();
         Parallel.range(g.n() * g.c(), (long) oh * ow * kh * kw, (from, to) -> {
             for (int p = from; p < to; p++) {
@@ -78,6 +99,28 @@ final class ConvKernels {
     }
 
     static void maxPoolBackward(float[] x, float[] dy, float[] dx, ConvGeometry g) {
+        if (isPlain2x2(g)) {
+            int h = g.h(), w = g.w(), oh = h / 2, ow = w / 2;
+            Parallel.range(g.n() * g.c(), (long) h * w, (from, to) -> {
+                for (int p = from; p < to; p++) {
+                    int xb = p * h * w, ob = p * oh * ow;
+                    java.util.Arrays.fill(dx, xb, xb + h * w, 0f);
+                    for (int oy = 0; oy < oh; oy++) {
+                        int r0 = xb + 2 * oy * w, r1 = r0 + w, o = ob + oy * ow;
+                        for (int ox = 0; ox < ow; ox++) {
+                            // branch-free argmax, first of equals wins: within each row pair, then between rows
+                            int c = 2 * ox;
+                            float p0 = x[r0 + c], p1 = x[r0 + c + 1], p2 = x[r1 + c], p3 = x[r1 + c + 1];
+                            int top = (int) Elementwise.greater(p1, p0), bottom = (int) Elementwise.greater(p3, p2);
+                            int lower = (int) Elementwise.greater(Math.max(p2, p3), Math.max(p0, p1));
+                            int col = top + lower * (bottom - top);
+                            dx[r0 + c + col + lower * w] += dy[o + ox];
+                        }
+                    }
+                }
+            });
+            return;
+        }
         int h = g.h(), w = g.w(), kh = g.kh(), kw = g.kw(), st = g.stride(), pad = g.pad(), oh = g.outH(), ow = g.outW();
         Parallel.range(g.n() * g.c(), (long) oh * ow * kh * kw, (from, to) -> {
             for (int p = from; p < to; p++) {

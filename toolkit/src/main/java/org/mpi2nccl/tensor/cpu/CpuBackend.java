@@ -122,6 +122,41 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public void binaryBroadcast(BinaryOp op, Storage a, Storage b, Storage out, long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        checkRange(op.name(), a, 0, n);
+        checkRange(op.name(), b, 0, channels);
+        checkRange(op.name(), out, 0, n);
+        Elementwise.broadcast(op, data(a), data(b), data(out), (int) outer, (int) channels, (int) inner);
+    }
+
+    @Override
+    public void channelSums(Storage a, Storage b, Storage sumA, Storage sumAB, long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        checkRange("channelSums a", a, 0, n);
+        checkRange("channelSums b", b, 0, n);
+        checkRange("channelSums sumA", sumA, 0, channels);
+        checkRange("channelSums sumAB", sumAB, 0, channels);
+        ChannelKernels.sums(data(a), data(b), data(sumA), data(sumAB), (int) outer, (int) channels, (int) inner);
+    }
+
+    @Override
+    public void channelAffine(Storage a, Storage scaleA, Storage b, Storage scaleB, Storage shift, Storage out,
+                              long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        checkRange("channelAffine a", a, 0, n);
+        checkRange("channelAffine scaleA", scaleA, 0, channels);
+        checkRange("channelAffine shift", shift, 0, channels);
+        checkRange("channelAffine out", out, 0, n);
+        if (b != null) {
+            checkRange("channelAffine b", b, 0, n);
+            checkRange("channelAffine scaleB", scaleB, 0, channels);
+        }
+        ChannelKernels.affine(data(a), data(scaleA), b == null ? null : data(b), b == null ? null : data(scaleB), data(shift), data(out),
+                (int) outer, (int) channels, (int) inner);
+    }
+
+    @Override
     public void reduce(ReduceOp op, Storage a, Storage out, long outer, long reduced, long inner) {
         if (reduced < 1) throw new IllegalArgumentException("reduce: reduced axis must have >= 1 element, got " + reduced);
         checkRange("reduce", a, 0, outer * reduced * inner);

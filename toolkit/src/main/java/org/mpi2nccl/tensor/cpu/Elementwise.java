@@ -15,7 +15,7 @@ final class Elementwise {
         Parallel.range(n, cost, (from, to) -> {
             switch (op) {
                 case NEG -> { for (int i = from; i < to; i++) out[i] = -a[i]; }
-                case RELU -> { for (int i = from; i < to; i++) out[i] = a[i] > 0f ? a[i] : 0f; }
+                case RELU -> { for (int i = from; i < to; i++) out[i] = Math.max(a[i], 0f); }
                 case SQUARE -> { for (int i = from; i < to; i++) out[i] = a[i] * a[i]; }
                 case EXP -> { for (int i = from; i < to; i++) out[i] = (float) Math.exp(a[i]); }
                 case LOG -> { for (int i = from; i < to; i++) out[i] = (float) Math.log(a[i]); }
@@ -38,6 +38,15 @@ final class Elementwise {
         });
     }
 
+    /**
+     * 1 if x > y else 0, without a branch (a data-dependent branch mispredicts half the time on activations):
+     * the sign bit of {@code (y - x) + 0}, where adding +0 turns a -0 difference into +0. NaN gives 0 as
+     * as long as the NaN is positive (Java's Float.NaN and the NaNs arithmetic makes from it).
+     */
+    static float greater(float x, float y) {
+        return Float.floatToRawIntBits((y - x) + 0f) >>> 31;
+    }
+
     static void scalar(BinaryOp op, float[] a, float s, float[] out, int n) {
         long cost = op == BinaryOp.POW ? 32 : 1;
         Parallel.range(n, cost, (from, to) -> {
@@ -47,12 +56,53 @@ final class Elementwise {
                 case MUL -> { for (int i = from; i < to; i++) out[i] = a[i] * s; }
                 case DIV -> { for (int i = from; i < to; i++) out[i] = a[i] / s; }
                 case RSUB -> { for (int i = from; i < to; i++) out[i] = s - a[i]; }
-                case GT -> { for (int i = from; i < to; i++) out[i] = a[i] > s ? 1f : 0f; }
+                case GT -> {
+                    if (Float.isNaN(s)) java.util.Arrays.fill(out, from, to, 0f);
+                    else for (int i = from; i < to; i++) out[i] = greater(a[i], s);
+                }
+                case LT -> {
+                    if (Float.isNaN(s)) java.util.Arrays.fill(out, from, to, 0f);
+                    else for (int i = from; i < to; i++) out[i] = greater(s, a[i]);
+                }
+                case MAXIMUM -> { for (int i = from; i < to; i++) out[i] = Math.max(a[i], s); }
                 case POW -> {
                     if (s == 2f) { for (int i = from; i < to; i++) out[i] = a[i] * a[i]; }
                     else { for (int i = from; i < to; i++) out[i] = (float) Math.pow(a[i], s); }
                 }
                 default -> { for (int i = from; i < to; i++) out[i] = op.apply(a[i], s); }
+            }
+        });
+    }
+
+    /** out[o, c, i] = a[o, c, i] op b[c]. */
+    static void broadcast(BinaryOp op, float[] a, float[] b, float[] out, int outer, int channels, int inner) {
+        if (inner == 1) {
+            Parallel.range(outer, channels, (from, to) -> {
+                for (int o = from; o < to; o++) {
+                    int base = o * channels;
+                    switch (op) {
+                        case ADD -> { for (int c = 0; c < channels; c++) out[base + c] = a[base + c] + b[c]; }
+                        case SUB -> { for (int c = 0; c < channels; c++) out[base + c] = a[base + c] - b[c]; }
+                        case MUL -> { for (int c = 0; c < channels; c++) out[base + c] = a[base + c] * b[c]; }
+                        case DIV -> { for (int c = 0; c < channels; c++) out[base + c] = a[base + c] / b[c]; }
+                        default -> { for (int c = 0; c < channels; c++) out[base + c] = op.apply(a[base + c], b[c]); }
+                    }
+                }
+            });
+            return;
+        }
+        Parallel.range(outer * channels, inner, (from, to) -> {
+            for (int r = from; r < to; r++) {
+                float v = b[r % channels];
+                int base = r * inner;
+                switch (op) {
+                    case ADD -> { for (int i = 0; i < inner; i++) out[base + i] = a[base + i] + v; }
+                    case SUB -> { for (int i = 0; i < inner; i++) out[base + i] = a[base + i] - v; }
+                    case MUL -> { for (int i = 0; i < inner; i++) out[base + i] = a[base + i] * v; }
+                    case DIV -> { for (int i = 0; i < inner; i++) out[base + i] = a[base + i] / v; }
+                    case RSUB -> { for (int i = 0; i < inner; i++) out[base + i] = v - a[base + i]; }
+                    default -> { for (int i = 0; i < inner; i++) out[base + i] = op.apply(a[base + i], v); }
+                }
             }
         });
     }

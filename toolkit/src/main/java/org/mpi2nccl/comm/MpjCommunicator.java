@@ -1,0 +1,363 @@
+package org.mpi2nccl.comm;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import mpi.Datatype;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import mpi.Op;
+import mpi.Status;
+
+/**
+ * The MPI route: MPJ Express's own collectives ({@code Allreduce}, {@code Bcast}, ...) on host arrays, the
+ * Java twin of the seed's numpy + mpi4py code. GPU buffers are staged through pinned host memory (device to
+ * host, MPJ collective, host to device) and the time of each phase is kept ({@link #lastStaging()}).
+ *
+ * <p>MPJ's calls block without a timeout, so they run on one worker thread per communicator while the caller
+ * waits with the communicator's timeout; a call that does not return in time leaves the worker stuck inside
+ * MPJ, marks the communicator broken and raises {@link CollectiveTimeoutException}. The rank should then end
+ * (the launcher stops the others). Before each collective the ranks compare their calls
+ * ({@link MetadataCheck}) over MPJ point-to-point messages that can time out.
+ */
+public final class MpjCommunicator extends AbstractCommunicator {
+    // User tags of this communicator's own point-to-point traffic (MPJ's collectives use their own).
+    private static final int TAG_META = 31_001;
+    private static final int TAG_P2P = 31_002;
+    private static final AtomicInteger WORKERS = new AtomicInteger();
+    private static final long GRACE_NANOS = 300_000_000L;
+
+    private final Intracomm comm;
+    private final MpjTransport transport;
+    private final int rank;
+    private final int size;
+    private final boolean verifyCalls;
+    private final ExecutorService worker;
+    private final boolean ownsWorker;
+    private volatile StagingTimes lastStaging;
+
+    private MpjCommunicator(Intracomm comm, Duration timeout, boolean verifyCalls, ExecutorService worker, boolean ownsWorker) {
+        super(timeout);
+        this.comm = comm;
+        this.transport = new MpjTransport(comm);
+        this.rank = transport.rank();
+        this.size = transport.size();
+        this.verifyCalls = verifyCalls;
+        this.worker = worker;
+        this.ownsWorker = ownsWorker;
+    }
+
+    /** {@code MPI.COMM_WORLD} (after {@code MPI.Init}), 60 s timeout, metadata check on. */
+    public static MpjCommunicator world() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public String kind() {
+        return "mpj";
+    }
+
+    /** The MPJ communicator underneath. */
+    public Intracomm intracomm() {
+        return comm;
+    }
+
+    /** Phase times of the last call on GPU buffers (null if none was staged). */
+    public StagingTimes lastStaging() {
+        return lastStaging;
+    }
+
+    // ---- collectives ----
+
+    @Override
+    public void allReduce(CommBuffer send, CommBuffer recv, Reduction op) {
+        checkAllReduce(send, recv, op);
+        CollectiveCall call = begin(Collective.ALL_REDUCE, send.count(), send.dataType(), op, -1);
+        collective(call, send, recv, true, (s, r) -> {
+            HostBuffer src = s.sameAs(r) ? s.copy() : s;      // MPJ has no MPI_IN_PLACE
+            comm.Allreduce(src.array(), src.offset(), r.array(), r.offset(), r.length(), type(r), mpjOp(op));
+            if (op == Reduction.AVG) {
+                HostReduce.divide(r, size);
+            }
+        });
+    }
+
+    @Override
+    public void broadcast(CommBuffer send, CommBuffer recv, int root) {
+        checkBroadcast(send, recv, root);
+        CollectiveCall call = begin(Collective.BROADCAST, recv.count(), recv.dataType(), null, root);
+        boolean isRoot = rank == root;
+        collective(call, isRoot ? send : null, recv, isRoot, (s, r) -> {
+            if (isRoot && !s.sameAs(r)) {
+                s.copyTo(r);
+            }
+            comm.Bcast(r.array(), r.offset(), r.length(), type(r), root);
+        });
+    }
+
+    @Override
+    public void reduce(CommBuffer send, CommBuffer recv, Reduction op, int root) {
+        checkReduce(send, recv, op, root);
+        CollectiveCall call = begin(Collective.REDUCE, send.count(), send.dataType(), op, root);
+        boolean isRoot = rank == root;
+        collective(call, send, isRoot ? recv : null, true, (s, r) -> {
+            HostBuffer src = r != null && s.sameAs(r) ? s.copy() : s;
+            // Non-roots get a scratch receive buffer: MPJ wants one even where it writes nothing.
+            HostBuffer dst = r != null ? r : HostBuffer.allocate(s.dataType(), s.count());
+            comm.Reduce(src.array(), src.offset(), dst.array(), dst.offset(), s.length(), type(s), mpjOp(op), root);
+            if (isRoot && op == Reduction.AVG) {
+                HostReduce.divide(r, size);
+            }
+        });
+    }
+
+    @Override
+    public void allGather(CommBuffer send, CommBuffer recv) {
+        checkAllGather(send, recv);
+        CollectiveCall call = begin(Collective.ALL_GATHER, send.count(), send.dataType(), null, -1);
+        collective(call, send, recv, true, (s, r) -> {
+            HostBuffer src = s.overlaps(r) ? s.copy() : s;
+            comm.Allgather(src.array(), src.offset(), src.length(), type(s), r.array(), r.offset(), s.length(), type(r));
+        });
+    }
+
+    @Override
+    public void reduceScatter(CommBuffer send, CommBuffer recv, Reduction op) {
+        checkReduceScatter(send, recv, op);
+        CollectiveCall call = begin(Collective.REDUCE_SCATTER, recv.count(), recv.dataType(), op, -1);
+        collective(call, send, recv, true, (s, r) -> {
+            // MPJ 0.44's Reduce_scatter returns wrong sums and overwrites the send buffer, so this is MPJ's
+            // Reduce to rank 0 followed by its Scatter: still MPJ's own collectives, checked by the tests.
+            HostBuffer whole = HostBuffer.allocate(s.dataType(), s.count());
+            comm.Reduce(s.array(), s.offset(), whole.array(), whole.offset(), s.length(), type(s), mpjOp(op), 0);
+            HostBuffer dst = r.overlaps(s) ? HostBuffer.allocate(r.dataType(), r.count()) : r;
+            comm.Scatter(whole.array(), whole.offset(), r.length(), type(r), dst.array(), dst.offset(), r.length(), type(r), 0);
+            if (op == Reduction.AVG) {
+                HostReduce.divide(dst, size);
+            }
+            if (dst != r) {
+                dst.copyTo(r);
+            }
+        });
+    }
+
+    @Override
+    public void send(CommBuffer buffer, int peer) {
+        checkPeer("send", buffer, peer);
+        CollectiveCall call = begin(Collective.SEND_RECV, buffer.count(), buffer.dataType(), null, peer);
+        pointToPoint(call, buffer, null, (s, r) -> comm.Send(s.array(), s.offset(), s.length(), type(s), peer, TAG_P2P));
+    }
+
+    @Override
+    public void recv(CommBuffer buffer, int peer) {
+        checkPeer("recv", buffer, peer);
+        CollectiveCall call = begin(Collective.SEND_RECV, buffer.count(), buffer.dataType(), null, peer);
+        pointToPoint(call, null, buffer, (s, r) -> {
+            Status st = comm.Recv(r.array(), r.offset(), r.length(), type(r), peer, TAG_P2P);
+            int got = st.Get_count(type(r));
+            if (got != r.length()) {
+                throw new CommException("rank " + rank + ": the message from rank " + peer + " has " + got
+                        + " elements but the receive expects " + r.length());
+            }
+        });
+    }
+
+    @Override
+    public void barrier() {
+        CollectiveCall call = begin(Collective.BARRIER, 0, DataType.INT32, null, -1);
+        collective(call, null, null, false, (s, r) -> comm.Barrier());
+    }
+
+    @Override
+    public MpjCommunicator split(int color, int key) {
+        checkColor(color);
+        CollectiveCall call = begin(Collective.SPLIT, 2, DataType.INT64, null, -1);
+        Intracomm[] child = new Intracomm[1];
+        collective(call, null, null, false, (s, r) -> {
+            // Two MPJ 0.44 bugs worked around: MPI.UNDEFINED throws a NullPointerException, and so do equal
+            // keys. So the ranks exchange (color, key) first; ranks without a color get one nobody uses (and
+            // drop the communicator they get), and each rank passes its position in (key, rank) order as key.
+            int[] pairs = new int[2 * size];
+            comm.Allgather(new int[] {color, key}, 0, 2, MPI.INT, pairs, 0, 2, MPI.INT);
+            int unused = 0;
+            int position = 0;
+            for (int q = 0; q < size; q++) {
+                unused = Math.max(unused, pairs[2 * q] + 1);
+                if (pairs[2 * q + 1] < key || (pairs[2 * q + 1] == key && q < rank)) {
+                    position++;
+                }
+            }
+            child[0] = comm.Split(color == NO_COLOR ? unused : color, position);
+            if (color == NO_COLOR) {
+                child[0].Free();
+                child[0] = null;
+            }
+        });
+        if (child[0] == null) {
+            return null;
+        }
+        return new MpjCommunicator(child[0], timeout(), verifyCalls, worker, false);
+    }
+
+    /** Frees the worker thread and this thread's pinned staging memory (not MPJ itself: MPI.Finalize does that). */
+    @Override
+    public void close() {
+        if (!markClosed()) {
+            return;
+        }
+        if (ownsWorker) {
+            if (!isBroken()) {
+                worker.submit(HostStaging::releaseIfLoaded);
+            }
+            worker.shutdown();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MpjCommunicator[rank " + rank + " of " + size + "]";
+    }
+
+    // ---- running calls on the worker, with a timeout ----
+
+    @FunctionalInterface
+    private interface MpjBody {
+        void run(HostBuffer send, HostBuffer recv) throws MPIException;
+    }
+
+    private void collective(CollectiveCall call, CommBuffer send, CommBuffer recv, boolean readSend, MpjBody body) {
+        run(call, () -> onWorker(call, deadline -> {
+            if (verifyCalls) {
+                MetadataCheck.verify(transport, TAG_META, call, deadline);
+            }
+            StagingTimes t = HostStaging.run(send, recv, readSend, (s, r) -> mpj(call, () -> body.run(s, r)));
+            if (t != null) {
+                lastStaging = t;
+            }
+        }));
+    }
+
+    private void pointToPoint(CollectiveCall call, CommBuffer send, CommBuffer recv, MpjBody body) {
+        run(call, () -> onWorker(call, deadline -> {
+            StagingTimes t = HostStaging.run(send, recv, send != null, (s, r) -> mpj(call, () -> body.run(s, r)));
+            if (t != null) {
+                lastStaging = t;
+            }
+        }));
+    }
+
+    private void onWorker(CollectiveCall call, java.util.function.Consumer<Deadline> work) {
+        Deadline deadline = Deadline.after(timeout());
+        Future<?> f = worker.submit(() -> work.accept(deadline));
+        try {
+            // A little longer than the deadline, so that an error the worker raises at the deadline itself
+            // (e.g. the metadata check naming the missing rank) arrives before this generic one.
+            f.get(deadline.remainingNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            CollectiveTimeoutException t = new CollectiveTimeoutException(rank, call, timeout(),
+                    "MPJ to return: a peer died, hangs or skipped this call");
+            markBroken(t);
+            throw t;
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new CommException("rank " + rank + ": " + call.describe() + " failed: " + c, c);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommException("rank " + rank + ": interrupted while waiting for " + call.describe(), e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface MpjCall {
+        void run() throws MPIException;
+    }
+
+    private void mpj(CollectiveCall call, MpjCall c) {
+        try {
+            c.run();
+        } catch (MPIException e) {
+            throw new CommException("rank " + rank + ": MPJ " + call.describe() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    static Datatype type(HostBuffer b) {
+        return MpjTransport.mpjType(b.dataType());
+    }
+
+    static Op mpjOp(Reduction op) {
+        return switch (op) {
+            case SUM, AVG -> MPI.SUM;
+            case PROD -> MPI.PROD;
+            case MAX -> MPI.MAX;
+            case MIN -> MPI.MIN;
+        };
+    }
+
+    /** Settings. */
+    public static final class Builder {
+        private Intracomm comm;
+        private Duration timeout = Duration.ofSeconds(60);
+        private boolean verifyCalls = true;
+
+        private Builder() {
+        }
+
+        /** The MPJ communicator to use (default {@code MPI.COMM_WORLD}). */
+        public Builder intracomm(Intracomm c) {
+            this.comm = c;
+            return this;
+        }
+
+        public Builder timeout(Duration t) {
+            this.timeout = t;
+            return this;
+        }
+
+        /** The metadata check before each collective (default on). */
+        public Builder verifyCalls(boolean on) {
+            this.verifyCalls = on;
+            return this;
+        }
+
+        public MpjCommunicator build() {
+            Intracomm c = comm;
+            if (c == null) {
+                if (MPI.COMM_WORLD == null) {
+                    throw new IllegalStateException("MPJ is not initialised: call MPI.Init(args) first"
+                            + " (rank programs are started by the launcher, org.mpi2nccl.launch.Mpj)");
+                }
+                c = MPI.COMM_WORLD;
+            }
+            ExecutorService w = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "mpj-comm-" + WORKERS.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+            return new MpjCommunicator(c, timeout, verifyCalls, w, true);
+        }
+    }
+}

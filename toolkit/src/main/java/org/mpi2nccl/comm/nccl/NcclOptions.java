@@ -1,0 +1,62 @@
+package org.mpi2nccl.comm.nccl;
+
+import java.time.Duration;
+
+/**
+ * Settings of an {@link NcclCommunicator}.
+ *
+ * @param device       CUDA device of this rank, or -1 for "rank modulo the number of GPUs" (one host)
+ * @param timeout      longest any call may take (init included) before the communicator is aborted
+ * @param verifyCalls  the metadata check before each collective (a tiny all-gather + host round trip)
+ * @param synchronous  each call returns when its result is ready; false: calls return once queued on the
+ *                     stream (as in PyTorch and nccl-tests) and {@link NcclCommunicator#synchronize()} waits
+ * @param blocking     NCCL's own blocking mode; false (default) lets init and calls be polled, so that a
+ *                     missing peer becomes a timeout instead of a hang
+ * @param stream       a CUDA stream (cudaStream_t address) to run on, shared with other GPU work; 0 = own stream
+ */
+public record NcclOptions(int device, Duration timeout, boolean verifyCalls, boolean synchronous, boolean blocking,
+                          long stream) {
+
+    public NcclOptions {
+        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        if (device < -1) {
+            throw new IllegalArgumentException("device must be a CUDA ordinal >= 0, or -1 for rank % GPUs; got " + device);
+        }
+    }
+
+    /** Device from the rank, 60 s timeout, checks on, synchronous, non-blocking NCCL, own stream. */
+    public static NcclOptions defaults() {
+        return new NcclOptions(-1, Duration.ofSeconds(60), true, true, false, 0);
+    }
+
+    /** As nccl-tests and PyTorch run: no metadata check, calls return once queued. */
+    public static NcclOptions fast() {
+        return defaults().verifyCalls(false).synchronous(false);
+    }
+
+    public NcclOptions device(int d) {
+        return new NcclOptions(d, timeout, verifyCalls, synchronous, blocking, stream);
+    }
+
+    public NcclOptions timeout(Duration t) {
+        return new NcclOptions(device, t, verifyCalls, synchronous, blocking, stream);
+    }
+
+    public NcclOptions verifyCalls(boolean on) {
+        return new NcclOptions(device, timeout, on, synchronous, blocking, stream);
+    }
+
+    public NcclOptions synchronous(boolean on) {
+        return new NcclOptions(device, timeout, verifyCalls, on, blocking, stream);
+    }
+
+    public NcclOptions blocking(boolean on) {
+        return new NcclOptions(device, timeout, verifyCalls, synchronous, on, stream);
+    }
+
+    public NcclOptions stream(long cudaStreamAddress) {
+        return new NcclOptions(device, timeout, verifyCalls, synchronous, blocking, cudaStreamAddress);
+    }
+}

@@ -1,0 +1,70 @@
+package org.mpi2nccl.data;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * The IDX format of MNIST and Fashion-MNIST (optionally gzip-compressed): a big-endian magic
+ * {@code 0x00 0x00 type ndim} (type 0x08 = unsigned byte), {@code ndim} big-endian int32 dimensions, then the
+ * data. Errors name the file and what was expected.
+ */
+public final class Idx {
+    private Idx() {}
+
+    /** An unsigned-byte IDX array. */
+    public record Array(int[] dims, byte[] data) {}
+
+    public static Array readUnsignedBytes(Path file, int expectedDims) throws IOException {
+        if (!Files.isRegularFile(file)) throw new NoSuchFileException(file.toString(), null, "IDX file not found");
+        try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
+             DataInputStream in = new DataInputStream(isGzip(file) ? new GZIPInputStream(raw, 1 << 16) : raw)) {
+            int magic;
+            try {
+                magic = in.readInt();
+            } catch (EOFException e) {
+                throw new IOException(file + ": empty or truncated, expected an IDX header (magic 0x0000080" + expectedDims + ")");
+            }
+            int type = (magic >>> 8) & 0xFF, ndim = magic & 0xFF;
+            if ((magic >>> 16) != 0 || type != 0x08 || ndim != expectedDims)
+                throw new IOException(String.format("%s: not an unsigned-byte IDX file with %d dimensions: magic 0x%08X, expected 0x%08X",
+                        file, expectedDims, magic, 0x800 | expectedDims));
+            int[] dims = new int[ndim];
+            long total = 1;
+            try {
+                for (int i = 0; i < ndim; i++) {
+                    dims[i] = in.readInt();
+                    if (dims[i] < 0) throw new IOException(file + ": negative dimension " + dims[i] + " in the IDX header");
+                    total *= dims[i];
+                }
+            } catch (EOFException e) {
+                throw new IOException(file + ": truncated IDX header (expected " + ndim + " dimensions)");
+            }
+            if (total > Integer.MAX_VALUE) throw new IOException(file + ": " + total + " values is too large");
+            byte[] data = new byte[(int) total];
+            int read = in.readNBytes(data, 0, data.length);
+            if (read < data.length)
+                throw new IOException(file + ": truncated: header promises " + dimsText(dims) + " = " + total
+                        + " bytes of data, the file holds " + read);
+            return new Array(dims, data);
+        }
+    }
+
+    private static boolean isGzip(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return in.read() == 0x1f && in.read() == 0x8b;
+        }
+    }
+
+    private static String dimsText(int[] dims) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < dims.length; i++) b.append(i == 0 ? "" : " x ").append(dims[i]);
+        return b.toString();
+    }
+}

@@ -1,0 +1,23 @@
+package org.mpi2nccl.nn;
+
+import org.mpi2nccl.autograd.Functions;
+import org.mpi2nccl.autograd.Tensor;
+
+/** Max-pooling with a square window. */
+public final class MaxPool2d extends Module {
+    private final int kernel, stride, padding;
+
+    public MaxPool2d(int kernel) { this(kernel, kernel, 0); }
+
+    public MaxPool2d(int kernel, int stride, int padding) {
+        this.kernel = kernel;
+        this.stride = stride;
+        this.padding = padding;
+    }
+
+    @Override
+    public Tensor forward(Tensor x) { return Functions.maxPool2d(x, kernel, stride, padding); }
+
+    @Override
+    protected String describe() { return "MaxPool2d(" + kernel + ", stride " + stride + ")"; }
+}

@@ -1,0 +1,154 @@
+package org.mpi2nccl.nn;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.tensor.NDArray;
+import org.mpi2nccl.tensor.Shapes;
+
+/**
+ * A layer or a model: parameters (tensors that learn), buffers (arrays that do not, e.g. batch-norm running
+ * statistics) and sub-modules, all named. {@link #state()} flattens them into one ordered list of named
+ * arrays — the same order on every rank, which is what broadcasting the initial weights and all-reducing
+ * gradients rely on. Parameters and buffers are allocated outside any {@link ArrayScope}: they live until
+ * {@link #close()}.
+ */
+public abstract class Module implements AutoCloseable {
+
+    private final Map<String, Tensor> params = new LinkedHashMap<>();
+    private final Map<String, NDArray> buffers = new LinkedHashMap<>();
+    private final Map<String, Module> children = new LinkedHashMap<>();
+    private boolean training = true;
+
+    /** The layer's computation. */
+    public abstract Tensor forward(Tensor x);
+
+    protected final Tensor addParameter(String name, Supplier<NDArray> init) {
+        checkName(name);
+        Tensor t = Tensor.parameter(ArrayScope.outside(init));
+        params.put(name, t);
+        return t;
+    }
+
+    protected final NDArray addBuffer(String name, Supplier<NDArray> init) {
+        checkName(name);
+        NDArray a = ArrayScope.outside(init);
+        buffers.put(name, a);
+        return a;
+    }
+
+    protected final <M extends Module> M addModule(String name, M module) {
+        checkName(name);
+        children.put(name, module);
+        return module;
+    }
+
+    private void checkName(String name) {
+        if (params.containsKey(name) || buffers.containsKey(name) || children.containsKey(name))
+            throw new IllegalArgumentException(getClass().getSimpleName() + ": name '" + name + "' registered twice");
+    }
+
+    /** Every parameter, depth first in registration order. */
+    public final List<Tensor> parameters() { return new ArrayList<>(namedParameters().values()); }
+
+    /** Parameters by dotted path ("0.weight", "features.3.bias"). */
+    public final Map<String, Tensor> namedParameters() {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        collectParameters("", out);
+        return out;
+    }
+
+    private void collectParameters(String prefix, Map<String, Tensor> out) {
+        params.forEach((n, t) -> out.put(prefix + n, t));
+        children.forEach((n, m) -> m.collectParameters(prefix + n + ".", out));
+    }
+
+    /** Buffers by dotted path. */
+    public final Map<String, NDArray> namedBuffers() {
+        Map<String, NDArray> out = new LinkedHashMap<>();
+        collectBuffers("", out);
+        return out;
+    }
+
+    private void collectBuffers(String prefix, Map<String, NDArray> out) {
+        buffers.forEach((n, a) -> out.put(prefix + n, a));
+        children.forEach((n, m) -> m.collectBuffers(prefix + n + ".", out));
+    }
+
+    /** Parameters' data then buffers, by dotted path: the model's whole state, the arrays themselves (not copies). */
+    public final Map<String, NDArray> state() {
+        Map<String, NDArray> out = new LinkedHashMap<>();
+        namedParameters().forEach((n, t) -> out.put(n, t.data()));
+        out.putAll(namedBuffers());
+        return out;
+    }
+
+    /** Copies values into this module's state; every name must exist with the same shape, and every entry be given. */
+    public final void loadState(Map<String, NDArray> values) {
+        Map<String, NDArray> mine = state();
+        for (String name : values.keySet())
+            if (!mine.containsKey(name)) throw new IllegalArgumentException("loadState: unknown entry '" + name + "' (this model has " + mine.keySet() + ")");
+        for (Map.Entry<String, NDArray> e : mine.entrySet()) {
+            NDArray src = values.get(e.getKey());
+            if (src == null) throw new IllegalArgumentException("loadState: entry '" + e.getKey() + "' missing");
+            if (!Arrays.equals(src.shape(), e.getValue().shape()))
+                throw new IllegalArgumentException("loadState: '" + e.getKey() + "' has shape " + Shapes.str(src.shape())
+                        + ", the model expects " + Shapes.str(e.getValue().shape()));
+            if (src.device().equals(e.getValue().device())) {
+                e.getValue().assign(src);
+            } else {
+                try (NDArray moved = src.to(e.getValue().device())) {
+                    e.getValue().assign(moved);
+                }
+            }
+        }
+    }
+
+    /** Number of learnable scalars. */
+    public final long parameterCount() {
+        long n = 0;
+        for (Tensor t : parameters()) n += t.size();
+        return n;
+    }
+
+    public final void zeroGrad() { for (Tensor t : parameters()) t.zeroGrad(); }
+
+    /** Training mode (dropout active, batch-norm on batch statistics). Returns this. */
+    public final Module train() { setTraining(true); return this; }
+
+    /** Evaluation mode (dropout off, batch-norm on running statistics). Returns this. */
+    public final Module eval() { setTraining(false); return this; }
+
+    private void setTraining(boolean on) {
+        training = on;
+        for (Module m : children.values()) m.setTraining(on);
+    }
+
+    public final boolean isTraining() { return training; }
+
+    protected final Map<String, Module> children() { return children; }
+
+    /** Frees every parameter, gradient and buffer. */
+    @Override
+    public void close() {
+        for (Tensor t : params.values()) t.close();
+        for (NDArray a : buffers.values()) a.close();
+        for (Module m : children.values()) m.close();
+    }
+
+    /** One line for leaf layers; containers print their children indented. */
+    protected String describe() { return getClass().getSimpleName(); }
+
+    @Override
+    public String toString() {
+        if (children.isEmpty()) return describe();
+        StringBuilder b = new StringBuilder(describe()).append("(\n");
+        children.forEach((n, m) -> b.append("  (").append(n).append("): ").append(m.toString().replace("\n", "\n  ")).append('\n'));
+        return b.append(')').toString();
+    }
+}

@@ -1,0 +1,40 @@
+package org.mpi2nccl.optim;
+
+import java.util.List;
+import org.mpi2nccl.autograd.Tensor;
+
+/**
+ * Updates parameters from their gradients. Updates run on the parameters' device through the backend's
+ * update primitives, in place: no parameter or gradient is copied to the host. State (momentum, Adam's
+ * moments) is allocated once, at construction, and lives until {@link #close()}.
+ */
+public abstract class Optimizer implements AutoCloseable {
+    protected final List<Tensor> params;
+    protected float lr;
+
+    protected Optimizer(List<Tensor> params, float lr) {
+        if (params.isEmpty()) throw new IllegalArgumentException(getClass().getSimpleName() + ": no parameters to optimise");
+        if (!(lr > 0f)) throw new IllegalArgumentException(getClass().getSimpleName() + ": learning rate must be positive, got " + lr);
+        for (Tensor p : params)
+            if (!p.isLeaf() || !p.requiresGrad() || !p.data().isCompact())
+                throw new IllegalArgumentException(getClass().getSimpleName() + ": every parameter must be a compact leaf that requires gradients");
+        this.params = List.copyOf(params);
+        this.lr = lr;
+    }
+
+    /** One update of every parameter that has a gradient. */
+    public abstract void step();
+
+    /** Zeroes every parameter's gradient (keeping the buffers). */
+    public void zeroGrad() { for (Tensor p : params) p.zeroGrad(); }
+
+    public float lr() { return lr; }
+
+    public void setLr(float lr) { this.lr = lr; }
+
+    public List<Tensor> params() { return params; }
+
+    /** Frees the optimizer's state. */
+    @Override
+    public void close() {}
+}

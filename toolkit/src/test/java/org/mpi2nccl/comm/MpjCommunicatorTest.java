@@ -1,0 +1,74 @@
+package org.mpi2nccl.comm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.mpi2nccl.launch.JobResult;
+import org.mpi2nccl.launch.Mpj;
+import org.mpi2nccl.launch.MpjDevice;
+import org.mpi2nccl.launch.MpjJobException;
+import org.mpi2nccl.launch.RankFailedException;
+
+/**
+ * The MPI route and the hand-written ring over real MPJ ranks (both devices), through the launcher: every
+ * collective checked on every rank, and the failure paths (mismatched calls, a skipped call, a dead rank)
+ * ending the job with an error that names the call or the rank, within the timeout.
+ */
+class MpjCommunicatorTest {
+
+    @ParameterizedTest(name = "{0} on {1} ranks, {2}")
+    @CsvSource({
+        "mpj, 1, MULTICORE", "mpj, 2, MULTICORE", "mpj, 3, MULTICORE", "mpj, 4, MULTICORE", "mpj, 2, NIODEV",
+        "ring, 3, MULTICORE", "ring, 4, MULTICORE", "ring, 2, NIODEV", "naive, 3, MULTICORE"})
+    void everyCollectiveIsCorrectOnEveryRank(String kind, int ranks, MpjDevice device) {
+        JobResult r = Mpj.launch(CommRankMain.class).ranks(ranks).device(device).args(kind, "checks")
+                .timeout(Duration.ofSeconds(120)).run();
+        assertTrue(r.succeeded(), r.toString());
+        assertEquals(ranks, r.reports().size(), "one report per rank");
+        for (Map<String, Object> rep : r.reports()) {
+            assertEquals(0L, ((Number) rep.get("failures")).longValue(), rep.toString());
+            assertEquals((long) ranks, ((Number) rep.get("size")).longValue());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"mpj", "ring"})
+    void mismatchedCallsFailAtOnceNamingBothCalls(String kind) {
+        long t0 = System.nanoTime();
+        RankFailedException e = assertThrows(RankFailedException.class, () -> Mpj.launch(CommRankMain.class).ranks(3)
+                .device(MpjDevice.MULTICORE).args(kind, "mismatch", "30000").timeout(Duration.ofSeconds(60)).run());
+        double s = (System.nanoTime() - t0) / 1e9;
+        assertTrue(e.getMessage().contains("CollectiveMismatchException"), e.getMessage());
+        assertTrue(e.getMessage().contains("broadcast #1") && e.getMessage().contains("allReduce #1"), e.getMessage());
+        assertTrue(s < 25, "a mismatch must not wait for the 30 s timeout; took " + s + " s");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"mpj", "ring"})
+    void aSkippedCollectiveTimesOutNamingTheCallAndTheMissingRank(String kind) {
+        long t0 = System.nanoTime();
+        RankFailedException e = assertThrows(RankFailedException.class, () -> Mpj.launch(CommRankMain.class).ranks(3)
+                .device(MpjDevice.MULTICORE).args(kind, "skip", "1500").timeout(Duration.ofSeconds(60)).run());
+        double s = (System.nanoTime() - t0) / 1e9;
+        assertTrue(e.getMessage().contains("CollectiveTimeoutException") && e.getMessage().contains("allReduce #2"),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("rank 2"), "names the rank that never came: " + e.getMessage());
+        assertTrue(s < 20, "took " + s + " s");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"mpj", "ring"})
+    void aRankThatDiesMidJobTakesTheJobDownNamingIt(String kind) {
+        long t0 = System.nanoTime();
+        MpjJobException e = assertThrows(MpjJobException.class, () -> Mpj.launch(CommRankMain.class).ranks(3)
+                .device(MpjDevice.NIODEV).args(kind, "die", "5000").timeout(Duration.ofSeconds(60)).run());
+        double s = (System.nanoTime() - t0) / 1e9;
+        assertTrue(e.getMessage().contains("rank 2"), e.getMessage());
+        assertTrue(s < 30, "took " + s + " s");
+    }
+}

@@ -1,0 +1,79 @@
+package org.mpi2nccl.optim;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.tensor.NDArray;
+
+/** SGD and Adam: exact first steps, convergence on a quadratic, argument checks. */
+class OptimizerTest {
+
+    private static Tensor param(float... v) { return Tensor.parameter(NDArray.of(v, v.length)); }
+
+    /** loss = sum((x - target)^2) */
+    private static void backwardQuadratic(Tensor x, float[] target) {
+        try (ArrayScope s = ArrayScope.open()) {
+            x.sub(Tensor.constant(NDArray.of(target, target.length))).pow(2f).sum().backward();
+        }
+    }
+
+    @Test
+    void sgdMomentumAndWeightDecayExactSteps() {
+        Tensor x = param(1f, -2f);
+        SGD sgd = new SGD(List.of(x), 0.1f, 0.9f, 0.5f);
+        sgd.zeroGrad();
+        backwardQuadratic(x, new float[] {0, 0});   // grad = 2x = (2, -4)
+        sgd.step();
+        // d = g + 0.5 x = (2.5, -5); v = d; x -= 0.1 v
+        assertArrayEquals(new float[] {0.75f, -1.5f}, x.data().toArray(), 1e-6f);
+        sgd.zeroGrad();
+        backwardQuadratic(x, new float[] {0, 0});   // grad = (1.5, -3)
+        sgd.step();
+        // d = (1.5 + 0.375, -3 - 0.75) = (1.875, -3.75); v = 0.9 * (2.5, -5) + d = (4.125, -8.25)
+        assertArrayEquals(new float[] {0.75f - 0.4125f, -1.5f + 0.825f}, x.data().toArray(), 1e-6f);
+    }
+
+    @Test
+    void adamFirstStepMovesEachCoordinateByTheLearningRate() {
+        Tensor x = param(3f, -1f, 0.5f);
+        Adam adam = new Adam(List.of(x), 0.01f);
+        adam.zeroGrad();
+        backwardQuadratic(x, new float[] {0, 0, 0});
+        adam.step();
+        // bias-corrected first step: m_hat / sqrt(v_hat) = sign(g)
+        assertArrayEquals(new float[] {2.99f, -0.99f, 0.49f}, x.data().toArray(), 1e-5f);
+        assertEquals(1, adam.steps());
+    }
+
+    @Test
+    void bothConvergeOnAQuadratic() {
+        float[] target = {1f, -2f, 3f};
+        for (String kind : new String[] {"sgd", "adam"}) {
+            Tensor x = param(0f, 0f, 0f);
+            Optimizer opt = kind.equals("sgd") ? new SGD(List.of(x), 0.05f, 0.9f, 0f) : new Adam(List.of(x), 0.1f);
+            for (int i = 0; i < 300; i++) {
+                opt.zeroGrad();
+                backwardQuadratic(x, target);
+                opt.step();
+            }
+            assertArrayEquals(target, x.data().toArray(), 1e-2f, kind);
+            opt.close();
+        }
+    }
+
+    @Test
+    void badArgumentsAreNamed() {
+        Tensor x = param(1f);
+        assertThrows(IllegalArgumentException.class, () -> new SGD(List.of(x), -1f));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Adam(List.of(), 0.1f));
+        assertTrue(e.getMessage().contains("no parameters"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new SGD(List.of(Tensor.constant(NDArray.of(new float[] {1}, 1))), 0.1f));
+        assertTrue(e.getMessage().contains("requires gradients"), e.getMessage());
+    }
+}
