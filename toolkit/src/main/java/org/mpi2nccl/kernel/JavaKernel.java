@@ -109,7 +109,10 @@ public final class JavaKernel extends BaseKernel {
     @Override
     public DisplayData eval(String code) throws Exception {
         CellValue value = run(code);
-        return value.present() ? Display.render(value.value()) : null;
+        if (!value.present() || value.value() instanceof java.io.PrintStream) {
+            return null; // a cell ending in System.out.printf(...) returns the stream: not worth showing
+        }
+        return Display.render(value.value());
     }
 
     /** Runs a cell: a cell magic, or code and line magics in order; the value of the last part is the cell's. */

@@ -76,10 +76,15 @@ public final class JShellEvaluator implements AutoCloseable {
 
     /** Adds jars or folders to what cells can use (compiler and class loader). */
     public void addToClasspath(String path) {
+        List<String> added = new ArrayList<>();
         for (String entry : path.split(File.pathSeparator)) {
             if (!entry.isBlank() && classPath.add(new File(entry).getAbsolutePath())) {
-                shell.addToClasspath(new File(entry).getAbsolutePath());
+                added.add(new File(entry).getAbsolutePath());
             }
+        }
+        if (!added.isEmpty()) {
+            // One call: each call makes JShell re-index the whole class path for completion.
+            shell.addToClasspath(String.join(File.pathSeparator, added));
         }
     }
 

@@ -98,6 +98,23 @@ public final class RankEngines implements AutoCloseable {
      */
     public static RankEngines start(int n, MpjDevice device, List<String> classPath, PrintStream log)
             throws CellError {
+        return start(n, device, classPath, jvmArgsFromProperty(), log);
+    }
+
+    /**
+     * Options for the engines' JVMs from the system property {@value #JVM_ARGS_PROPERTY} (space-separated), e.g.
+     * {@code -Dmpi2nccl.engine.jvmArgs=-Xmx2g} in the kernelspec.
+     */
+    public static final String JVM_ARGS_PROPERTY = "mpi2nccl.engine.jvmArgs";
+
+    static List<String> jvmArgsFromProperty() {
+        String s = System.getProperty(JVM_ARGS_PROPERTY, "").trim();
+        return s.isEmpty() ? List.of() : List.of(s.split("\\s+"));
+    }
+
+    /** As {@link #start(int, MpjDevice, List, PrintStream)}, with options for the engines' JVMs. */
+    public static RankEngines start(int n, MpjDevice device, List<String> classPath, List<String> jvmArgs,
+                                    PrintStream log) throws CellError {
         if (n < 1) {
             throw engineError("a job needs at least 1 rank, not " + n + ": use %mpj start -np 2 (or more)");
         }
@@ -118,6 +135,7 @@ public final class RankEngines implements AutoCloseable {
                     .device(device)
                     .args("127.0.0.1", Integer.toString(server.getLocalPort()), token)
                     .timeout(Duration.ofDays(365)) // engines live as long as the kernel wants them
+                    .jvmArgs(jvmArgs.toArray(new String[0]))
                     .onLine(line -> early.add(new Event(line.rank(), null, line)))
                     .start();
         } catch (RuntimeException e) {
