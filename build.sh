@@ -175,10 +175,13 @@ cmd_bundle() {
   say "bundle: assembling $out"
   rm -rf "$out" && mkdir -p "$out/lib" "$out/test"
   cp -a "$BUILD/bundle-runtime" "$out/runtime"
+  mkdir -p "$BUILD/bundle-jars"     # stored copies, remade only when their jar changed
   for j in "$TOOLKIT_JAR" "$TOOLKIT_LIB"/*.jar; do
     # The kernel stays home; icu4j (8 MB) only serves Tablesaw's charset guessing when reading files.
     case "$(basename "$j")" in jupyter-jvm-basekernel-*|jeromq-*|jnacl-*|icu4j-*) continue;; esac
-    store_jar "$j" "$out/lib/$(basename "$j")"
+    local stored="$BUILD/bundle-jars/$(basename "$j")"
+    [ -f "$stored" ] && [ "$stored" -nt "$j" ] || { rm -f "$stored"; store_jar "$j" "$stored"; }
+    cp "$stored" "$out/lib/"
   done
   cp -a "$ROOT/toolkit/target/test-classes" "$out/test/classes"
   mvn -q -B dependency:copy -Dartifact="$JUNIT_CONSOLE" -DoutputDirectory="$out/test" >"$BUILD/mvn-junit-console.log" 2>&1 \
@@ -295,7 +298,7 @@ cmd="${1:-}"
 [ $# -gt 0 ] && shift
 case "$cmd" in
   setup)    setup ;;
-  run)      setup; toolkit run "$@" ;;
+  run)      setup; MPI2NCCL_REPORT_DIR="${MPI2NCCL_REPORT_DIR:-$BUILD/report}" toolkit run "$@" ;;
   test)     setup; cmd_test "$@" ;;
   cli)      setup; toolkit "$@" ;;
   bundle)   setup; cmd_bundle "$@" ;;

@@ -63,8 +63,27 @@ __device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p 
     }                                                                                                  \
     extern "C" __global__ void ew_##NAME##_scalar_f32(const float* A, float s, float* out, long long n, \
                                                       int reversed) {                                 \
-        if (reversed) { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(s, A[i]); }                          \
-        else          { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], s); }                          \
+        if (aligned16(A) && aligned16(out)) {                                                          \
+            const long long n4 = n >> 2;                                                               \
+            const float4* A4 = reinterpret_cast<const float4*>(A);                                     \
+            float4* O4 = reinterpret_cast<float4*>(out);                                               \
+            if (reversed) {                                                                            \
+                GRID_STRIDE_LOOP(i, n4) {                                                              \
+                    const float4 a = A4[i];                                                            \
+                    O4[i] = make_float4(op_##NAME(s, a.x), op_##NAME(s, a.y), op_##NAME(s, a.z), op_##NAME(s, a.w)); \
+                }                                                                                      \
+            } else {                                                                                   \
+                GRID_STRIDE_LOOP(i, n4) {                                                              \
+                    const float4 a = A4[i];                                                            \
+                    O4[i] = make_float4(op_##NAME(a.x, s), op_##NAME(a.y, s), op_##NAME(a.z, s), op_##NAME(a.w, s)); \
+                }                                                                                      \
+            }                                                                                          \
+            GRID_STRIDE_LOOP(j, n - (n4 << 2)) {                                                       \
+                const long long i = (n4 << 2) + j;                                                     \
+                out[i] = reversed ? op_##NAME(s, A[i]) : op_##NAME(A[i], s);                           \
+            }                                                                                          \
+        } else if (reversed) { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(s, A[i]); }                   \
+        else                 { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], s); }                   \
     }                                                                                                  \
     extern "C" __global__ void ew_##NAME##_bcast_f32(const float* A, const float* __restrict__ B,      \
                                                      float* out, long long outer, long long channels,  \

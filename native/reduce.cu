@@ -1,5 +1,6 @@
 // Reductions over the middle axis of a compact float32 array seen as [outer, r, inner] (Backend.reduce):
 //   reduce_{sum,max,min}_rows_f32  inner == 1: one block per (outer, chunk) row segment, block-wide tree
+//   reduce_{sum,max,min}_rows_warp_f32  inner == 1, many short rows: one warp per row
 //   reduce_{sum,max,min}_cols_f32  inner  > 1: one thread per (outer, chunk, inner) output, coalesced along inner
 // A large r is split into `chunks` segments of `chunk` elements so a full reduction keeps the whole GPU busy:
 // the outputs are [outer, chunks, inner] partials that the Java side reduces again. No atomics: the same input
@@ -20,11 +21,32 @@ __device__ __forceinline__ float block_combine_min(float v) { return -block_max(
         for (long long row = blockIdx.x; row < outer * chunks; row += gridDim.x) {                      \
             const long long o = row / chunks, c = row % chunks;                                         \
             const long long begin = c * chunk, end = min(r, begin + chunk);                             \
-            const float* src = in + o * r;                                                              \
+            const float* src = in + o * r + begin;                                                      \
+            const long long len = max(0LL, end - begin);                                                \
             float acc = IDENTITY;                                                                       \
-            for (long long k = begin + threadIdx.x; k < end; k += blockDim.x) acc = combine_##NAME(acc, src[k]); \
+            long long done = 0;                                                                         \
+            if (((uintptr_t)src & 15u) == 0) {                /* float4 loads over the aligned part */  \
+                const float4* src4 = reinterpret_cast<const float4*>(src);                              \
+                for (long long k = threadIdx.x; k < (len >> 2); k += blockDim.x) {                      \
+                    const float4 v = src4[k];                                                           \
+                    acc = combine_##NAME(acc, combine_##NAME(combine_##NAME(v.x, v.y), combine_##NAME(v.z, v.w))); \
+                }                                                                                       \
+                done = (len >> 2) << 2;                                                                 \
+            }                                                                                           \
+            for (long long k = done + threadIdx.x; k < len; k += blockDim.x) acc = combine_##NAME(acc, src[k]); \
             acc = block_combine_##NAME(acc);                                                            \
             if (threadIdx.x == 0) out[row] = acc;                                                       \
+        }                                                                                               \
+    }                                                                                                   \
+    /* one warp per row: for many short rows, no block-wide barriers */                                 \
+    extern "C" __global__ void reduce_##NAME##_rows_warp_f32(const float* __restrict__ in, float* __restrict__ out, \
+                                                             long long rows, long long r) {             \
+        WARP_PER_ROW_LOOP(row, rows) {                                                                  \
+            const float* src = in + row * r;                                                            \
+            float acc = IDENTITY;                                                                       \
+            for (long long k = lane; k < r; k += 32) acc = combine_##NAME(acc, src[k]);                 \
+            for (int o = 16; o > 0; o >>= 1) acc = combine_##NAME(acc, __shfl_xor_sync(0xffffffffu, acc, o)); \
+            if (lane == 0) out[row] = acc;                                                              \
         }                                                                                               \
     }                                                                                                   \
     extern "C" __global__ void reduce_##NAME##_cols_f32(const float* __restrict__ in, float* __restrict__ out, \

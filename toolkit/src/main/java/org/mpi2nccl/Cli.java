@@ -3,7 +3,7 @@ package org.mpi2nccl;
 import org.mpi2nccl.cuda.GpuBenchCommand;
 import org.mpi2nccl.cuda.GpuDoctorCommand;
 import org.mpi2nccl.launch.MpjRunCommand;
-import org.mpi2nccl.launch.RunCommand;
+import org.mpi2nccl.launch.PartialSumCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "mpi2nccl", mixinStandardHelpOptions = true, version = "mpi2nccl 0.1.0",
         description = "From MPI reduction on the CPU to NCCL all-reduce on GPUs.",
-        subcommands = {CommandLine.HelpCommand.class, MpjRunCommand.class, RunCommand.class,
+        subcommands = {CommandLine.HelpCommand.class, MpjRunCommand.class, org.mpi2nccl.bench.SpeedupCommand.class, PartialSumCommand.class,
                 GpuDoctorCommand.class, GpuBenchCommand.class, org.mpi2nccl.doctor.DoctorCommand.class,
                 org.mpi2nccl.bench.TrainFashionMnistCommand.class, org.mpi2nccl.bench.MatmulBenchCommand.class})
 public final class Cli {

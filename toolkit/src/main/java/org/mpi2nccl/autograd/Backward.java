@@ -18,6 +18,15 @@ final class Backward {
     private Backward() {}
 
     static void run(Tensor root, NDArray seed) {
+        run(root, seed, null);
+    }
+
+    /**
+     * {@code onLeafGradReady} (may be null) is told each leaf as soon as its gradient is final: in reverse
+     * topological order every consumer of a tensor is processed before it, so a leaf's accumulation is its last.
+     * Data-parallel training starts all-reducing a bucket of gradients there, while backward goes on.
+     */
+    static void run(Tensor root, NDArray seed, java.util.function.Consumer<Tensor> onLeafGradReady) {
         List<Tensor> order = topologicalOrder(root);
         Map<Tensor, NDArray> pending = new IdentityHashMap<>();
         pending.put(root, seed.compact());
@@ -28,6 +37,7 @@ final class Backward {
             if (node.isLeaf()) {
                 node.accumulateGrad(g);
                 g.close();
+                if (onLeafGradReady != null) onLeafGradReady.accept(node);
                 continue;
             }
             NDArray[] inGrads = node.creator().backward(g);

@@ -85,6 +85,20 @@ public final class Tensor implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #backward()} that tells {@code onLeafGradReady} each leaf the moment its gradient is complete
+     * (data-parallel training overlaps the all-reduce of finished gradients with the rest of backward).
+     */
+    public void backward(java.util.function.Consumer<Tensor> onLeafGradReady) {
+        if (!requiresGrad || data.size() != 1) {
+            backward();                       // the same checks and messages
+            return;
+        }
+        try (NDArray one = NDArray.ones(device(), data.shape())) {
+            Backward.run(this, one, onLeafGradReady);
+        }
+    }
+
     /** Backward with the given gradient of this tensor (same shape). */
     public void backward(NDArray outGrad) {
         if (!requiresGrad)

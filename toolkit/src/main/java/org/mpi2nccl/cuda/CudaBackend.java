@@ -407,6 +407,15 @@ public final class CudaBackend implements Backend {
         return memory(s, op).address();
     }
 
+    /**
+     * The device address of {@code s} (a storage of this backend), for code that hands GPU memory to another
+     * library in place: NCCL all-reduces data-parallel gradient buckets there. The storage must stay open while
+     * that library uses the address, and its work must be ordered with this backend's stream.
+     */
+    public long deviceAddress(Storage s) {
+        return address(s, "deviceAddress");
+    }
+
     static void checkRange(String op, Storage s, long offset, long n) {
         if (offset < 0 || n < 0 || offset + n > s.size()) {
             throw new IllegalArgumentException(op + ": range [" + offset + ", " + (offset + n) + ") outside a storage of " + s.size() + " elements");

@@ -161,6 +161,9 @@ public final class Kernel {
     public static final Kernel REDUCE_SUM_ROWS = of("reduce", "reduce_sum_rows_f32", "ppllll", Launch.PER_BLOCK);
     public static final Kernel REDUCE_MAX_ROWS = of("reduce", "reduce_max_rows_f32", "ppllll", Launch.PER_BLOCK);
     public static final Kernel REDUCE_MIN_ROWS = of("reduce", "reduce_min_rows_f32", "ppllll", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_SUM_ROWS_WARP = of("reduce", "reduce_sum_rows_warp_f32", "ppll", Launch.PER_WARP);
+    public static final Kernel REDUCE_MAX_ROWS_WARP = of("reduce", "reduce_max_rows_warp_f32", "ppll", Launch.PER_WARP);
+    public static final Kernel REDUCE_MIN_ROWS_WARP = of("reduce", "reduce_min_rows_warp_f32", "ppll", Launch.PER_WARP);
     public static final Kernel REDUCE_SUM_COLS = of("reduce", "reduce_sum_cols_f32", "pplllll", Launch.PER_ELEMENT);
     public static final Kernel REDUCE_MAX_COLS = of("reduce", "reduce_max_cols_f32", "pplllll", Launch.PER_ELEMENT);
     public static final Kernel REDUCE_MIN_COLS = of("reduce", "reduce_min_cols_f32", "pplllll", Launch.PER_ELEMENT);

@@ -67,7 +67,7 @@ class MpjRunCommandTest {
 
     @Test
     void runPrintsThePartialSumTable() {
-        assertEquals(0, cli("run", "-np", "4", "-n", "1000"));
+        assertEquals(0, cli("partial-sum", "-np", "4", "-n", "1000"));
         String o = out.toString(StandardCharsets.UTF_8);
         assertTrue(o.contains("1..250"), o);
         assertTrue(o.contains("751..1000"), o);

@@ -103,6 +103,35 @@ class CudaBackendContractTest extends BackendContractTest {
         assertClose(expected, download(cols, 64), 0, "column max over 2^18 rows");
     }
 
+    /** Each launch plan of Reduction: warp per row, block per row, chunked rows (aligned or not), chunked columns. */
+    @Test
+    void everyReductionPlanMatchesTheReference() {
+        int[][] cases = {{4096, 1000, 1}, {2048, 5000, 1}, {3, 50001, 1}, {2, 1 << 20, 1}, {1, 4097, 1}, {2, 3000, 33}, {1, 1 << 16, 8}};
+        for (int[] c : cases) {
+            int outer = c[0], red = c[1], inner = c[2];
+            float[] a = randoms(outer * red * inner, -1, 1);
+            Storage in = upload(a), out = alloc((long) outer * inner);
+            for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN}) {
+                float[] expected = new float[outer * inner];
+                for (int o = 0; o < outer; o++)
+                    for (int i = 0; i < inner; i++) {
+                        double sum = 0;
+                        float best = a[(o * red) * inner + i];
+                        for (int r = 0; r < red; r++) {
+                            float v = a[(o * red + r) * inner + i];
+                            sum += v;
+                            best = op == ReduceOp.MIN ? Math.min(best, v) : Math.max(best, v);
+                        }
+                        expected[o * inner + i] = op == ReduceOp.SUM ? (float) sum : best;
+                    }
+                backend.reduce(op, in, out, outer, red, inner);
+                // sums of up to 2^20 uniform values: absolute error grows like sqrt(n) ulps of the partial sums
+                assertClose(expected, download(out, outer * inner), op == ReduceOp.SUM ? 1e-4 * Math.max(1, Math.sqrt(red) / 30) : 0,
+                        op + " over (" + outer + ", " + red + ", " + inner + ")");
+            }
+        }
+    }
+
     private static double maxAbsDiff(float[] a, float[] b) {
         double m = 0;
         for (int i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));

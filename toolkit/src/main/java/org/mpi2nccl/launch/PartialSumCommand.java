@@ -7,13 +7,13 @@ import picocli.CommandLine.Option;
 import tech.tablesaw.api.Table;
 
 /**
- * {@code ./build.sh run}: the main job. For now, the partial-sum lesson: N ranks each add up a block of
- * 1..N and Allreduce the partial sums; prints a table (rank, range, partial, allreduced, expected, time)
- * and fails when any rank's total is not N(N+1)/2.
+ * {@code mpi2nccl partial-sum}: the partial-sum lesson: N ranks each add up a block of 1..N and Allreduce the
+ * partial sums; prints a table (rank, range, partial, allreduced, expected, time) and fails when any rank's
+ * total is not N(N+1)/2. (It was the first main job; {@code ./build.sh run} is now the speedup experiment.)
  */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "The main job: partial sums over MPJ ranks, combined with Allreduce.")
-public final class RunCommand implements Callable<Integer> {
+@Command(name = "partial-sum", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Partial sums over MPJ ranks, combined with Allreduce (the first distributed program).")
+public final class PartialSumCommand implements Callable<Integer> {
     @Option(names = {"-np", "--ranks"}, description = "ranks (default ${DEFAULT-VALUE})", defaultValue = "4")
     int ranks;
 
@@ -37,7 +37,7 @@ public final class RunCommand implements Callable<Integer> {
             r = Mpj.launch(PartialSum.class).ranks(ranks).device(device).args(Long.toString(n)).timeout(timeout)
                     .onLine(System.out::println).run();
         } catch (MpjLaunchException | MpjJobException e) {
-            System.err.println("run: " + e.getMessage());
+            System.err.println("partial-sum: " + e.getMessage());
             return 1;
         }
         Table t = r.reportTable().sortAscendingOn("rank");

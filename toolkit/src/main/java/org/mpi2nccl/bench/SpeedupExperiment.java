@@ -1,0 +1,210 @@
+package org.mpi2nccl.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.mpi2nccl.cuda.Cuda;
+import org.mpi2nccl.dist.DataChecks;
+import org.mpi2nccl.dist.Route;
+import org.mpi2nccl.launch.JobBuilder;
+import org.mpi2nccl.launch.JobResult;
+import org.mpi2nccl.launch.Mpj;
+import org.mpi2nccl.launch.MpjDevice;
+import org.mpi2nccl.launch.MpjJobException;
+import org.mpi2nccl.launch.MpjLaunchException;
+import org.mpi2nccl.launch.RankLine;
+
+/**
+ * The lessons' main experiment: train the same model on 1, 2, ... ranks over each route and measure how much
+ * faster the epochs get. Each rank computes the same batch whatever the number of ranks (weak scaling, as
+ * when adding GPUs), so N ranks finish an epoch in N times fewer steps: ideally N times faster, less what
+ * communication costs. One rank trains once, without any communication (the baseline every route is
+ * compared with); every other (route, ranks) pair is a separate MPJ job running {@link SpeedupRank}.
+ *
+ * <p>GPUs: one niodev JVM per rank, rank r on GPU r % count, the NCCL and MPI (host-staged) routes.
+ * CPU only: MPJ multicore ranks (threads of one JVM) over the MPI route, each rank computing on <b>one core</b>
+ * (one BLAS thread, no fork-join workers), so that adding a rank adds a core as adding a GPU adds a GPU.
+ */
+public final class SpeedupExperiment {
+    private final SpeedupConfig config;
+    private final List<Route> routes;
+    private final List<Integer> rankCounts;
+    private ProgressReporter progress = ProgressReporter.silent();
+    private Consumer<String> log = System.out::println;
+    private Duration runTimeout = Duration.ofMinutes(20);
+
+    public SpeedupExperiment(SpeedupConfig config, List<Route> routes, List<Integer> rankCounts) {
+        config.validate();
+        if (routes.isEmpty()) throw new IllegalArgumentException("no route to measure: give at least one of mpi, ring, nccl");
+        if (rankCounts.isEmpty()) throw new IllegalArgumentException("no rank count to measure");
+        for (int n : rankCounts) {
+            if (n < 1) throw new IllegalArgumentException("rank counts must be >= 1, got " + n);
+            config.batchFor(n);      // a fixed total batch smaller than the ranks, or not dividing: say so now
+        }
+        boolean gpu = config.device.equals("cuda");
+        int max = rankCounts.stream().mapToInt(Integer::intValue).max().orElse(1);
+        if (gpu) {
+            int gpus = Cuda.deviceCount();
+            if (gpus == 0) throw new IllegalArgumentException("--device cuda, but no GPU is usable here: " + Cuda.unavailableReason());
+            if (routes.contains(Route.NCCL)) DataChecks.ranksFitGpus(max, gpus);
+        } else if (routes.contains(Route.NCCL)) {
+            throw new IllegalArgumentException("the NCCL route needs GPUs (--device cuda); on CPUs use the MPI or ring route");
+        }
+        this.config = config;
+        this.routes = List.copyOf(routes);
+        this.rankCounts = rankCounts.stream().distinct().sorted().toList();
+    }
+
+    /**
+     * The embedded default: with GPUs, the lesson CNN on Fashion-MNIST over NCCL and MPI on 1..all GPUs; without,
+     * a Fashion-MNIST subset on 1 and 2 CPU ranks (more where there are more cores, up to 4) over MPI, small
+     * enough to finish in a few minutes on two cores.
+     */
+    public static SpeedupExperiment defaults() {
+        SpeedupConfig c = new SpeedupConfig();
+        if (Cuda.isAvailable() && Cuda.deviceCount() > 0) {
+            c.device = "cuda";
+            List<Integer> ranks = new ArrayList<>();
+            for (int n = 1; n <= Cuda.deviceCount(); n *= 2) ranks.add(n);
+            if (!ranks.contains(Cuda.deviceCount())) ranks.add(Cuda.deviceCount());
+            return new SpeedupExperiment(c, List.of(Route.NCCL, Route.MPI), ranks);
+        }
+        c.device = "cpu";
+        c.channels1 = 8;
+        c.channels2 = 16;
+        c.trainExamples = 8000;
+        c.testExamples = 2000;
+        c.epochs = 3;
+        c.batchPerRank = 32;
+        c.lr = 0.02f;
+        return new SpeedupExperiment(c, List.of(Route.MPI), cpuRankCounts());
+    }
+
+    /** 1, 2, 4 ranks as far as there are cores (at least 1 and 2: two ranks share one core on a 1-core machine). */
+    static List<Integer> cpuRankCounts() {
+        int cores = Runtime.getRuntime().availableProcessors();
+        List<Integer> out = new ArrayList<>(List.of(1, 2));
+        if (cores >= 4) out.add(4);
+        return out;
+    }
+
+    public SpeedupConfig config() { return config; }
+
+    public List<Route> routes() { return routes; }
+
+    public List<Integer> rankCounts() { return rankCounts; }
+
+    /** Where the per-epoch progress bars go (default: none). */
+    public SpeedupExperiment progress(ProgressReporter p) {
+        this.progress = p;
+        return this;
+    }
+
+    /** Where the ranks' lines and the experiment's messages go (default: stdout). */
+    public SpeedupExperiment log(Consumer<String> l) {
+        this.log = l;
+        return this;
+    }
+
+    /** Longest a single (route, ranks) run may take. */
+    public SpeedupExperiment runTimeout(Duration d) {
+        this.runTimeout = d;
+        return this;
+    }
+
+    /** Runs every (route, ranks) pair in turn; a failed run is reported and the others still run. */
+    public SpeedupResults run() {
+        boolean gpu = config.device.equals("cuda");
+        log.accept("Speedup experiment: " + config.describe());
+        log.accept(gpu ? "GPUs: " + Cuda.deviceCount() + " x " + Cuda.device(0).name + "; one niodev JVM per rank, rank r on GPU r"
+                : "No GPU: MPJ multicore ranks on the CPU, one core per rank (" + Runtime.getRuntime().availableProcessors()
+                        + " cores here), gradients all-reduced through MPI in host memory.");
+        SpeedupResults results = new SpeedupResults(config, gpu ? Cuda.device(0).name + " x" + Cuda.deviceCount() : cpuName());
+        for (int n : rankCounts) {
+            List<Route> these = n == 1 ? List.of(routes.get(0)) : routes;
+            for (Route route : these) {
+                String label = n == 1 ? "1 rank" : route.label() + " x" + n;
+                log.accept("== " + label + (n == 1 ? " (no communication: the baseline of every route)" : " (" + route.description() + ")"));
+                try {
+                    JobResult r = launch(route, n, label, gpu);
+                    for (Map<String, Object> row : r.reports()) {
+                        results.add(n == 1 ? SpeedupResults.SINGLE : route.label(), row);
+                    }
+                    if (r.reports().isEmpty()) results.failed(label, "the ranks ended without reporting an epoch");
+                } catch (MpjJobException | MpjLaunchException | IllegalArgumentException | IllegalStateException e) {
+                    log.accept(label + " failed: " + e.getMessage());
+                    results.failed(label, e.getMessage());
+                }
+            }
+        }
+        return results;
+    }
+
+    private JobResult launch(Route route, int n, String label, boolean gpu) {
+        EpochBars bars = new EpochBars(label);
+        JobBuilder job = Mpj.launch(SpeedupRank.class).ranks(n).device(gpu ? MpjDevice.NIODEV : MpjDevice.MULTICORE)
+                .args(config.toArgs(route)).timeout(runTimeout).onLine(bars::onLine);
+        if (!gpu) {
+            // One core per rank: compute on the rank's own thread only, BLAS single-threaded.
+            job.jvmArgs("-Djava.util.concurrent.ForkJoinPool.common.parallelism=0").env("OPENBLAS_NUM_THREADS", "1")
+                    .env("OMP_NUM_THREADS", "1");
+        }
+        try {
+            return job.run();
+        } finally {
+            bars.close();
+        }
+    }
+
+    private static String cpuName() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim() + ", " + Runtime.getRuntime().availableProcessors() + " cores";
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux: the generic name below
+        }
+        return "CPU, " + Runtime.getRuntime().availableProcessors() + " cores";
+    }
+
+    /** Turns rank 0's progress lines into one bar per epoch; passes every other line to the log. */
+    private final class EpochBars {
+        private final String label;
+        private ProgressReporter.Bar bar;
+        private int epoch;
+
+        EpochBars(String label) {
+            this.label = label;
+        }
+
+        synchronized void onLine(RankLine line) {
+            String t = line.text();
+            if (line.rank() == 0 && t.startsWith(SpeedupRank.PROGRESS)) {
+                String[] p = t.substring(SpeedupRank.PROGRESS.length()).trim().split(" ");
+                int e = Integer.parseInt(p[0]), b = Integer.parseInt(p[1]), total = Integer.parseInt(p[2]), epochs = Integer.parseInt(p[3]);
+                if (e != epoch || bar == null) {
+                    if (bar != null) bar.close();
+                    epoch = e;
+                    bar = progress.start(String.format(Locale.ROOT, "%s epoch %d/%d", label, e, epochs), total);
+                }
+                bar.update(b, "");
+                return;
+            }
+            if (bar != null) {
+                bar.close();
+                bar = null;
+            }
+            log.accept(line.toString());
+        }
+
+        synchronized void close() {
+            if (bar != null) bar.close();
+            bar = null;
+        }
+    }
+}

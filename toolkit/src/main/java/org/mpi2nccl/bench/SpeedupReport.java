@@ -1,0 +1,140 @@
+package org.mpi2nccl.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.internal.chartpart.Chart;
+import tech.tablesaw.api.ColumnType;
+import tech.tablesaw.api.Row;
+import tech.tablesaw.api.Table;
+import tech.tablesaw.columns.Column;
+
+/**
+ * Writes the experiment's results into a folder: {@code epochs.csv} (every epoch of every run),
+ * {@code summary.csv} (one row per run), the charts as PNG and {@code index.html} showing all of it with the
+ * settings and the machine. {@code build/report/} for {@code ./build.sh run}.
+ */
+public final class SpeedupReport {
+    private SpeedupReport() {}
+
+    /** The charts by file name (without .png). */
+    public static Map<String, Chart<?, ?>> charts(SpeedupResults r) {
+        Map<String, Chart<?, ?>> m = new LinkedHashMap<>();
+        m.put("speedup", SpeedupPlots.speedup(r));
+        m.put("efficiency", SpeedupPlots.efficiency(r));
+        for (String route : r.routes()) m.put("breakdown-" + route, SpeedupPlots.breakdown(r, route));
+        if (r.routes().isEmpty()) m.put("breakdown-single", SpeedupPlots.breakdown(r, SpeedupResults.SINGLE));
+        m.put("collectives", SpeedupPlots.collectives(r));
+        m.put("accuracy", SpeedupPlots.accuracy(r));
+        return m;
+    }
+
+    /** Writes everything into {@code dir} (created if needed); returns the files written. */
+    public static List<Path> write(SpeedupResults r, Path dir, String command) throws IOException {
+        Files.createDirectories(dir);
+        List<Path> files = new ArrayList<>();
+        Path epochs = dir.resolve("epochs.csv"), summary = dir.resolve("summary.csv");
+        r.epochs().write().csv(epochs.toFile());
+        r.summary().write().csv(summary.toFile());
+        files.add(epochs);
+        files.add(summary);
+        Map<String, Chart<?, ?>> charts = charts(r);
+        for (Map.Entry<String, Chart<?, ?>> e : charts.entrySet()) {
+            Path png = dir.resolve(e.getKey() + ".png");
+            BitmapEncoder.saveBitmap(e.getValue(), png.toString(), BitmapEncoder.BitmapFormat.PNG);
+            files.add(png);
+        }
+        Path meta = dir.resolve("run.txt");
+        Files.writeString(meta, "command: " + command + "\nmachine: " + r.machine() + "\nsettings: " + r.config().describe()
+                + "\nsettings as arguments: " + String.join(" ", r.config().toArgs(org.mpi2nccl.dist.Route.MPI)).replace("route=mpi ", "")
+                + "\nfailed runs: " + (r.failures().isEmpty() ? "none" : String.join(" | ", r.failures())) + "\n", StandardCharsets.UTF_8);
+        files.add(meta);
+        Path html = dir.resolve("index.html");
+        Files.writeString(html, html(r, charts.keySet(), command), StandardCharsets.UTF_8);
+        files.add(html);
+        return files;
+    }
+
+    static String html(SpeedupResults r, Iterable<String> charts, String command) {
+        StringBuilder b = new StringBuilder("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>mpi2nccl speedup</title>\n"
+                + "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
+                + "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#eee}td.s{text-align:left}"
+                + "img{max-width:48%;margin:4px}</style></head><body>\n");
+        b.append("<h1>Data-parallel speedup</h1>\n<p>").append(esc(r.config().describe())).append("<br>Machine: ")
+                .append(esc(r.machine())).append("<br>Command: <code>").append(esc(command)).append("</code></p>\n");
+        if (!r.failures().isEmpty()) {
+            b.append("<p style=\"color:#a00\">Failed runs:</p><ul>");
+            for (String f : r.failures()) b.append("<li>").append(esc(f)).append("</li>");
+            b.append("</ul>\n");
+        }
+        b.append("<h2>Summary</h2>\n").append(table(r.summary()));
+        b.append("<p>speedup: examples per second of the median epoch over the single rank's; efficiency = speedup / ranks; "
+                + "acc_vs_1rank_points: last epoch's test accuracy minus the single rank's, in percentage points; "
+                + "phase columns: mean seconds per epoch (comm_s is the communication backward did not hide; d2h_s, "
+                + "collective_s, h2d_s are the collectives' own phases, overlapped with backward).</p>\n");
+        for (String c : charts) b.append("<img src=\"").append(c).append(".png\" alt=\"").append(c).append("\">\n");
+        b.append("<h2>Every epoch</h2>\n").append(table(r.epochs()));
+        return b.append("</body></html>\n").toString();
+    }
+
+    /** A table as HTML, numbers rounded for reading (the CSV files keep every digit). */
+    static String table(Table t) {
+        StringBuilder b = new StringBuilder("<table><tr>");
+        for (String c : t.columnNames()) b.append("<th>").append(esc(c)).append("</th>");
+        b.append("</tr>\n");
+        for (Row row : t) {
+            b.append("<tr>");
+            for (Column<?> c : t.columns()) {
+                Object v = row.getObject(c.name());
+                boolean text = c.type() == ColumnType.STRING;
+                b.append(text ? "<td class=\"s\">" : "<td>").append(esc(format(v))).append("</td>");
+            }
+            b.append("</tr>\n");
+        }
+        return b.append("</table>\n").toString();
+    }
+
+    static String format(Object v) {
+        if (v instanceof Double d) {
+            double a = Math.abs(d);
+            return a == 0 ? "0" : a >= 1000 ? String.format(Locale.ROOT, "%.0f", d) : a >= 1 ? String.format(Locale.ROOT, "%.3f", d)
+                    : String.format(Locale.ROOT, "%.4f", d);
+        }
+        return String.valueOf(v);
+    }
+
+    private static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    /** The summary as fixed-width text for the terminal (selected columns, rounded). */
+    public static String text(SpeedupResults r) {
+        Table s = r.summary();
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%-7s %5s %9s %10s %8s %7s %9s %8s %9s %9s %9s %9s %9s%n", "route", "ranks", "epoch_s",
+                "samples/s", "speedup", "effic.", "test_acc", "vs_1rank", "forward", "backward", "comm", "optim", "other"));
+        for (Row row : s) {
+            if (Double.isNaN(row.getDouble("speedup"))) {
+                b.append(String.format(Locale.ROOT, "%-7s %5d %9.2f %10.0f %8s %7s %8.2f%% %9s %9.2f %9.2f %9.2f %9.2f %9.2f%n",
+                        row.getString("route"), row.getInt("ranks"), row.getDouble("epoch_s"), row.getDouble("samples_per_s"), "-", "-",
+                        100 * row.getDouble("test_acc"), "-", row.getDouble("forward_s"), row.getDouble("backward_s"),
+                        row.getDouble("comm_s"), row.getDouble("optimizer_s"), row.getDouble("other_s")));
+                continue;
+            }
+            b.append(String.format(Locale.ROOT, "%-7s %5d %9.2f %10.0f %7.2fx %6.0f%% %8.2f%% %+7.2fpt %9.2f %9.2f %9.2f %9.2f %9.2f%n",
+                    row.getString("route"), row.getInt("ranks"), row.getDouble("epoch_s"), row.getDouble("samples_per_s"),
+                    row.getDouble("speedup"), 100 * row.getDouble("efficiency"), 100 * row.getDouble("test_acc"),
+                    row.getDouble("acc_vs_1rank_points"), row.getDouble("forward_s"), row.getDouble("backward_s"),
+                    row.getDouble("comm_s"), row.getDouble("optimizer_s"), row.getDouble("other_s")));
+        }
+        b.append("(phase columns: seconds per epoch; comm = communication not hidden behind backward)");
+        return b.toString();
+    }
+}

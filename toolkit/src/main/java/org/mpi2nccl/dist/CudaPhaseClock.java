@@ -1,0 +1,76 @@
+package org.mpi2nccl.dist;
+
+import java.util.ArrayDeque;
+import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.cuda.CudaEvent;
+
+/**
+ * {@link PhaseClock} on CUDA events recorded on the backend's stream: the time the GPU spent between phase
+ * boundaries, whatever the host was doing. Each step uses one set of events; up to {@link #DEPTH} steps may
+ * be in flight before the oldest is read (which waits for the GPU to pass it), so the host can run ahead as
+ * it does without timing.
+ */
+final class CudaPhaseClock implements PhaseClock {
+    static final int DEPTH = 4;
+    private static final int MARKS = Phase.values().length + 1;
+
+    private final CudaBackend backend;
+    private final ArrayDeque<CudaEvent[]> free = new ArrayDeque<>();
+    private final ArrayDeque<CudaEvent[]> inFlight = new ArrayDeque<>();
+    private final long[] resolved = new long[Phase.values().length];
+    private CudaEvent[] current;
+
+    CudaPhaseClock(CudaBackend backend) {
+        this.backend = backend;
+    }
+
+    @Override
+    public void stepStart() {
+        if (current != null) free.push(current);      // a step abandoned half-way (an exception): reuse its events
+        if (free.isEmpty() && inFlight.size() >= DEPTH) resolveOldest();
+        current = free.isEmpty() ? newSet() : free.pop();
+        current[0].record();
+    }
+
+    @Override
+    public void phaseEnd(Phase phase) {
+        current[phase.ordinal() + 1].record();
+        if (phase.ordinal() == MARKS - 2) {
+            inFlight.add(current);
+            current = null;
+        }
+    }
+
+    @Override
+    public void drainInto(long[] nanos) {
+        while (!inFlight.isEmpty()) resolveOldest();
+        for (int i = 0; i < resolved.length; i++) {
+            nanos[i] += resolved[i];
+            resolved[i] = 0;
+        }
+    }
+
+    private void resolveOldest() {
+        CudaEvent[] set = inFlight.poll();
+        for (int i = 0; i + 1 < MARKS; i++) {
+            resolved[i] += Math.round(CudaEvent.elapsedMillis(set[i], set[i + 1]) * 1e6);
+        }
+        free.push(set);
+    }
+
+    private CudaEvent[] newSet() {
+        CudaEvent[] set = new CudaEvent[MARKS];
+        for (int i = 0; i < MARKS; i++) set[i] = new CudaEvent(backend.context());
+        return set;
+    }
+
+    @Override
+    public void close() {
+        for (CudaEvent[] s : free) for (CudaEvent e : s) e.close();
+        for (CudaEvent[] s : inFlight) for (CudaEvent e : s) e.close();
+        if (current != null) for (CudaEvent e : current) e.close();
+        free.clear();
+        inFlight.clear();
+        current = null;
+    }
+}

@@ -1,0 +1,300 @@
+package org.mpi2nccl.dist;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.comm.Communicator;
+import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.comm.StagingTimes;
+import org.mpi2nccl.data.Batch;
+import org.mpi2nccl.nn.Module;
+import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.optim.Optimizer;
+import org.mpi2nccl.tensor.Backend;
+import org.mpi2nccl.tensor.Device;
+import org.mpi2nccl.tensor.NDArray;
+
+/**
+ * Data-parallel training over any {@link Communicator}: every rank holds a full copy of the model, trains on
+ * its own share of each batch, and after backward the ranks average their gradients, so every rank applies
+ * the same update and the copies stay identical. This is the seed's distributed training loop, and what
+ * PyTorch's DistributedDataParallel does:
+ * <ol>
+ *   <li>at start, rank 0's parameters and buffers are broadcast to all ranks (after checking that every rank
+ *       built the same model);</li>
+ *   <li>gradients are packed into a few flat buckets ({@link DataParallelOptions#bucketBytes}) and each bucket
+ *       is averaged with one all-reduce; with {@link DataParallelOptions#overlap} a bucket starts as soon as
+ *       backward has finished all its gradients, while backward computes the rest;</li>
+ *   <li>each phase of a step is timed ({@link #times()}), including, on the MPI route with GPU arrays, the
+ *       device-to-host copy, MPI's all-reduce and the copy back.</li>
+ * </ol>
+ * With per-rank batch B/N on N ranks this computes the same updates as one rank with batch B (up to float
+ * rounding): the average of N means over B/N examples is the mean over B. The exception is batch
+ * normalisation, whose statistics here are <b>local</b>: each rank normalises with its own batch's mean and
+ * variance, as DistributedDataParallel does without SyncBatchNorm, and the running statistics used for
+ * evaluation are averaged over the ranks by {@link #averageBuffers()}.
+ *
+ * <pre>{@code
+ * try (DataParallel dp = new DataParallel(model, comm, DataParallelOptions.defaults())) {
+ *     for (Batch b : loader.epoch(e)) dp.step(b, optimizer, lossFn);
+ * }
+ * }</pre>
+ */
+public final class DataParallel implements AutoCloseable {
+    /** How much longer than the communicator's own timeout a bucket's all-reduce is waited for. */
+    private static final Duration WAIT_MARGIN = Duration.ofSeconds(30);
+
+    private final Module model;
+    private final Communicator comm;
+    private final DataParallelOptions options;
+    private final Device device;
+    private final Backend backend;
+    private final GradientBuckets buckets;
+    private final boolean queuedOnDevice;
+    private final ExecutorService commThread;
+    private final PhaseClock clock;
+    private final List<Future<?>> inFlight = new ArrayList<>();
+    private final boolean alone;
+    private int nextLaunch;
+    private boolean reducing;
+
+    private final long[] phaseNanos = new long[Phase.values().length];
+    private final AtomicLong d2hNanos = new AtomicLong();
+    private final AtomicLong collectiveNanos = new AtomicLong();
+    private final AtomicLong h2dNanos = new AtomicLong();
+    private final AtomicLong collectives = new AtomicLong();
+    private final AtomicLong bytesReduced = new AtomicLong();
+    private long steps;
+
+    /**
+     * Wraps {@code model} (built on every rank, on this rank's device) and makes every rank's copy equal to
+     * rank 0's. Collective: every rank of {@code comm} must call it.
+     */
+    public DataParallel(Module model, Communicator comm, DataParallelOptions options) {
+        this.model = model;
+        this.comm = comm;
+        this.options = options;
+        List<Tensor> params = model.parameters();
+        if (params.isEmpty()) throw new IllegalArgumentException("DataParallel: the model has no parameters to train");
+        this.device = params.get(0).device();
+        for (Tensor p : params) {
+            if (!p.device().equals(device)) {
+                throw new IllegalArgumentException("DataParallel: the model's parameters are on " + device + " and " + p.device()
+                        + "; move the whole model to this rank's device");
+            }
+        }
+        this.backend = device.backend();
+        // NCCL queues collectives on a CUDA stream and returns: a host thread would have nothing to overlap.
+        this.queuedOnDevice = "nccl".equals(comm.kind());
+        // One rank: the average of one gradient is itself, so a single-rank run costs what plain training costs
+        // (the baseline of the speedup experiment).
+        this.alone = comm.size() == 1;
+        ModelFingerprint.check(model, comm);
+        this.buckets = new GradientBuckets(params, options.bucketBytes(), backend);
+        this.commThread = options.overlap() && !queuedOnDevice ? Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "data-parallel-allreduce-rank-" + comm.rank());
+            t.setDaemon(true);
+            return t;
+        }) : null;
+        this.clock = PhaseClock.forBackend(backend);
+        try {
+            broadcastState();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** With {@link DataParallelOptions#defaults()}. */
+    public DataParallel(Module model, Communicator comm) {
+        this(model, comm, DataParallelOptions.defaults());
+    }
+
+    public Module model() { return model; }
+
+    public Communicator communicator() { return comm; }
+
+    public DataParallelOptions options() { return options; }
+
+    public int rank() { return comm.rank(); }
+
+    public int ranks() { return comm.size(); }
+
+    /** Number of gradient buckets (all-reduce calls per step). */
+    public int bucketCount() { return buckets.size(); }
+
+    /** Bytes of gradients all-reduced per step. */
+    public long gradientBytes() { return buckets.totalBytes(); }
+
+    /** Rank 0's parameters and buffers to every rank (done at construction; call again to resynchronise). */
+    public void broadcastState() {
+        for (NDArray a : model.state().values()) TensorCollectives.broadcast(comm, a, 0);
+    }
+
+    /**
+     * Averages the buffers (batch-norm running mean and variance) over the ranks, so that evaluation uses the
+     * same statistics everywhere. Batch statistics during training stay local (see the class comment).
+     */
+    public void averageBuffers() {
+        for (Map.Entry<String, NDArray> e : model.namedBuffers().entrySet()) {
+            TensorCollectives.allReduce(comm, e.getValue(), Reduction.AVG);
+        }
+    }
+
+    /** One forward pass of the local model. */
+    public Tensor forward(Tensor x) {
+        return model.forward(x);
+    }
+
+    /** Backward from the local loss, then gradients averaged over the ranks (overlapped when the options say so). */
+    public void backward(Tensor loss) {
+        startReduction();
+        if (options.overlap()) loss.backward(this::onGradReady);
+        else loss.backward();
+        finishReduction();
+    }
+
+    /** Averages the gradients already computed (after a plain {@code loss.backward()}), one all-reduce per bucket. */
+    public void averageGradients() {
+        startReduction();
+        finishReduction();
+    }
+
+    /** What one training step produced (the arrays belong to the caller's step scope). */
+    public record StepOutput(Tensor logits, Tensor loss) {}
+
+    /**
+     * One timed training step on this rank's batch: zero the gradients, forward, loss, backward with the
+     * gradients averaged over the ranks, optimizer update.
+     */
+    public StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+        optimizer.zeroGrad();
+        clock.stepStart();
+        Tensor logits = model.forward(Tensor.constant(batch.x()));
+        Tensor loss = lossFn.forward(logits, batch.y());
+        clock.phaseEnd(Phase.FORWARD);
+        startReduction();
+        if (options.overlap()) loss.backward(this::onGradReady);
+        else loss.backward();
+        clock.phaseEnd(Phase.BACKWARD);
+        finishReduction();
+        clock.phaseEnd(Phase.COMMUNICATION);
+        optimizer.step();
+        clock.phaseEnd(Phase.OPTIMIZER);
+        steps++;
+        return new StepOutput(logits, loss);
+    }
+
+    /** Time spent in each phase of every {@link #step} so far (waits for the GPU to finish them). */
+    public TimeBreakdown times() {
+        clock.drainInto(phaseNanos);
+        long comm = phaseNanos[Phase.COMMUNICATION.ordinal()];
+        return new TimeBreakdown(steps, phaseNanos[Phase.FORWARD.ordinal()], phaseNanos[Phase.BACKWARD.ordinal()], comm,
+                phaseNanos[Phase.OPTIMIZER.ordinal()], d2hNanos.get(),
+                // Collectives queued on the GPU take no host time: their time is the communication phase.
+                queuedOnDevice ? comm : collectiveNanos.get(), h2dNanos.get(), collectives.get(), bytesReduced.get());
+    }
+
+    // ---- the gradient all-reduce -------------------------------------------------------------------------------
+
+    private void startReduction() {
+        if (reducing) throw new IllegalStateException("DataParallel: a gradient reduction is already under way");
+        reducing = true;
+        nextLaunch = 0;
+        inFlight.clear();
+        for (GradientBucket b : buckets.buckets) b.ready = 0;
+    }
+
+    /** Called by backward for each leaf whose gradient is final. */
+    private void onGradReady(Tensor leaf) {
+        GradientBucket b = buckets.of(leaf);
+        if (b == null || alone) return;
+        b.ready++;
+        // Launch in bucket order only: every rank must issue the same collectives in the same order.
+        while (nextLaunch < buckets.size() && buckets.buckets.get(nextLaunch).ready == buckets.buckets.get(nextLaunch).params.size()) {
+            launch(buckets.buckets.get(nextLaunch++));
+        }
+    }
+
+    private void launch(GradientBucket b) {
+        b.pack();
+        if (!device.isCpu() && !options.commOnComputeStream()) backend.synchronize();
+        if (commThread != null) inFlight.add(commThread.submit(() -> reduce(b)));
+        else reduce(b);
+    }
+
+    private void reduce(GradientBucket b) {
+        long t0 = System.nanoTime();
+        comm.allReduce(b.buffer(), Reduction.AVG);
+        long t1 = System.nanoTime();
+        StagingTimes st = Staging.of(comm);
+        if (st != null && b.buffer().onDevice()) {
+            d2hNanos.addAndGet(st.deviceToHostNanos());
+            collectiveNanos.addAndGet(st.collectiveNanos());
+            h2dNanos.addAndGet(st.hostToDeviceNanos());
+        } else {
+            collectiveNanos.addAndGet(t1 - t0);
+        }
+        collectives.incrementAndGet();
+        bytesReduced.addAndGet(b.bytes());
+    }
+
+    private void finishReduction() {
+        if (alone) {
+            reducing = false;
+            return;
+        }
+        try {
+            // Buckets backward did not complete (a parameter unused in this step): reduce them now, zeros included.
+            while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
+            Duration wait = comm.timeout().plus(WAIT_MARGIN);
+            for (int i = 0; i < inFlight.size(); i++) await(inFlight.get(i), i, wait);
+            if (!options.commOnComputeStream()) comm.synchronize();
+            for (GradientBucket b : buckets.buckets) b.unpack();
+        } finally {
+            inFlight.clear();
+            reducing = false;
+        }
+    }
+
+    private void await(Future<?> f, int bucket, Duration wait) {
+        try {
+            f.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException r) throw r;
+            if (c instanceof Error err) throw err;
+            throw new IllegalStateException("rank " + comm.rank() + ": all-reduce of gradient bucket " + bucket + " failed: " + c, c);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            throw new IllegalStateException("rank " + comm.rank() + ": the all-reduce of gradient bucket " + bucket
+                    + " did not finish within " + wait.toSeconds() + " s (a rank stopped or skipped a step?)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("rank " + comm.rank() + ": interrupted while waiting for the gradient all-reduce", e);
+        }
+    }
+
+    /** Frees the buckets, the timing events and the all-reduce thread (not the model or the communicator). */
+    @Override
+    public void close() {
+        if (commThread != null) commThread.shutdownNow();
+        buckets.close();
+        clock.close();
+    }
+
+    @Override
+    public String toString() {
+        return "DataParallel[rank " + comm.rank() + " of " + comm.size() + " over " + comm.kind() + ", " + buckets.size()
+                + " bucket(s), " + buckets.totalBytes() + " bytes of gradients, overlap " + options.overlap() + "]";
+    }
+}

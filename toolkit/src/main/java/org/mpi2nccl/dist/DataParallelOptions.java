@@ -1,0 +1,44 @@
+package org.mpi2nccl.dist;
+
+/**
+ * Settings of {@link DataParallel}.
+ *
+ * @param bucketBytes          gradients are packed into flat buckets of at most this many bytes, one all-reduce
+ *                             per bucket (a tensor larger than this gets a bucket of its own). Fewer, larger
+ *                             buckets pay the per-call latency less often; smaller ones start reducing earlier
+ *                             when overlapping. Default 1 MiB.
+ * @param overlap              start all-reducing a bucket as soon as backward has finished all its gradients,
+ *                             while backward goes on with the rest (on a separate host thread for collectives
+ *                             that block the caller, such as MPI; NCCL queues them on the GPU stream anyway).
+ *                             Default on.
+ * @param commOnComputeStream  the communicator queues its work on the model backend's own CUDA stream (an
+ *                             NCCL communicator created with that stream): then nothing has to wait for the
+ *                             GPU before a collective. False: the GPU is synchronised before each collective
+ *                             (always right; what the MPI route needs anyway for its device-to-host copy).
+ */
+public record DataParallelOptions(long bucketBytes, boolean overlap, boolean commOnComputeStream) {
+
+    public static final long DEFAULT_BUCKET_BYTES = 1L << 20;
+
+    public DataParallelOptions {
+        if (bucketBytes < 4) {
+            throw new IllegalArgumentException("bucket size must be at least 4 bytes (one float), got " + bucketBytes);
+        }
+    }
+
+    public static DataParallelOptions defaults() {
+        return new DataParallelOptions(DEFAULT_BUCKET_BYTES, true, false);
+    }
+
+    public DataParallelOptions bucketBytes(long bytes) {
+        return new DataParallelOptions(bytes, overlap, commOnComputeStream);
+    }
+
+    public DataParallelOptions overlap(boolean on) {
+        return new DataParallelOptions(bucketBytes, on, commOnComputeStream);
+    }
+
+    public DataParallelOptions commOnComputeStream(boolean on) {
+        return new DataParallelOptions(bucketBytes, overlap, on);
+    }
+}

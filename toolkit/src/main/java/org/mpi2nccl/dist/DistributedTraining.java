@@ -1,0 +1,118 @@
+package org.mpi2nccl.dist;
+
+import org.mpi2nccl.autograd.GradMode;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.data.Batch;
+import org.mpi2nccl.data.DataLoader;
+import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.nn.Training;
+import org.mpi2nccl.optim.Optimizer;
+import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.tensor.Device;
+import org.mpi2nccl.tensor.NDArray;
+
+/**
+ * The data-parallel training loop: {@link Training}'s loop with {@link DataParallel#step} in place of the
+ * local step, and loss and accuracy summed over all ranks at the end of the epoch (one small all-reduce), so
+ * every rank reports the figures of the whole epoch.
+ */
+public final class DistributedTraining {
+    private DistributedTraining() {}
+
+    /** Told after each step: the batch number (from 1) and the number of batches in the epoch. */
+    @FunctionalInterface
+    public interface BatchListener {
+        void batchDone(int batch, int batches);
+    }
+
+    /**
+     * One epoch over all ranks.
+     *
+     * @param meanLoss  mean training loss over every example of every rank
+     * @param accuracy  fraction of training examples classified right (during the epoch, as the model learnt)
+     * @param samples   examples of all ranks together
+     * @param seconds   this rank's wall time for the epoch
+     * @param times     where this rank's time went
+     */
+    public record EpochResult(int epoch, double meanLoss, double accuracy, long samples, double seconds, TimeBreakdown times) {
+        public double samplesPerSecond() {
+            return samples / seconds;
+        }
+    }
+
+    /** Loss and accuracy of a whole (sharded) evaluation set. */
+    public record EvalResult(double meanLoss, double accuracy, long samples, double seconds) {}
+
+    /** One training epoch; {@code loader} must draw this rank's share (a {@link DistributedSampler}). */
+    public static EpochResult trainEpoch(DataParallel dp, DataLoader loader, int epoch, Optimizer optimizer,
+                                         SoftmaxCrossEntropyLoss lossFn, BatchListener onBatch) {
+        dp.model().train();
+        Device device = dp.model().parameters().get(0).device();
+        TimeBreakdown before = dp.times();
+        long start = System.nanoTime();
+        int batches = loader.batchesPerEpoch();
+        int b = 0;
+        try (NDArray lossSum = ArrayScope.outside(() -> NDArray.zeros(device, 1));
+             NDArray correct = ArrayScope.outside(() -> NDArray.zeros(device, 1))) {
+            long samples = 0;
+            for (Batch batch : loader.epoch(epoch)) {
+                try (ArrayScope step = ArrayScope.open(); batch) {
+                    DataParallel.StepOutput out = dp.step(batch, optimizer, lossFn);
+                    accumulate(lossSum, correct, out.logits(), out.loss(), batch);
+                    samples += batch.size();
+                }
+                if (onBatch != null) onBatch.batchDone(++b, batches);
+            }
+            float[] s = sumOverRanks(dp, lossSum, correct, samples);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            return new EpochResult(epoch, s[0] / s[2], s[1] / s[2], (long) s[2], seconds, dp.times().minus(before));
+        }
+    }
+
+    /**
+     * Loss and accuracy over a data set sharded with {@link DistributedSampler#evaluation}: each rank evaluates
+     * its share, the sums are all-reduced. The batch-norm running statistics are averaged over the ranks first.
+     */
+    public static EvalResult evaluate(DataParallel dp, DataLoader loader, SoftmaxCrossEntropyLoss lossFn) {
+        dp.averageBuffers();
+        dp.model().eval();
+        Device device = dp.model().parameters().get(0).device();
+        long start = System.nanoTime();
+        try (GradMode.Off off = GradMode.off();
+             NDArray lossSum = ArrayScope.outside(() -> NDArray.zeros(device, 1));
+             NDArray correct = ArrayScope.outside(() -> NDArray.zeros(device, 1))) {
+            long samples = 0;
+            for (Batch batch : loader.epoch(0)) {
+                try (ArrayScope step = ArrayScope.open(); batch) {
+                    Tensor logits = dp.model().forward(Tensor.constant(batch.x()));
+                    Tensor loss = lossFn.forward(logits, batch.y());
+                    accumulate(lossSum, correct, logits, loss, batch);
+                    samples += batch.size();
+                }
+            }
+            float[] s = sumOverRanks(dp, lossSum, correct, samples);
+            return new EvalResult(s[2] == 0 ? Double.NaN : s[0] / s[2], s[2] == 0 ? Double.NaN : s[1] / s[2], (long) s[2],
+                    (System.nanoTime() - start) / 1e9);
+        } finally {
+            dp.model().train();
+        }
+    }
+
+    /** Adds a batch's loss sum and correct count into the one-element arrays (on the device: no wait for the GPU). */
+    private static void accumulate(NDArray lossSum, NDArray correct, Tensor logits, Tensor loss, Batch batch) {
+        try (NDArray l = loss.data().mul((float) batch.size()).reshape(1); NDArray c = Training.countCorrect(logits.data(), batch.y())) {
+            lossSum.addInPlace(l);
+            correct.addInPlace(c);
+        }
+    }
+
+    /** {loss sum, correct, samples} summed over the ranks (one all-reduce of three floats, on the model's device). */
+    private static float[] sumOverRanks(DataParallel dp, NDArray lossSum, NDArray correct, long samples) {
+        float[] local = {lossSum.item(), correct.item(), samples};
+        try (NDArray sums = NDArray.of(lossSum.device(), local, 3)) {
+            TensorCollectives.allReduce(dp.communicator(), sums, Reduction.SUM);
+            return sums.toArray();
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package org.mpi2nccl.dist;
+
+import org.mpi2nccl.tensor.Backend;
+
+/**
+ * Times the {@link Phase}s of training steps. On the CPU the host clock is the truth. On a GPU the host only
+ * queues work, so host timestamps would measure launch times: {@link CudaPhaseClock} records CUDA events on
+ * the backend's stream instead and reads them a few steps later, without stalling every step.
+ */
+interface PhaseClock extends AutoCloseable {
+
+    /** Marks the start of a step. */
+    void stepStart();
+
+    /** Marks the end of {@code phase} (called for each phase in order). */
+    void phaseEnd(Phase phase);
+
+    /** Adds the phase times of every step measured so far into {@code nanos} (indexed by ordinal); may wait for the GPU. */
+    void drainInto(long[] nanos);
+
+    @Override
+    void close();
+
+    static PhaseClock forBackend(Backend backend) {
+        return backend.device().isCpu() ? new HostPhaseClock() : new CudaPhaseClock((org.mpi2nccl.cuda.CudaBackend) backend);
+    }
+}

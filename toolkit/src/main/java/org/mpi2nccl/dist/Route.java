@@ -1,0 +1,74 @@
+package org.mpi2nccl.dist;
+
+import java.util.Locale;
+import org.mpi2nccl.comm.Communicator;
+import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.nccl.NcclCommunicator;
+import org.mpi2nccl.comm.nccl.NcclOptions;
+import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.tensor.Device;
+
+/**
+ * How gradients travel between ranks: the lessons' three routes, each a {@link Communicator}.
+ * <ul>
+ *   <li>{@link #MPI}: MPJ Express's Allreduce on host memory ({@link MpjCommunicator}); GPU gradients are
+ *       copied to the host and back around it (the seed's numpy + mpi4py route);</li>
+ *   <li>{@link #RING}: the all-reduce written from scratch as a ring over MPJ send/recv ({@link RingCommunicator});</li>
+ *   <li>{@link #NCCL}: NCCL on GPU memory, bootstrapped over MPJ as in the seed ({@link NcclCommunicator}),
+ *       queued on the model's own CUDA stream.</li>
+ * </ul>
+ */
+public enum Route {
+    MPI("MPI (host-staged)"), RING("ring over MPJ"), NCCL("NCCL");
+
+    private final String description;
+
+    Route(String description) {
+        this.description = description;
+    }
+
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public static Route parse(String s) {
+        for (Route r : values()) if (r.label().equalsIgnoreCase(s.trim())) return r;
+        throw new IllegalArgumentException("unknown route '" + s + "': use mpi, ring or nccl");
+    }
+
+    /** True when gradients never leave the GPU on this route. */
+    public boolean onDevice() {
+        return this == NCCL;
+    }
+
+    /**
+     * This rank's communicator for the route, over the MPJ world ({@code host}, after {@code MPI.Init});
+     * {@code device} is where the model lives (NCCL: its GPU and stream). Collective: every rank calls it.
+     */
+    public Communicator open(MpjCommunicator host, Device device) {
+        return switch (this) {
+            case MPI -> host;
+            case RING -> RingCommunicator.mpjWorld();
+            case NCCL -> {
+                if (device.isCpu()) {
+                    throw new IllegalArgumentException("the NCCL route needs the model on a GPU (rank " + host.rank()
+                            + " has it on the CPU): use --device cuda, or the MPI route on CPUs");
+                }
+                CudaBackend gpu = (CudaBackend) device.backend();
+                // The model's stream: NCCL's all-reduce is then ordered after backward's kernels without waiting.
+                yield NcclCommunicator.overHost(host, NcclOptions.fast().timeout(host.timeout()).device(device.index())
+                        .stream(gpu.context().streamAddress()));
+            }
+        };
+    }
+
+    /** The data-parallel settings that go with the route's communicator. */
+    public DataParallelOptions options(DataParallelOptions base) {
+        return base.commOnComputeStream(this == NCCL);
+    }
+}

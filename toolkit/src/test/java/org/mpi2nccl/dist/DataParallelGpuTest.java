@@ -1,0 +1,71 @@
+package org.mpi2nccl.dist;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpi2nccl.cuda.Cuda;
+import org.mpi2nccl.cuda.GpuTests;
+import org.mpi2nccl.data.SyntheticDataset;
+import org.mpi2nccl.launch.JobResult;
+import org.mpi2nccl.launch.Mpj;
+import org.mpi2nccl.launch.MpjDevice;
+import org.mpi2nccl.tensor.Device;
+
+/**
+ * The correctness proof on GPUs: 2 niodev ranks, one GPU each, gradients all-reduced by NCCL (and, for the
+ * contrast, by the MPI route through host memory), against one GPU trained on the whole batch.
+ */
+@Tag("gpu")
+class DataParallelGpuTest {
+    @TempDir
+    Path dir;
+
+    private static void requireTwoGpus() {
+        GpuTests.requireGpu();
+        if (Cuda.deviceCount() < 2) {
+            String m = "no second GPU: skipped (this machine has " + Cuda.deviceCount() + ")";
+            System.out.println(m);
+            Assumptions.assumeTrue(false, m);
+        }
+    }
+
+    private void check(String route, String model) throws Exception {
+        requireTwoGpus();
+        EquivalenceCheck.Setup s = new EquivalenceCheck.Setup(model, new SyntheticDataset(192, new int[] {1, 6, 6}, 5, 11),
+                24, 10, 3, 0.1f, 0.9f);
+        float[] reference = EquivalenceCheck.singleRank(s, Device.cuda(0));
+        Path out = Files.createDirectories(dir.resolve(route + "-" + model));
+        JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV)
+                .args("route=" + route, "device=cuda", "model=" + model, "examples=192", "batch=24", "steps=10", "seed=3",
+                        "out=" + out)
+                .onLine(System.out::println).timeout(Duration.ofSeconds(180)).run();
+        assertTrue(r.succeeded(), r.toString());
+        for (int rank = 0; rank < 2; rank++) {
+            float[] p = EquivalenceRank.read(out.resolve("rank-" + rank + ".f32"));
+            double d = EquivalenceCheck.relativeDifference(p, reference);
+            System.out.printf("%s route, %s, 2 GPUs with batch 12 each: rank %d vs one GPU with batch 24: max relative difference %.2e%n",
+                    route, model, rank, d);
+            assertTrue(d < 1e-4, route + " rank " + rank + ": " + d);
+        }
+        double between = EquivalenceCheck.relativeDifference(EquivalenceRank.read(out.resolve("rank-1.f32")),
+                EquivalenceRank.read(out.resolve("rank-0.f32")));
+        assertTrue(between == 0, "both GPUs hold the same parameters, got a difference of " + between);
+    }
+
+    @Test
+    void ncclOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
+        check("nccl", "cnn");
+        check("nccl", "mlp");
+    }
+
+    @Test
+    void mpiRouteOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
+        check("mpi", "cnn");
+    }
+}

@@ -1,0 +1,103 @@
+package org.mpi2nccl.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.comm.Communicator;
+import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.data.SyntheticDataset;
+import org.mpi2nccl.tensor.Device;
+
+/**
+ * The equivalence of N ranks with batch B/N and one rank with batch B, with the ranks as threads of this JVM
+ * talking through the hand-written ring (fast; the same check on MPJ ranks through MPI is
+ * {@link DataParallelMpjTest}).
+ */
+class DataParallelThreadsTest {
+    private static final SyntheticDataset DATA = new SyntheticDataset(192, new int[] {1, 6, 6}, 5, 11);
+
+    static <T> List<T> onRanks(int n, Function<Communicator, T> body) {
+        List<RingCommunicator> comms = RingCommunicator.threads(n, b -> {});
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            List<Future<T>> fs = new ArrayList<>();
+            for (RingCommunicator c : comms) fs.add(pool.submit(() -> body.apply(c)));
+            List<T> out = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                try {
+                    out.add(fs.get(r).get(120, TimeUnit.SECONDS));
+                } catch (ExecutionException e) {
+                    throw new AssertionError("rank " + r + " failed: " + e.getCause(), e.getCause());
+                }
+            }
+            return out;
+        } catch (java.util.concurrent.TimeoutException | InterruptedException e) {
+            throw new AssertionError("a rank did not finish within 120 s", e);
+        } finally {
+            pool.shutdownNow();
+            comms.forEach(RingCommunicator::close);
+        }
+    }
+
+    private static void checkEquivalent(String model, int ranks, DataParallelOptions options) {
+        EquivalenceCheck.Setup s = new EquivalenceCheck.Setup(model, DATA, 24, 10, 3, 0.1f, 0.9f);
+        float[] reference = EquivalenceCheck.singleRank(s, Device.cpu());
+        List<float[]> got = onRanks(ranks, c -> EquivalenceCheck.dataParallel(s, c, Device.cpu(), options));
+        float[] start = EquivalenceCheck.flatParameters(EquivalenceCheck.model(model, DATA, Device.cpu(), s.seed()));
+        assertTrue(EquivalenceCheck.relativeDifference(reference, start) > 1e-2, "the 10 steps moved the weights");
+        for (int r = 0; r < ranks; r++) {
+            double d = EquivalenceCheck.relativeDifference(got.get(r), reference);
+            System.out.printf("%s, %d ranks, %s: rank %d vs one rank with the whole batch: max relative difference %.2e%n",
+                    model, ranks, options, r, d);
+            assertTrue(d < 2e-5, model + " on " + ranks + " ranks, rank " + r + ": relative difference " + d);
+            assertEquals(0, EquivalenceCheck.differingElements(got.get(r), got.get(0)), "every rank holds the same bits as rank 0");
+        }
+    }
+
+    @Test
+    void mlpOnOneToFourRanksMatchesOneRankWithTheWholeBatch() {
+        for (int n = 1; n <= 4; n++) {
+            checkEquivalent("mlp", n, DataParallelOptions.defaults());
+        }
+    }
+
+    @Test
+    void cnnWithManySmallBucketsAndWithoutOverlap() {
+        checkEquivalent("cnn", 2, DataParallelOptions.defaults().bucketBytes(64));
+        checkEquivalent("cnn", 4, DataParallelOptions.defaults().overlap(false));
+    }
+
+    @Test
+    void localBatchNormIsNotEquivalentAndSaysSo() {
+        EquivalenceCheck.Setup s = new EquivalenceCheck.Setup("cnn-bn", DATA, 24, 10, 3, 0.1f, 0.9f);
+        float[] reference = EquivalenceCheck.singleRank(s, Device.cpu());
+        List<float[]> got = onRanks(2, c -> EquivalenceCheck.dataParallel(s, c, Device.cpu(), DataParallelOptions.defaults()));
+        double d = EquivalenceCheck.relativeDifference(got.get(0), reference);
+        System.out.printf("cnn-bn on 2 ranks: relative difference %.2e (batch-norm statistics are per rank)%n", d);
+        assertTrue(d > 1e-4, "local batch norm normalises with each rank's half batch: not the single rank's statistics");
+        assertEquals(0, EquivalenceCheck.differingElements(got.get(0), got.get(1)), "the ranks still agree with each other");
+    }
+
+    @Test
+    void bucketsAndTimes() {
+        List<String> out = onRanks(2, c -> {
+            EquivalenceCheck.Setup s = new EquivalenceCheck.Setup("cnn", DATA, 24, 3, 3, 0.1f, 0.9f);
+            try (var net = EquivalenceCheck.model("cnn", DATA, Device.cpu(), 1);
+                 DataParallel dp = new DataParallel(net, c, DataParallelOptions.defaults().bucketBytes(256))) {
+                assertEquals(net.parameterCount() * 4, dp.gradientBytes());
+                assertTrue(dp.bucketCount() >= 3, "small buckets: several all-reduces per step, got " + dp.bucketCount());
+                return dp.toString() + " " + s.steps();
+            }
+        });
+        assertEquals(2, out.size());
+    }
+}
