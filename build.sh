@@ -284,7 +284,8 @@ test_browser() {
 
 classpath() { echo "$TOOLKIT_JAR:$TOOLKIT_LIB/*"; }
 
-toolkit() { java $JAVA_OPTS_DEFAULT ${JAVA_OPTS:-} -cp "$(classpath)" org.mpi2nccl.Cli "$@"; }
+# OpenBLAS on one thread per call: the toolkit spreads GEMMs over the cores itself (tensor.cpu.Gemm says why).
+toolkit() { OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} java $JAVA_OPTS_DEFAULT ${JAVA_OPTS:-} -cp "$(classpath)" org.mpi2nccl.Cli "$@"; }
 
 cmd_test() {
   say "== unit and integration tests (mvn test)"

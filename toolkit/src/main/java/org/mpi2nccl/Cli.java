@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
         description = "From MPI reduction on the CPU to NCCL all-reduce on GPUs.",
         subcommands = {CommandLine.HelpCommand.class, MpjRunCommand.class, org.mpi2nccl.bench.SpeedupCommand.class, PartialSumCommand.class,
                 GpuDoctorCommand.class, GpuBenchCommand.class, org.mpi2nccl.doctor.DoctorCommand.class,
-                org.mpi2nccl.bench.TrainFashionMnistCommand.class, org.mpi2nccl.bench.MatmulBenchCommand.class})
+                org.mpi2nccl.bench.TrainFashionMnistCommand.class, org.mpi2nccl.bench.MatmulBenchCommand.class,
+                org.mpi2nccl.bench.BandwidthCommand.class, org.mpi2nccl.bench.BandwidthCompareCommand.class})
 public final class Cli {
     public static void main(String[] args) {
         System.exit(run(args));

@@ -114,6 +114,17 @@ public final class Tensor implements AutoCloseable {
         else grad.addInPlace(g);
     }
 
+    /**
+     * The gradient buffer, allocated as zeros (outside any scope) if backward has not made one yet: lets
+     * data-parallel code lay out its all-reduce buckets before the first step.
+     */
+    public NDArray ensureGrad() {
+        if (!isLeaf()) throw new IllegalStateException("ensureGrad: only leaves keep gradients");
+        if (grad == null || grad.isClosed())
+            grad = org.mpi2nccl.tensor.ArrayScope.outside(() -> NDArray.zeros(data.device(), data.shape()));
+        return grad;
+    }
+
     /** Sets the gradient to zeros in place (the buffer is kept: optimizers and all-reduce buckets hold it). */
     public void zeroGrad() {
         if (grad != null) grad.fill(0f);

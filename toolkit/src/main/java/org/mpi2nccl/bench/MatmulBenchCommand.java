@@ -72,7 +72,11 @@ public final class MatmulBenchCommand implements Callable<Integer> {
                 + "best=min((lambda t: (a@b, time.perf_counter()-t)[1])(time.perf_counter()) for _ in range(r))\n"
                 + "print(2*n**3/best/1e9)\n";
         try {
-            Process p = new ProcessBuilder(python, "-c", script).redirectErrorStream(true).start();
+            ProcessBuilder pb = new ProcessBuilder(python, "-c", script).redirectErrorStream(true);
+            // NumPy's OpenBLAS at its best: its own threads, whatever this JVM was told
+            pb.environment().remove("OPENBLAS_NUM_THREADS");
+            pb.environment().remove("OMP_NUM_THREADS");
+            Process p = pb.start();
             String out;
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 out = r.lines().reduce("", (x, y) -> x + y + "\n").trim();

@@ -37,6 +37,10 @@ public final class TrainFashionMnistCommand implements Callable<Integer> {
     @Option(names = "--lr", description = "learning rate (default: 1e-3 for adam, 0.05 for sgd)")
     Float lr;
 
+    @Option(names = "--lr-decay", description = "multiply the learning rate by this after every epoch (default ${DEFAULT-VALUE})",
+            defaultValue = "1")
+    float lrDecay;
+
     @Option(names = "--momentum", description = "SGD momentum (default ${DEFAULT-VALUE})", defaultValue = "0.9")
     float momentum;
 
@@ -47,7 +51,7 @@ public final class TrainFashionMnistCommand implements Callable<Integer> {
     int hidden;
 
     @Option(names = "--channels", split = ",", description = "CNN channels of the two conv layers (default ${DEFAULT-VALUE})",
-            defaultValue = "32,64")
+            defaultValue = "16,32")
     int[] channels;
 
     @Option(names = "--device", description = "cpu, cuda or cuda:N (default ${DEFAULT-VALUE})", defaultValue = "cpu")
@@ -83,9 +87,10 @@ public final class TrainFashionMnistCommand implements Callable<Integer> {
             }) {
             System.out.println("device: " + dev + " — " + dev.backend().describe());
             System.out.println("model (" + net.parameterCount() + " parameters): " + net);
-            System.out.printf(Locale.ROOT, "optimizer: %s lr %g, batch size %d%n", optimizer, opt.lr(), batchSize);
+            System.out.printf(Locale.ROOT, "optimizer: %s lr %g (x%g per epoch), batch size %d, seed %d%n", optimizer, opt.lr(), lrDecay,
+                    batchSize, seed);
             DataLoader trainLoader = new DataLoader(train, batchSize, true, seed, false, dev);
-            DataLoader testLoader = new DataLoader(test, 1000, false, 0, false, dev);
+            DataLoader testLoader = new DataLoader(test, 500, false, 0, false, dev);
             SoftmaxCrossEntropyLoss loss = new SoftmaxCrossEntropyLoss();
             System.out.println("epoch  train_loss  train_acc  test_loss  test_acc  epoch_s  samples_per_s");
             double total = 0;
@@ -95,6 +100,8 @@ public final class TrainFashionMnistCommand implements Callable<Integer> {
                 total += tr.seconds();
                 System.out.printf(Locale.ROOT, "%5d  %10.4f  %9.4f  %9.4f  %8.4f  %7.2f  %13.0f%n",
                         e + 1, tr.meanLoss(), tr.accuracy(), te.meanLoss(), te.accuracy(), tr.seconds(), tr.samplesPerSecond());
+                System.out.flush();
+                opt.setLr(opt.lr() * lrDecay);
             }
             System.out.printf(Locale.ROOT, "total training time %.1f s (%d epochs)%n", total, epochs);
         }

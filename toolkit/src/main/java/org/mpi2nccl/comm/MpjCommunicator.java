@@ -31,7 +31,7 @@ public final class MpjCommunicator extends AbstractCommunicator {
     private static final int TAG_META = 31_001;
     private static final int TAG_P2P = 31_002;
     private static final AtomicInteger WORKERS = new AtomicInteger();
-    private static final long GRACE_NANOS = 300_000_000L;
+    private static final long GRACE_NANOS = 1_000_000_000L;
 
     private final Intracomm comm;
     private final MpjTransport transport;

@@ -18,7 +18,7 @@ import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.FashionMnist;
 import org.mpi2nccl.dist.DistributedSampler;
 import org.mpi2nccl.dist.EquivalenceCheck;
-import org.mpi2nccl.dist.TensorCollectives;
+import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.SGD;
@@ -78,14 +78,14 @@ public final class Lesson03 {
     /** Gradients averaged tensor by tensor with the communicator (what DataParallel does in buckets). */
     public static Consumer<Module> mean(Communicator comm) {
         return net -> {
-            for (Tensor p : net.parameters()) TensorCollectives.allReduce(comm, p.grad(), Reduction.AVG);
+            for (Tensor p : net.parameters()) Tensors.allReduce(comm, p.grad(), Reduction.AVG);
         };
     }
 
     /** Gradients summed over the ranks but not divided: N times too large a step. */
     public static Consumer<Module> sum(Communicator comm) {
         return net -> {
-            for (Tensor p : net.parameters()) TensorCollectives.allReduce(comm, p.grad(), Reduction.SUM);
+            for (Tensor p : net.parameters()) Tensors.allReduce(comm, p.grad(), Reduction.SUM);
         };
     }
 
@@ -152,7 +152,7 @@ public final class Lesson03 {
         double alone = EquivalenceCheck.relativeDifference(theirs, train(s, rank, size, none()));
         double[] spread = {checksum(theirs), -checksum(theirs)};
         try (NDArray a = NDArray.of(new float[] {(float) spread[0], (float) spread[1]}, 2)) {
-            TensorCollectives.allReduce(comm, a, Reduction.MAX);
+            Tensors.allReduce(comm, a, Reduction.MAX);
             float[] m = a.toArray();
             spread[0] = m[0] + m[1];                   // max - min of the ranks' checksums
         }

@@ -114,4 +114,19 @@ class AutogradTest {
         y.sum().backward();
         assertArrayEquals(new float[] {1}, x.grad().toArray());
     }
+
+    @Test
+    void gradReadyHooksFireOncePerLeafAfterItsLastUse() {
+        Tensor a = param(1, 2), b = param(3, 4);
+        java.util.List<String> fired = new java.util.ArrayList<>();
+        // a is used twice (early and late): it must be reported once, with the sum of both contributions
+        Tensor h = a.mul(b);
+        h.add(a.mul(10f)).sum().backward(t -> fired.add((t == a ? "a=" : "b=") + java.util.Arrays.toString(t.grad().toArray())));
+        assertEquals(2, fired.size(), fired.toString());
+        assertTrue(fired.contains("a=[13.0, 14.0]"), fired.toString());
+        assertTrue(fired.contains("b=[1.0, 2.0]"), fired.toString());
+        Tensor c = param(5);
+        assertArrayEquals(new float[] {0}, c.ensureGrad().toArray());
+        assertTrue(c.ensureGrad() == c.grad());
+    }
 }

@@ -8,7 +8,7 @@ import org.mpi2nccl.launch.Report;
 
 /**
  * A rank program (started by the launcher): runs {@link CommunicatorChecks} on the communicator named by the
- * first argument ("mpj", "ring", "naive") and reports {@code {rank, size, kind, failures}}; a failed check
+ * first argument ("mpj", "ring", "naive", "ring-shm") and reports {@code {rank, size, kind, failures}}; a failed check
  * throws, which fails the job naming the rank. Other modes exercise the failure paths and let the
  * communicator's exception end the rank:
  * "mismatch" (rank 1 calls broadcast where the others call allReduce), "skip" (the last rank never makes
@@ -30,6 +30,8 @@ public final class CommRankMain {
                     .chunkBytes(mode.equals("checks") ? 1024 : 512 * 1024).build();
             case "naive" -> RingCommunicator.over(MpjTransport.world()).timeout(timeout)
                     .algorithm(RingCommunicator.Algorithm.NAIVE).build();
+            case "ring-shm" -> RingCommunicator.over(ShmTransport.open(MpjCommunicator.builder().timeout(timeout).build()))
+                    .timeout(timeout).chunkBytes(mode.equals("checks") ? 1024 : 512 * 1024).build();
             default -> throw new IllegalArgumentException("unknown communicator " + what);
         };
         int r = c.rank(), p = c.size();

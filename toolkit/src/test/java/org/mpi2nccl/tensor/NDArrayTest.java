@@ -150,4 +150,19 @@ class NDArrayTest {
             assertTrue(e.getMessage().contains("cuda:0"), e.getMessage());
         }
     }
+
+    @Test
+    void coalescingMergesContiguousAndBroadcastAxes() {
+        // (N, C, H, W) broadcast of a (1, C, 1, 1) channel vector: H and W merge for both views
+        long[][] out = new long[2][];
+        int[] s = Shapes.coalesce(new int[] {2, 3, 4, 5}, new long[][] {{0, 1, 0, 0}, {60, 20, 5, 1}}, out);
+        assertArrayEquals(new int[] {2, 3, 20}, s);
+        assertArrayEquals(new long[] {0, 1, 0}, out[0]);
+        assertArrayEquals(new long[] {60, 20, 1}, out[1]);
+        // a compact copy collapses to one axis; size-1 axes disappear; a scalar keeps one axis
+        assertArrayEquals(new int[] {24}, Shapes.coalesce(new int[] {2, 1, 3, 4}, new long[][] {{12, 12, 4, 1}}, out));
+        assertArrayEquals(new int[] {1}, Shapes.coalesce(new int[0], new long[][] {{}}, out));
+        // a transposed view does not merge
+        assertArrayEquals(new int[] {3, 2}, Shapes.coalesce(new int[] {3, 2}, new long[][] {{1, 3}, {2, 1}}, out));
+    }
 }

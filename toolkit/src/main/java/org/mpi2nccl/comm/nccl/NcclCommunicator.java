@@ -387,6 +387,9 @@ public final class NcclCommunicator extends AbstractCommunicator {
                 }
                 NcclException.check(rank, "ncclCommDestroy", ncclCommDestroy(comm), null);
                 comm = null;
+            } else if (comm != null) {
+                abortQuietly(comm);     // broken by a mismatch or an error before any abort: free NCCL's side too
+                comm = null;
             }
         } finally {
             freeBuffers();

@@ -20,6 +20,7 @@ public final class CpuBackend implements Backend {
     private static final CpuBackend INSTANCE = new CpuBackend();
 
     private final AtomicLong live = new AtomicLong();
+    private final ArrayPool pool = new ArrayPool();
 
     private CpuBackend() {}
 
@@ -40,10 +41,13 @@ public final class CpuBackend implements Backend {
         if (n < 0 || n > Integer.MAX_VALUE - 8)
             throw new IllegalArgumentException("allocate: " + n + " elements is not a valid CPU array size");
         live.addAndGet(n);
-        return new CpuStorage(this, (int) n);
+        return new CpuStorage(this, pool.take((int) n));
     }
 
-    void freed(long n) { live.addAndGet(-n); }
+    void freed(float[] data) {
+        live.addAndGet(-data.length);
+        pool.give(data);
+    }
 
     @Override
     public long liveElements() { return live.get(); }

@@ -3,16 +3,16 @@ package org.mpi2nccl.tensor.cpu;
 import org.mpi2nccl.tensor.Backend;
 import org.mpi2nccl.tensor.Storage;
 
-/** CPU storage: a heap float array. Closing it only drops the reference (the GC frees it) and marks it closed. */
+/** CPU storage: a heap float array. Closing it hands the array back to the backend's pool and marks the storage closed. */
 final class CpuStorage implements Storage {
     private final CpuBackend backend;
     private float[] data;
     private final long size;
 
-    CpuStorage(CpuBackend backend, int size) {
+    CpuStorage(CpuBackend backend, float[] data) {
         this.backend = backend;
-        this.data = new float[size];
-        this.size = size;
+        this.data = data;
+        this.size = data.length;
     }
 
     /** The elements, for the CPU backend's own kernels only. */
@@ -34,7 +34,8 @@ final class CpuStorage implements Storage {
     @Override
     public synchronized void close() {
         if (data == null) return;
+        float[] d = data;
         data = null;
-        backend.freed(size);
+        backend.freed(d);
     }
 }

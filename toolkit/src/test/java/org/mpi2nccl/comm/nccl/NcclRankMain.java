@@ -22,7 +22,7 @@ import org.mpi2nccl.comm.Reduction;
  *       others must fail with a timeout naming allReduce #2 after ncclCommAbort;</li>
  *   <li>"env": prints the NCCL_* variables this rank sees.</li>
  * </ul>
- * Prints "NCCL OK rank r of p ..." lines on success; exits 1 on failure.
+ * Prints "NCCL OK rank r ..." lines on success; throws (failing the job, naming the rank) otherwise.
  */
 public final class NcclRankMain {
     private NcclRankMain() {
@@ -92,9 +92,11 @@ public final class NcclRankMain {
         if (nccl != null) {
             nccl.close();
         }
+        if (!ok) {
+            throw new AssertionError("rank " + rank + ": NCCL " + mode + " via " + init + " failed (see the lines above)");
+        }
         host.close();
         MPI.Finalize();
-        System.exit(ok ? 0 : 1);
     }
 
     /**

@@ -1,0 +1,125 @@
+package org.mpi2nccl.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import mpi.MPI;
+import org.mpi2nccl.comm.Collective;
+import org.mpi2nccl.comm.DataType;
+import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.launch.Report;
+
+/**
+ * The bench's rank program (started by {@link BandwidthCommand} through the launcher): makes each named
+ * communicator in turn, runs the harness on it, and rank 0 reports every row ({@link Report#emit}).
+ * Arguments are {@code key=value} pairs (see {@link BandwidthCommand} for their meaning).
+ */
+public final class BandwidthRankMain {
+    private BandwidthRankMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String[] rest = MPI.Init(args);
+        Map<String, String> a = parse(List.of(rest));
+        Duration timeout = Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeout", "300")));
+        MpjCommunicator mpj = MpjCommunicator.builder().timeout(timeout).build();
+        BenchSpec base = spec(a);
+        long hostCap = BenchSpec.parseBytes(a.getOrDefault("max-host", a.getOrDefault("max", "64M")));
+        for (String name : a.getOrDefault("comms", "mpj,ring").split(",")) {
+            BenchSpec spec = RankCommunicators.usesGpu(name) && !name.endsWith("-staged") ? base
+                    : base.sizes(base.minBytes(), Math.max(base.minBytes(), Math.min(base.maxBytes(), hostCap)), base.factor());
+            try (RankCommunicators.Made made = RankCommunicators.make(name, mpj, timeout)) {
+                if (mpj.rank() == 0) {
+                    System.out.println("bench: " + name + " on " + mpj.size() + " ranks, " + made.memory().name() + " memory, "
+                            + spec.collective().label() + " " + BenchSpec.formatBytes(spec.minBytes()) + " .. "
+                            + BenchSpec.formatBytes(spec.maxBytes()));
+                }
+                BandwidthHarness h = new BandwidthHarness(made.communicator(), mpj, name, made.memory());
+                h.run(spec, row -> {
+                    if (mpj.rank() == 0) {
+                        Report.emit(toMap(row));
+                    }
+                });
+            }
+        }
+        mpj.close();
+        MPI.Finalize();
+    }
+
+    /** {@code key=value} arguments as a map. */
+    static Map<String, String> parse(List<String> args) {
+        Map<String, String> a = new LinkedHashMap<>();
+        for (String s : args) {
+            int eq = s.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("bandwidth rank: argument '" + s + "' is not key=value");
+            }
+            a.put(s.substring(0, eq), s.substring(eq + 1));
+        }
+        return a;
+    }
+
+    static BenchSpec spec(Map<String, String> a) {
+        BenchSpec s = BenchSpec.defaults()
+                .collective(Collective.parse(a.getOrDefault("collective", "allReduce")))
+                .type(DataType.valueOf(a.getOrDefault("type", "float32").toUpperCase(java.util.Locale.ROOT)))
+                .op(Reduction.parse(a.getOrDefault("op", "sum")))
+                .root(Integer.parseInt(a.getOrDefault("root", "0")))
+                .sizes(BenchSpec.parseBytes(a.getOrDefault("min", "8")), BenchSpec.parseBytes(a.getOrDefault("max", "64M")),
+                        Double.parseDouble(a.getOrDefault("factor", "2")))
+                .iterations(Integer.parseInt(a.getOrDefault("warmup", "5")), Integer.parseInt(a.getOrDefault("iters", "20")),
+                        Integer.parseInt(a.getOrDefault("min-iters", "3")), Double.parseDouble(a.getOrDefault("seconds-per-size", "5")))
+                .placements(!a.getOrDefault("in-place", "true").equals("false"), true)
+                .check(!a.getOrDefault("check", "true").equals("false"));
+        return s;
+    }
+
+    static Map<String, Object> toMap(BenchRow r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("communicator", r.communicator());
+        m.put("collective", r.collective());
+        m.put("ranks", r.ranks());
+        m.put("type", r.type());
+        m.put("redop", r.op());
+        m.put("root", r.root());
+        m.put("size_bytes", r.bytes());
+        m.put("count", r.count());
+        m.put("placement", r.placement());
+        m.put("iters", r.iters());
+        m.put("time_us", r.timeUs());
+        m.put("algbw_GBps", r.algbw());
+        m.put("busbw_GBps", r.busbw());
+        m.put("wrong", r.wrong());
+        m.put("d2h_us", r.d2hUs());
+        m.put("host_collective_us", r.collectiveUs());
+        m.put("h2d_us", r.h2dUs());
+        return m;
+    }
+
+    static BenchRow fromMap(Map<String, Object> m) {
+        return new BenchRow((String) m.get("communicator"), (String) m.get("collective"), num(m, "ranks").intValue(),
+                (String) m.get("type"), (String) m.get("redop"), num(m, "root").intValue(), num(m, "size_bytes").longValue(),
+                num(m, "count").longValue(), (String) m.get("placement"), num(m, "iters").intValue(),
+                num(m, "time_us").doubleValue(), num(m, "algbw_GBps").doubleValue(), num(m, "busbw_GBps").doubleValue(),
+                num(m, "wrong").longValue(), num(m, "d2h_us").doubleValue(), num(m, "host_collective_us").doubleValue(),
+                num(m, "h2d_us").doubleValue());
+    }
+
+    private static Number num(Map<String, Object> m, String k) {
+        Object o = m.get(k);
+        return o instanceof Number n ? n : Double.NaN;
+    }
+
+    static List<BenchRow> rows(List<Map<String, Object>> reports) {
+        List<BenchRow> out = new ArrayList<>();
+        for (Map<String, Object> m : reports) {
+            if (m.containsKey("busbw_GBps")) {
+                out.add(fromMap(m));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,377 @@
+package org.mpi2nccl.comm;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.UUID;
+
+/**
+ * Point-to-point messages through shared memory, for ranks on one machine (what Open MPI's "vader" and NCCL's
+ * SHM transport do): every ordered pair of ranks has a ring of slots in a memory-mapped file under /dev/shm.
+ * The sender copies a message into free slots and publishes them by advancing a counter; the receiver copies
+ * them out and frees them by advancing another. No sockets, no daemon threads, one copy each way.
+ *
+ * <p>Progress happens when a transfer is polled ({@link Transport.Pending#done()}): each poll moves every
+ * pending transfer of this rank as far as the slots allow, so a sender waiting for slots and a receiver
+ * waiting for data never block each other. Messages of one pair go in order (slots are a FIFO); receives must
+ * be posted in the order the peer sends, which every collective here does. A transport is used by one thread.
+ *
+ * <p>The files are created in a fresh directory whose name rank 0 chooses and broadcasts over a bootstrap
+ * communicator (MPJ); once every rank has mapped them they are deleted, so nothing is left behind even if a
+ * rank dies later. The mappings themselves go when the transport is garbage-collected.
+ */
+public final class ShmTransport implements Transport {
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final int TAIL = 0;           // slots published by the sender
+    private static final int HEAD = 64;          // slots consumed by the receiver (own cache line)
+    private static final int HEADER = 128;
+    private static final int SLOT_HEADER = 16;   // int tag, int payload bytes, long message bytes
+
+    private final int rank;
+    private final int size;
+    private final int slots;
+    private final int slotBytes;
+    private final MappedByteBuffer[] out;        // out[dst]: this rank -> dst
+    private final MappedByteBuffer[] in;         // in[src]: src -> this rank
+    private final ArrayDeque<Send>[] sends;
+    private final ArrayDeque<Recv>[] recvs;
+    private boolean closed;
+
+    /** Opens shared-memory channels between all ranks of {@code bootstrap} (collective; default sizes). */
+    public static ShmTransport open(Communicator bootstrap) {
+        return open(bootstrap, 8, 256 * 1024);
+    }
+
+    /**
+     * @param slots     slots per ordered pair of ranks
+     * @param slotBytes bytes per slot (a message larger than a slot travels in several)
+     */
+    @SuppressWarnings("unchecked")
+    public static ShmTransport open(Communicator bootstrap, int slots, int slotBytes) {
+        if (slots < 2 || slotBytes < 64 || slotBytes % 8 != 0) {
+            throw new IllegalArgumentException("shm: need at least 2 slots of at least 64 bytes (a multiple of 8); got "
+                    + slots + " x " + slotBytes);
+        }
+        int rank = bootstrap.rank();
+        int size = bootstrap.size();
+        requireOneHost(bootstrap);
+        byte[] name = new byte[36];
+        if (rank == 0) {
+            name = UUID.randomUUID().toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        }
+        bootstrap.broadcast(HostBuffer.of(name), 0);
+        Path dir = base().resolve("mpi2nccl-shm-" + new String(name, java.nio.charset.StandardCharsets.US_ASCII));
+        long fileBytes = HEADER + (long) slots * (SLOT_HEADER + slotBytes);
+        MappedByteBuffer[] out = new MappedByteBuffer[size];
+        MappedByteBuffer[] in = new MappedByteBuffer[size];
+        try {
+            Files.createDirectories(dir);
+            for (int dst = 0; dst < size; dst++) {
+                if (dst != rank) {
+                    out[dst] = map(dir.resolve(rank + "-" + dst), fileBytes, true);
+                }
+            }
+            bootstrap.barrier();                 // every outgoing file exists
+            for (int src = 0; src < size; src++) {
+                if (src != rank) {
+                    in[src] = map(dir.resolve(src + "-" + rank), fileBytes, false);
+                }
+            }
+            bootstrap.barrier();                 // every file is mapped by both its ranks: names can go
+            for (int dst = 0; dst < size; dst++) {
+                Files.deleteIfExists(dir.resolve(rank + "-" + dst));
+            }
+            bootstrap.barrier();
+            if (rank == 0) {
+                Files.deleteIfExists(dir);
+            }
+        } catch (IOException e) {
+            throw new CommException("rank " + rank + ": shared memory in " + dir + ": " + e.getMessage()
+                    + " (is /dev/shm writable and large enough? " + size * (size - 1) * fileBytes + " bytes needed)", e);
+        }
+        ArrayDeque<Send>[] s = new ArrayDeque[size];
+        ArrayDeque<Recv>[] r = new ArrayDeque[size];
+        for (int i = 0; i < size; i++) {
+            s[i] = new ArrayDeque<>();
+            r[i] = new ArrayDeque<>();
+        }
+        return new ShmTransport(rank, size, slots, slotBytes, out, in, s, r);
+    }
+
+    private ShmTransport(int rank, int size, int slots, int slotBytes, MappedByteBuffer[] out, MappedByteBuffer[] in,
+                         ArrayDeque<Send>[] sends, ArrayDeque<Recv>[] recvs) {
+        this.rank = rank;
+        this.size = size;
+        this.slots = slots;
+        this.slotBytes = slotBytes;
+        this.out = out;
+        this.in = in;
+        this.sends = sends;
+        this.recvs = recvs;
+    }
+
+    private static Path base() {
+        Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    private static MappedByteBuffer map(Path file, long bytes, boolean create) throws IOException {
+        if (!create) {
+            long end = System.nanoTime() + 10_000_000_000L;
+            while (!Files.exists(file) && System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+        }
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw"); FileChannel ch = f.getChannel()) {
+            if (create) {
+                f.setLength(bytes);
+            }
+            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
+            m.order(ByteOrder.nativeOrder());
+            return m;
+        }
+    }
+
+    /** Shared memory only works between ranks of one machine: compare host names first. */
+    private static void requireOneHost(Communicator c) {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = "?";
+        }
+        long[] mine = {host.hashCode()};
+        long[] all = new long[c.size()];
+        c.allGather(HostBuffer.of(mine), HostBuffer.of(all));
+        for (int r = 0; r < all.length; r++) {
+            if (all[r] != mine[0]) {
+                throw new CommException("rank " + c.rank() + ": shared memory needs every rank on one machine, but rank " + r
+                        + " runs on another host (this one is " + host + "); use MpjTransport between machines");
+            }
+        }
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public String kind() {
+        return "shm";
+    }
+
+    @Override
+    public Pending isend(HostBuffer buffer, int dest, int tag) {
+        CommArgs.rankInRange("send", "destination", dest, size);
+        if (dest == rank) {
+            throw new IllegalArgumentException("shm: send to self (rank " + rank + ")");
+        }
+        requireOpen();
+        Send s = new Send(buffer, dest, tag);
+        sends[dest].add(s);
+        progress();
+        return s;
+    }
+
+    @Override
+    public Pending irecv(HostBuffer buffer, int src, int tag) {
+        CommArgs.rankInRange("recv", "source", src, size);
+        if (src == rank) {
+            throw new IllegalArgumentException("shm: receive from self (rank " + rank + ")");
+        }
+        requireOpen();
+        Recv r = new Recv(buffer, src, tag);
+        recvs[src].add(r);
+        progress();
+        return r;
+    }
+
+    /** Moves every pending transfer as far as the slots allow (sends first: they free the peers' waits). */
+    private void progress() {
+        for (int p = 0; p < size; p++) {
+            ArrayDeque<Send> q = sends[p];
+            while (!q.isEmpty() && q.peek().advance()) {
+                q.poll();
+            }
+        }
+        for (int p = 0; p < size; p++) {
+            ArrayDeque<Recv> q = recvs[p];
+            while (!q.isEmpty() && q.peek().advance()) {
+                q.poll();
+            }
+        }
+    }
+
+    /** Drops the mappings (they are unmapped when garbage-collected; the files were deleted at open). */
+    @Override
+    public void close() {
+        closed = true;
+        java.util.Arrays.fill(out, null);
+        java.util.Arrays.fill(in, null);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("shm transport of rank " + rank + " is closed");
+        }
+    }
+
+    private int capacity(DataType t) {
+        return slotBytes / t.bytes();
+    }
+
+    private static int slotOffset(int slots, int slotBytes, long index) {
+        return HEADER + (int) (index % slots) * (SLOT_HEADER + slotBytes);
+    }
+
+    /** Copies elements [from, from+n) of {@code b} to / from the mapped buffer at byte offset {@code at}. */
+    private static void copy(HostBuffer b, int from, int n, ByteBuffer m, int at, boolean toShm) {
+        ByteBuffer v = m.duplicate().order(ByteOrder.nativeOrder());
+        v.position(at).limit(at + n * b.dataType().bytes());
+        ByteBuffer s = v.slice().order(ByteOrder.nativeOrder());
+        int o = b.offset() + from;
+        switch (b.dataType()) {
+            case INT8 -> {
+                if (toShm) s.put((byte[]) b.array(), o, n); else s.get((byte[]) b.array(), o, n);
+            }
+            case INT32 -> {
+                if (toShm) s.asIntBuffer().put((int[]) b.array(), o, n); else s.asIntBuffer().get((int[]) b.array(), o, n);
+            }
+            case INT64 -> {
+                if (toShm) s.asLongBuffer().put((long[]) b.array(), o, n); else s.asLongBuffer().get((long[]) b.array(), o, n);
+            }
+            case FLOAT32 -> {
+                if (toShm) s.asFloatBuffer().put((float[]) b.array(), o, n); else s.asFloatBuffer().get((float[]) b.array(), o, n);
+            }
+            case FLOAT64 -> {
+                if (toShm) s.asDoubleBuffer().put((double[]) b.array(), o, n); else s.asDoubleBuffer().get((double[]) b.array(), o, n);
+            }
+        }
+    }
+
+    private final class Send implements Pending {
+        final HostBuffer buffer;
+        final int dest;
+        final int tag;
+        int sent;                  // elements copied into slots
+        boolean started;
+        boolean done;
+
+        Send(HostBuffer buffer, int dest, int tag) {
+            this.buffer = buffer;
+            this.dest = dest;
+            this.tag = tag;
+        }
+
+        /** Fills free slots; true when the whole message is in shared memory. */
+        boolean advance() {
+            MappedByteBuffer m = out[dest];
+            long tail = (long) LONGS.get(m, TAIL);
+            int cap = capacity(buffer.dataType());
+            while (!started || sent < buffer.length()) {
+                long head = (long) LONGS.getAcquire(m, HEAD);
+                if (tail - head >= slots) {
+                    return false;                          // the receiver has not freed a slot yet
+                }
+                int n = Math.min(cap, buffer.length() - sent);
+                int at = slotOffset(slots, slotBytes, tail);
+                m.putInt(at, tag);
+                m.putInt(at + 4, n * buffer.dataType().bytes());
+                m.putLong(at + 8, buffer.bytes());
+                copy(buffer, sent, n, m, at + SLOT_HEADER, true);
+                sent += n;
+                started = true;
+                tail++;
+                LONGS.setRelease(m, TAIL, tail);        // publish: the data above is visible before the counter
+            }
+            done = true;
+            return true;
+        }
+
+        @Override
+        public boolean done() {
+            if (!done) {
+                progress();
+            }
+            return done;
+        }
+
+        @Override
+        public String describe() {
+            return "the message to rank " + dest + " (tag " + tag + ", " + buffer.bytes() + " bytes, "
+                    + sent + " of " + buffer.length() + " elements in shared memory)";
+        }
+    }
+
+    private final class Recv implements Pending {
+        final HostBuffer buffer;
+        final int src;
+        final int tag;
+        int received;
+        boolean started;
+        boolean done;
+
+        Recv(HostBuffer buffer, int src, int tag) {
+            this.buffer = buffer;
+            this.src = src;
+            this.tag = tag;
+        }
+
+        boolean advance() {
+            MappedByteBuffer m = in[src];
+            long head = (long) LONGS.get(m, HEAD);
+            while (!started || received < buffer.length()) {
+                long tail = (long) LONGS.getAcquire(m, TAIL);
+                if (head >= tail) {
+                    return false;                          // nothing published yet
+                }
+                int at = slotOffset(slots, slotBytes, head);
+                int theirTag = m.getInt(at);
+                int bytes = m.getInt(at + 4);
+                long total = m.getLong(at + 8);
+                if (theirTag != tag || (!started && total != buffer.bytes())) {
+                    throw new CommException("rank " + rank + ": the next message from rank " + src + " has tag " + theirTag
+                            + " and " + total + " bytes, but the receive posted expects tag " + tag + " and " + buffer.bytes()
+                            + " bytes: the ranks' transfers are out of step");
+                }
+                int n = bytes / buffer.dataType().bytes();
+                copy(buffer, received, n, m, at + SLOT_HEADER, false);
+                received += n;
+                started = true;
+                head++;
+                LONGS.setRelease(m, HEAD, head);        // the slot is free again
+            }
+            done = true;
+            return true;
+        }
+
+        @Override
+        public boolean done() {
+            if (!done) {
+                progress();
+            }
+            return done;
+        }
+
+        @Override
+        public String describe() {
+            return "the message from rank " + src + " (tag " + tag + ", " + received + " of " + buffer.length()
+                    + " elements received)";
+        }
+    }
+}

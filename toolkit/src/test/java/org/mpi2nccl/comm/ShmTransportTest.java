@@ -1,0 +1,71 @@
+package org.mpi2nccl.comm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The shared-memory transport under the ring, with ranks as threads (each maps the others' files like separate
+ * processes would): every collective, messages larger than the slots, zero-length messages, and no files left.
+ */
+class ShmTransportTest {
+
+    @ParameterizedTest(name = "{0} ranks, {1} slots of {2} bytes")
+    @CsvSource({"2, 8, 262144", "3, 2, 512", "4, 4, 1024"})
+    void everyCollectiveIsCorrectOverSharedMemory(int ranks, int slots, int slotBytes) {
+        List<List<String>> failures = ThreadRanks.run(ranks, b -> b.timeout(Duration.ofSeconds(30)), boot -> {
+            try (ShmTransport shm = ShmTransport.open(boot, slots, slotBytes)) {
+                RingCommunicator ring = RingCommunicator.over(shm).chunkBytes(96).window(3)
+                        .timeout(Duration.ofSeconds(30)).build();
+                List<String> bad = CommunicatorChecks.runAll(ring);
+                // one large message through a few small slots, and an empty one
+                float[] big = new float[100_000];
+                if (ring.rank() == 0) {
+                    java.util.Arrays.fill(big, 2.5f);
+                }
+                ring.broadcast(HostBuffer.of(big), 0);
+                if (big[99_999] != 2.5f) {
+                    bad.add("large broadcast");
+                }
+                ring.allReduce(HostBuffer.of(new float[0]), Reduction.SUM);
+                return bad;
+            }
+        });
+        for (int r = 0; r < ranks; r++) {
+            assertTrue(failures.get(r).isEmpty(), "rank " + r + ": " + failures.get(r));
+        }
+        try (Stream<Path> left = Files.list(Path.of("/dev/shm"))) {
+            assertEquals(0, left.filter(p -> p.getFileName().toString().startsWith("mpi2nccl-shm-")).count(),
+                    "files of the transport are deleted once mapped");
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void outOfStepTransfersAreReportedNotHung() {
+        List<Object> out = ThreadRanks.runAll(2, b -> b.timeout(Duration.ofSeconds(30)), boot -> {
+            try (ShmTransport shm = ShmTransport.open(boot, 4, 64)) {
+                Deadline d = Deadline.after(Duration.ofSeconds(5));
+                CollectiveCall call = new CollectiveCall(Collective.SEND_RECV, 1, 4, DataType.INT32, null, 1);
+                if (boot.rank() == 0) {
+                    shm.await(d, call, shm.isend(HostBuffer.of(new int[4]), 1, 7));
+                } else {
+                    shm.await(d, call, shm.irecv(HostBuffer.of(new int[5]), 0, 7));
+                }
+                return null;
+            }
+        });
+        CommException e = assertInstanceOf(CommException.class, out.get(1));
+        assertTrue(e.getMessage().contains("16 bytes") && e.getMessage().contains("20 bytes"), e.getMessage());
+    }
+}
