@@ -148,9 +148,9 @@ public final class SpeedupExperiment {
         JobBuilder job = Mpj.launch(SpeedupRank.class).ranks(n).device(gpu ? MpjDevice.NIODEV : MpjDevice.MULTICORE)
                 .args(config.toArgs(route)).timeout(runTimeout).onLine(bars::onLine);
         if (!gpu) {
-            // One core per rank: compute on the rank's own thread only, BLAS single-threaded.
-            job.jvmArgs("-Djava.util.concurrent.ForkJoinPool.common.parallelism=0").env("OPENBLAS_NUM_THREADS", "1")
-                    .env("OMP_NUM_THREADS", "1");
+            // One core per rank: the CPU backend sizes its parallelism from the processor count the JVM reports, so
+            // with 1 it computes on the rank's own thread only; BLAS single-threaded too.
+            job.jvmArgs("-XX:ActiveProcessorCount=1").env("OPENBLAS_NUM_THREADS", "1").env("OMP_NUM_THREADS", "1");
         }
         try {
             return job.run();

@@ -133,7 +133,10 @@ public final class SpeedupRank {
         int fs = d.featureSize();
         float[] x = new float[Math.multiplyExact(d.size(), fs)];
         int[] y = new int[d.size()];
-        java.util.stream.IntStream.range(0, d.size()).parallel().forEach(i -> {
+        java.util.stream.IntStream all = java.util.stream.IntStream.range(0, d.size());
+        // In parallel only where there are cores to spare (not in the one-core-per-rank CPU runs).
+        if (Runtime.getRuntime().availableProcessors() > 1) all = all.parallel();
+        all.forEach(i -> {
             d.features(i, x, i * fs);
             y[i] = d.label(i);
         });

@@ -61,7 +61,10 @@ public final class SpeedupResults {
             java.nio.file.Path meta = f.toAbsolutePath().resolveSibling("run.txt");
             if (java.nio.file.Files.isReadable(meta)) {
                 for (String line : java.nio.file.Files.readAllLines(meta)) {
-                    if (line.startsWith("settings: ")) settings = line.substring(10) + " (recorded)";
+                    if (line.startsWith("settings: ")) {
+                        settings = line.substring(10);
+                        if (!settings.endsWith("(recorded)")) settings += " (recorded)";
+                    }
                 }
                 break;
             }

@@ -42,7 +42,7 @@ class SpeedupExperimentTest {
     void oneAndTwoCpuRanksOverMpiProduceTheTableThePlotsAndTheReport() throws IOException {
         List<String> log = new java.util.ArrayList<>();
         List<String> bars = new java.util.ArrayList<>();
-        SpeedupResults r = new SpeedupExperiment(tiny(), List.of(Route.MPI), List.of(1, 2)).log(log::add)
+        SpeedupResults r = new SpeedupExperiment(tiny(), List.of(Route.MPI), List.of(1, 2)).log(log::add).runTimeout(java.time.Duration.ofMinutes(3))
                 .progress((label, total) -> {
                     bars.add(label);
                     return ProgressReporter.silent().start(label, total);
@@ -126,7 +126,7 @@ class SpeedupExperimentTest {
     void anEmptyShardAndADataSetMissingOnOneRankStopTheRunBeforeTrainingAndNameTheRank() throws IOException {
         SpeedupConfig empty = tiny();
         empty.trainExamples = 1;
-        SpeedupResults r = new SpeedupExperiment(empty, List.of(Route.MPI), List.of(2)).log(s -> { }).run();
+        SpeedupResults r = new SpeedupExperiment(empty, List.of(Route.MPI), List.of(2)).log(s -> { }).runTimeout(java.time.Duration.ofMinutes(2)).run();
         assertEquals(1, r.failures().size(), r.failures().toString());
         assertTrue(r.failures().get(0).contains("empty shard"), r.failures().get(0));
         assertEquals(0, r.epochs().rowCount(), "no epoch ran");
@@ -138,7 +138,7 @@ class SpeedupExperimentTest {
         SpeedupConfig missing = tiny();
         missing.data = "fashion";
         missing.dataDir = dir.resolve("rank{rank}");
-        SpeedupResults m = new SpeedupExperiment(missing, List.of(Route.MPI), List.of(2)).log(s -> { }).run();
+        SpeedupResults m = new SpeedupExperiment(missing, List.of(Route.MPI), List.of(2)).log(s -> { }).runTimeout(java.time.Duration.ofMinutes(2)).run();
         assertEquals(1, m.failures().size(), m.failures().toString());
         String why = m.failures().get(0);
         assertTrue(why.contains("loading the data set failed before training started on rank 1: Fashion-MNIST missing"), why);
