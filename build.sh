@@ -139,7 +139,7 @@ setup() {
 # A tarball for GPU machines that have CUDA but no Java: a jlinked runtime, the toolkit and its jars, the
 # test classes with JUnit's console launcher, MPJ_HOME and bin/. Jars are stored uncompressed so that xz
 # compresses the whole tarball at once: fastutil's 78 MB of classes then take 3 MB instead of 23.
-BUNDLE_MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sql,jdk.unsupported
+BUNDLE_MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sql,jdk.management,jdk.unsupported
 JUNIT_CONSOLE=org.junit.platform:junit-platform-console-standalone:1.11.4
 
 bundle_jdk() {

@@ -3,11 +3,8 @@ package org.mpi2nccl.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.mpi2nccl.launch.JobResult;
-import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.MpjJobException;
 import org.mpi2nccl.launch.MpjLaunchException;
@@ -96,38 +93,27 @@ public final class BandwidthCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        for (String c : comms) {
-            if (!RankCommunicators.NAMES.contains(c)) {
-                System.err.println("bandwidth: unknown communicator '" + c + "'; known: " + RankCommunicators.NAMES);
-                return 2;
+        BandwidthJob job;
+        try {
+            job = BandwidthJob.of(comms).ranks(ranks).device(device).collective(collective).type(type).op(op).root(root)
+                    .sizes(minBytes, maxBytes, factor).maxHostBytes(maxHost).iterations(warmup, iters, minIters, secondsPerSize)
+                    .inPlace(!noInPlace).check(!noCheck).timeout(timeout);
+            if (!rankHeap.equals("auto")) {
+                job.rankHeap(rankHeap);
             }
-        }
-        boolean gpu = comms.stream().anyMatch(RankCommunicators::usesGpu);
-        MpjDevice dev = device != null ? device : gpu ? MpjDevice.NIODEV : MpjDevice.MULTICORE;
-        if (gpu && dev == MpjDevice.MULTICORE) {
-            System.err.println("bandwidth: GPU communicators need -dev niodev (one JVM per rank: the CUDA and NCCL"
-                    + " bindings load in one class loader only)");
+            job.rankArgs();
+            job.effectiveDevice();
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
             return 2;
         }
-        List<String> args = new ArrayList<>(List.of("comms=" + String.join(",", comms), "collective=" + collective,
-                "type=" + type, "op=" + op, "root=" + root, "min=" + minBytes, "max=" + maxBytes, "factor=" + factor,
-                "max-host=" + maxHost, "warmup=" + warmup, "iters=" + iters, "min-iters=" + minIters,
-                "seconds-per-size=" + secondsPerSize, "in-place=" + !noInPlace, "check=" + !noCheck));
-        BandwidthRankMain.spec(BandwidthRankMain.parse(args));       // bad options fail here, before any JVM starts
-        String heap = rankHeap.equals("auto") ? autoHeap(dev) : rankHeap;
-        JobResult r;
+        BenchResults res;
         try {
-            r = Mpj.launch(BandwidthRankMain.class).ranks(ranks).device(dev).args(args).jvmArgs("-Xmx" + heap)
-                    .timeout(timeout).onLine(l -> {
-                        if (l.rank() == 0 || l.isStderr()) {
-                            System.out.println(l);
-                        }
-                    }).run();
+            res = job.run(System.out::println);
         } catch (MpjLaunchException | MpjJobException e) {
             System.err.println("bandwidth: " + e.getMessage());
             return 1;
         }
-        BenchResults res = new BenchResults(BandwidthRankMain.rows(r.reports()));
         System.out.print(res.text());
         if (out != null) {
             Files.createDirectories(out);
@@ -141,14 +127,6 @@ public final class BandwidthCommand implements Callable<Integer> {
             return 1;
         }
         return 0;
-    }
-
-    /** A third of the machine's memory shared by the rank JVMs (multicore: one JVM), at most 16 GiB each. */
-    private String autoHeap(MpjDevice dev) {
-        long total = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getTotalMemorySize();
-        long per = total / 3 / (dev == MpjDevice.MULTICORE ? 1 : ranks);
-        return Math.max(256, Math.min(16L << 10, per >> 20)) + "m";
     }
 
     /** "multicore" or "niodev". */

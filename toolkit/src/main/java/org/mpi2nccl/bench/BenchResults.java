@@ -109,9 +109,14 @@ public final class BenchResults {
         table().write().csv(file.toFile());
     }
 
-    /** Reads a CSV written by {@link #writeCsv}. */
+    /**
+     * Reads a CSV written by {@link #writeCsv} (or a peer writing the same columns). Read through a UTF-8
+     * reader: given a file, Tablesaw would guess its character set with ICU4J, which the GPU bundle leaves out.
+     */
     public static BenchResults readCsv(Path file) throws IOException {
-        return fromTable(Table.read().csv(file.toFile()));
+        try (java.io.Reader r = Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+            return fromTable(Table.read().usingOptions(tech.tablesaw.io.csv.CsvReadOptions.builder(r).tableName(file.toString())));
+        }
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 public abstract class AbstractCommunicator implements Communicator {
     private final Duration timeout;
     private long seq;
+    private long pointToPointSeq;
     private volatile CommException failure;
     private volatile boolean closed;
 
@@ -40,7 +41,10 @@ public abstract class AbstractCommunicator implements Communicator {
             throw new CommException("rank " + rank() + ": " + c.label() + " on a " + kind()
                     + " communicator that failed earlier (" + f.getMessage() + "); create a new one", f);
         }
-        return new CollectiveCall(c, ++seq, count, type, op, root);
+        // Point-to-point calls are numbered apart: ranks make different numbers of them (rank 0 may send to
+        // every other rank, each of which receives once), and must still agree on the collectives' numbers.
+        long n = c == Collective.SEND_RECV ? ++pointToPointSeq : ++seq;
+        return new CollectiveCall(c, n, count, type, op, root);
     }
 
     /** Runs one call; a failure marks the communicator broken before it propagates. */

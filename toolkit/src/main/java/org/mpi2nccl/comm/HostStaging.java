@@ -42,7 +42,7 @@ public final class HostStaging {
         HostBuffer hs = null;
         HostBuffer hr = null;
         if (send != null) {
-            hs = HostBuffer.allocate(send.dataType(), send.count());
+            hs = scratch(0, send.dataType(), send.count());
             if (readSend) {
                 toHost((DeviceBuffer) send, hs);
             }
@@ -53,11 +53,11 @@ public final class HostStaging {
             } else if (send != null && inside((DeviceBuffer) recv, (DeviceBuffer) send)) {
                 hr = sliceOf(hs, (DeviceBuffer) send, (DeviceBuffer) recv);    // in-place reduce-scatter
             } else if (send != null && inside((DeviceBuffer) send, (DeviceBuffer) recv)) {
-                hr = HostBuffer.allocate(recv.dataType(), recv.count());       // in-place all-gather
+                hr = scratch(1, recv.dataType(), recv.count());                // in-place all-gather
                 toHost((DeviceBuffer) recv, hr);
                 hs = sliceOf(hr, (DeviceBuffer) recv, (DeviceBuffer) send);
             } else {
-                hr = HostBuffer.allocate(recv.dataType(), recv.count());
+                hr = scratch(1, recv.dataType(), recv.count());
             }
         }
         long t1 = System.nanoTime();
@@ -68,6 +68,23 @@ public final class HostStaging {
         }
         long t3 = System.nanoTime();
         return new StagingTimes(t1 - t0, t2 - t1, t3 - t2);
+    }
+
+    private static final ThreadLocal<HostBuffer[]> SCRATCH = ThreadLocal.withInitial(() -> new HostBuffer[2]);
+
+    /**
+     * Host array number {@code slot} (0: send, 1: receive) of this thread, reused from call to call: allocating
+     * (and zeroing) a fresh gigabyte array per call would cost as much as the copies being measured.
+     */
+    private static HostBuffer scratch(int slot, DataType type, long count) {
+        HostBuffer[] s = SCRATCH.get();
+        HostBuffer b = s[slot];
+        if (b == null || b.dataType() != type || b.count() < count) {
+            s[slot] = null;                       // let the old one go before making the new one
+            b = HostBuffer.allocate(type, count);
+            s[slot] = b;
+        }
+        return b.slice(0, count);
     }
 
     private static boolean inside(DeviceBuffer inner, DeviceBuffer outer) {
@@ -163,13 +180,15 @@ public final class HostStaging {
 
     /** Frees this thread's pinned staging buffer, if CUDA was ever used on it (safe without a GPU). */
     public static void releaseIfLoaded() {
+        SCRATCH.remove();
         if (Pinned.CACHE.get() != null) {
             release();
         }
     }
 
-    /** Frees this thread's pinned staging buffer. */
+    /** Frees this thread's pinned staging buffer and host arrays. */
     public static void release() {
+        SCRATCH.remove();
         Pinned p = Pinned.CACHE.get();
         if (p != null) {
             cudaFreeHost(p.pointer);

@@ -213,13 +213,8 @@ public final class JobBuilder {
         List<String> cp = new ArrayList<>(classpath != null ? classpath
                 : Arrays.stream(System.getProperty("java.class.path", "").split(File.pathSeparator))
                         .filter(s -> !s.isBlank()).toList());
-        for (Class<?> needed : List.of(JobBuilder.class, com.google.gson.Gson.class)) {
-            try {
-                String loc = Path.of(needed.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-                if (!cp.contains(loc)) cp.add(loc);
-            } catch (Exception e) {
-                // not loaded from a file (cannot happen with Maven's or the bundle's class path)
-            }
+        for (String needed : ToolkitClasspath.entries()) {
+            if (!cp.contains(needed)) cp.add(needed);
         }
         return cp;
     }

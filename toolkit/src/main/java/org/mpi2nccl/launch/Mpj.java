@@ -24,7 +24,12 @@ package org.mpi2nccl.launch;
  * <p>Failures: a rank that throws ends the job about a second later with a {@link RankFailedException}
  * naming the rank and the exception; a job past its timeout ends with a {@link JobTimeoutException}
  * listing the unfinished ranks; a job that cannot start throws {@link MpjLaunchException} with a one-line
- * cause and what to do. In every case the job's processes are gone when the exception is thrown.
+ * cause and what to do. In every case the job's processes are gone when the exception is thrown; they
+ * also end when the launching JVM ends, even by kill -9 (a notebook kernel restart). Ranks must not read
+ * System.in: in the processes the launcher starts it is the pipe that ties them to the launcher.
+ *
+ * <p>Threads: listeners given to {@code onLine} run on the launcher's reader threads, in arrival order per
+ * job. Lines of threads a rank did not start itself (a shared pool) carry rank -1.
  */
 public final class Mpj {
     private Mpj() {}

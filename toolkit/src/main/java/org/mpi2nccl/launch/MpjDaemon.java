@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import org.mpi2nccl.launch.rank.Lifeline;
 
 /**
  * An MPJ Express daemon ({@code java -jar $MPJ_HOME/lib/daemon.jar PORT}) started by the launcher: the
@@ -57,8 +58,11 @@ public final class MpjDaemon implements AutoCloseable {
         // The daemon keeps each job's files in ~/.mpj_users and deletes that whole directory when a job ends,
         // also under another daemon's running job: give every daemon its own home.
         cmd.add("-Duser.home=" + jobHome);
-        cmd.add("-jar");
-        cmd.add(jobHome.resolve("lib").resolve("daemon.jar").toString());
+        // MPJ's daemon, run through Lifeline: it stops (with its rank JVMs) when the launcher's JVM ends.
+        cmd.add("-cp");
+        cmd.add(jobHome.resolve("lib").resolve("daemon.jar") + java.io.File.pathSeparator + ToolkitClasspath.joined());
+        cmd.add(Lifeline.class.getName());
+        cmd.add("runtime.daemon.MPJDaemon");
         cmd.add(Integer.toString(port));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);

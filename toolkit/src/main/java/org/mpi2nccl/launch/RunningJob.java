@@ -23,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.mpi2nccl.launch.rank.Lifeline;
 import org.mpi2nccl.launch.rank.MulticoreBoot;
 import org.mpi2nccl.launch.rank.NiodevBoot;
 import org.mpi2nccl.launch.rank.RankFailureRecord;
@@ -34,12 +35,20 @@ import org.mpi2nccl.launch.rank.Wire;
  * {@link #stop()}. When it has ended, no process it started is left running.
  *
  * <p>Processes it owns ({@link #pids()}): multicore, one JVM running all ranks as threads; niodev, the
- * MPJ daemon it started (whose children are the rank JVMs) and MPJ's starter.
+ * MPJ daemon it started (whose children are the rank JVMs) and MPJ's starter. They also end when this JVM
+ * ends, however it ends (a shutdown hook, and each of them watches its stdin pipe from this JVM:
+ * {@link org.mpi2nccl.launch.rank.Lifeline}).
  */
 public final class RunningJob implements AutoCloseable {
     /** After a rank failed, how long the others may go on printing before everything is stopped. */
     static final Duration FAILURE_GRACE = Duration.ofMillis(1000);
     private static final AtomicInteger JOBS = new AtomicInteger();
+    /** Jobs not yet ended: stopped by a shutdown hook when this JVM exits while they run. */
+    private static final java.util.Set<RunningJob> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(RunningJob::cleanUp), "mpj-jobs-shutdown"));
+    }
 
     private final JobBuilder spec;
     private final int id = JOBS.incrementAndGet();
@@ -81,6 +90,7 @@ public final class RunningJob implements AutoCloseable {
             throw e;
         }
         owned.add(main);
+        LIVE.add(this);
         pump(main.getInputStream(), false);
         pump(main.getErrorStream(), true);
         Thread watcher = new Thread(this::watch, "mpj-job-" + id + "-watcher");
@@ -95,7 +105,7 @@ public final class RunningJob implements AutoCloseable {
         cmd.add(JobBuilder.NATIVE_ACCESS);
         cmd.addAll(spec.jvmArgs);
         cmd.add("-cp");
-        cmd.add(bootClasspath());
+        cmd.add(ToolkitClasspath.joined());   // the ranks' class path goes to their own class loaders
         cmd.add(MulticoreBoot.class.getName());
         cmd.add(Integer.toString(spec.ranks));
         cmd.add(home.dir().toString());
@@ -132,8 +142,11 @@ public final class RunningJob implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(java.toString());
         cmd.add(JobBuilder.NATIVE_ACCESS);
-        cmd.add("-jar");
-        cmd.add(jobHome.resolve("lib").resolve("starter.jar").toString());
+        // MPJ's starter, run through Lifeline: it ends when the launcher's JVM does.
+        cmd.add("-cp");
+        cmd.add(jobHome.resolve("lib").resolve("starter.jar") + File.pathSeparator + ToolkitClasspath.joined());
+        cmd.add(Lifeline.class.getName());
+        cmd.add("runtime.starter.MPJRun");
         cmd.addAll(List.of("-np", Integer.toString(spec.ranks), "-dev", "niodev",
                 "-machinesfile", machines.toString(), "-dport", Integer.toString(port),
                 "-wdir", workingDirectory().toString()));
@@ -192,21 +205,6 @@ public final class RunningJob implements AutoCloseable {
 
     private Path workingDirectory() {
         return (spec.workingDirectory != null ? spec.workingDirectory : Path.of("")).toAbsolutePath();
-    }
-
-    /** The boot JVM needs only the toolkit and gson; the ranks' class path goes to their own class loaders. */
-    private String bootClasspath() {
-        List<String> cp = new ArrayList<>();
-        for (Class<?> c : List.of(MulticoreBoot.class, com.google.gson.Gson.class)) {
-            try {
-                String loc = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-                if (!cp.contains(loc)) cp.add(loc);
-            } catch (Exception e) {
-                throw new MpjLaunchException("cannot find the toolkit's jar for the rank boot: " + e.getMessage()
-                        + ": run the launcher from the toolkit jar or its classes");
-            }
-        }
-        return String.join(File.pathSeparator, cp);
     }
 
     private Process startProcess(ProcessBuilder pb) {
@@ -355,6 +353,7 @@ public final class RunningJob implements AutoCloseable {
     }
 
     private void finish(boolean timedOut) {
+        LIVE.remove(this);
         JobResult result;
         List<RankFailure> failed;
         List<String> mpjSaid;
@@ -379,21 +378,21 @@ public final class RunningJob implements AutoCloseable {
         } else if (timedOut) {
             future.completeExceptionally(new JobTimeoutException(job + " timed out after " + human(spec.timeout)
                     + ": ranks " + unfinished + " had not finished (all stopped); raise the timeout or look for a"
-                    + " rank that waits for a message nobody sends", result, unfinished, spec.timeout));
+                    + " rank that waits for a message nobody sends" + lastWords(mpjSaid), result, unfinished,
+                    spec.timeout));
         } else if (stopRequested) {
             future.completeExceptionally(new MpjJobException(job + " was stopped: ranks " + unfinished
                     + " had not finished", result, unfinished));
         } else if (noDaemon(mpjSaid) != null) {
             future.completeExceptionally(new MpjLaunchException(noDaemon(mpjSaid)));
         } else if (!unfinished.isEmpty()) {
-            String said = mpjSaid.isEmpty() ? "" : " MPJ said: " + String.join(" | ",
-                    mpjSaid.subList(Math.max(0, mpjSaid.size() - 4), mpjSaid.size()));
+            String said = lastWords(mpjSaid);
             String which = daemon != null && !daemon.isAlive() && main.isAlive() ? "the MPJ daemon" : "the job's JVM";
             List<RankFailure> lost = unfinished.stream().map(r -> new RankFailure(r, "process ended", 
                     "rank " + r + " ended before its main returned", "", "")).toList();
             future.completeExceptionally(new RankFailedException(job + " failed: ranks " + unfinished
                     + " ended before main returned (" + which + " exited" + exitCode() + "; a rank called"
-                    + " System.exit, crashed or was killed)." + said, result, lost));
+                    + " System.exit, crashed or was killed)" + said, result, lost));
         } else {
             future.complete(result);
         }
@@ -412,6 +411,12 @@ public final class RunningJob implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** The last lines MPJ or the JVM printed outside any rank (its errors), for an exception's message. */
+    private static String lastWords(List<String> mpjSaid) {
+        return mpjSaid.isEmpty() ? "" : ". MPJ said: " + String.join(" | ",
+                mpjSaid.subList(Math.max(0, mpjSaid.size() - 4), mpjSaid.size()));
     }
 
     private String exitCode() {

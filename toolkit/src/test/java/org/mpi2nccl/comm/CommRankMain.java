@@ -77,6 +77,42 @@ public final class CommRankMain {
                 }
                 throw new AssertionError("rank " + r + ": all-reduces went on after rank " + (p - 1) + " died");
             }
+            case "compare" -> {
+                // the ring against MPJ's own Allreduce on the same data: integers bit for bit, floats within rounding
+                MpjCommunicator mpj = MpjCommunicator.builder().timeout(timeout).build();
+                java.util.Random rnd = new java.util.Random(42 + r);
+                int n = 100_003;
+                int[] ints = new int[n];
+                float[] floats = new float[n];
+                for (int i = 0; i < n; i++) {
+                    ints[i] = rnd.nextInt();
+                    floats[i] = (float) rnd.nextGaussian() * 1000;
+                }
+                int[] ringInts = ints.clone();
+                int[] mpjInts = ints.clone();
+                float[] ringFloats = floats.clone();
+                float[] mpjFloats = floats.clone();
+                c.allReduce(HostBuffer.of(ringInts), Reduction.SUM);
+                mpj.allReduce(HostBuffer.of(mpjInts), Reduction.SUM);
+                c.allReduce(HostBuffer.of(ringFloats), Reduction.SUM);
+                mpj.allReduce(HostBuffer.of(mpjFloats), Reduction.SUM);
+                // rounding is relative to the size of the terms, not of their (possibly cancelling) sum
+                float[] magnitude = new float[n];
+                for (int i = 0; i < n; i++) {
+                    magnitude[i] = Math.abs(floats[i]);
+                }
+                mpj.allReduce(HostBuffer.of(magnitude), Reduction.SUM);
+                double worst = 0;
+                for (int i = 0; i < n; i++) {
+                    worst = Math.max(worst, Math.abs(ringFloats[i] - mpjFloats[i]) / magnitude[i]);
+                }
+                boolean same = java.util.Arrays.equals(ringInts, mpjInts);
+                Report.emit(Map.of("rank", r, "intsIdentical", same, "floatRelDiff", worst));
+                mpj.close();
+                if (!same || worst > 1e-6) {
+                    throw new AssertionError("rank " + r + ": ring vs MPJ: ints identical " + same + ", float rel diff " + worst);
+                }
+            }
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
         c.close();

@@ -37,6 +37,18 @@ class MpjCommunicatorTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} on {1} ranks")
+    @CsvSource({"ring, 3", "ring-shm, 4", "naive, 2"})
+    void theRingMatchesMpjsOwnAllreduce(String kind, int ranks) {
+        JobResult r = Mpj.launch(CommRankMain.class).ranks(ranks).device(MpjDevice.MULTICORE).args(kind, "compare")
+                .timeout(Duration.ofSeconds(120)).run();
+        assertTrue(r.succeeded(), r.toString());
+        for (Map<String, Object> rep : r.reports()) {
+            assertEquals(Boolean.TRUE, rep.get("intsIdentical"), "integers bit for bit: " + rep);
+            assertTrue(((Number) rep.get("floatRelDiff")).doubleValue() < 1e-6, "floats within rounding: " + rep);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({"mpj", "ring"})
     void mismatchedCallsFailAtOnceNamingBothCalls(String kind) {
@@ -45,6 +57,7 @@ class MpjCommunicatorTest {
                 .device(MpjDevice.MULTICORE).args(kind, "mismatch", "60000").timeout(Duration.ofSeconds(120)).run());
         double s = (System.nanoTime() - t0) / 1e9;
         assertTrue(e.getMessage().contains("CollectiveMismatchException"), e.getMessage());
+        assertNoRankProcessLeft();
         assertTrue(e.getMessage().contains("broadcast #1") && e.getMessage().contains("allReduce #1"), e.getMessage());
         assertTrue(s < 50, "a mismatch must not wait for the 60 s timeout; took " + s + " s");
     }
@@ -59,6 +72,7 @@ class MpjCommunicatorTest {
         assertTrue(e.getMessage().contains("CollectiveTimeoutException") && e.getMessage().contains("allReduce #2"),
                 e.getMessage());
         assertTrue(e.getMessage().contains("rank 2"), "names the rank that never came: " + e.getMessage());
+        assertNoRankProcessLeft();
         assertTrue(s < 45, "took " + s + " s");
     }
 
@@ -72,6 +86,29 @@ class MpjCommunicatorTest {
         // The launcher names the dead rank, or the survivors' communicators name the call that could not finish
         // (whichever reaches the launcher first on a loaded machine).
         assertTrue(e.getMessage().contains("rank 2") || e.getMessage().contains("allReduce #2"), e.getMessage());
+        assertNoRankProcessLeft();
         assertTrue(s < 60, "took " + s + " s");
+    }
+
+    /** Neither a rank JVM nor an MPJ daemon of the failed job outlives it (checked for 10 s). */
+    private static void assertNoRankProcessLeft() {
+        long end = System.nanoTime() + 10_000_000_000L;
+        java.util.List<String> left;
+        do {
+            left = ProcessHandle.current().descendants()
+                    .filter(p -> p.info().commandLine().map(c -> c.contains("CommRankMain") || c.contains("daemon.jar")
+                            || c.contains("starter.jar")).orElse(false))
+                    .map(p -> p.pid() + " " + p.info().commandLine().orElse("")).toList();
+            if (left.isEmpty()) {
+                return;
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        } while (System.nanoTime() < end);
+        throw new AssertionError("processes left behind by the failed job: " + left);
     }
 }

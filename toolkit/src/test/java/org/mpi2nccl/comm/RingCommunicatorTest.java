@@ -199,6 +199,22 @@ public class RingCommunicatorTest {
     }
 
     @Test
+    void unevenPointToPointTrafficDoesNotDesyncTheCollectives() {
+        List<Integer> got = ThreadRanks.run(3, b -> { }, c -> {
+            int[] x = {c.rank() + 1};
+            if (c.rank() == 0) {                     // rank 0 sends to both others; each of them receives once
+                c.send(HostBuffer.of(new int[] {7}), 1);
+                c.send(HostBuffer.of(new int[] {8}), 2);
+            } else {
+                c.recv(HostBuffer.of(new int[1]), 0);
+            }
+            c.allReduce(HostBuffer.of(x), Reduction.SUM);
+            return x[0];
+        });
+        assertEquals(List.of(6, 6, 6), got);
+    }
+
+    @Test
     void splitMakesIndependentSubCommunicatorsAndNoColorGetsNull() {
         List<Object[]> got = ThreadRanks.run(4, SMALL_CHUNKS, c -> {
             // even ranks and odd ranks; key reverses the order inside each group

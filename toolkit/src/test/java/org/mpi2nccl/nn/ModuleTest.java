@@ -118,4 +118,25 @@ class ModuleTest {
         assertTrue(m.layer(1).isTraining());
         assertTrue(m.toString().contains("Conv2d(1 -> 2"), m.toString());
     }
+
+    @Test
+    void initialisationsHaveTheirDocumentedSpread() {
+        int fanIn = 400, fanOut = 100, n = 40000;
+        float[] xu = Init.xavierUniform(cpu, new Rng(1), fanIn, fanOut, n).toArray();
+        float[] xn = Init.xavierNormal(cpu, new Rng(2), fanIn, fanOut, n).toArray();
+        float[] kn = Init.kaimingNormal(cpu, new Rng(3), fanIn, n).toArray();
+        double bound = Math.sqrt(6.0 / (fanIn + fanOut));
+        for (float v : xu) assertTrue(Math.abs(v) <= bound);
+        assertEquals(bound / Math.sqrt(3), std(xu), 0.02 * bound);
+        assertEquals(Math.sqrt(2.0 / (fanIn + fanOut)), std(xn), 0.02 * Math.sqrt(2.0 / (fanIn + fanOut)));
+        assertEquals(Math.sqrt(2.0 / fanIn), std(kn), 0.02 * Math.sqrt(2.0 / fanIn));
+    }
+
+    private static double std(float[] v) {
+        double m = 0, s = 0;
+        for (float x : v) m += x;
+        m /= v.length;
+        for (float x : v) s += (x - m) * (x - m);
+        return Math.sqrt(s / v.length);
+    }
 }

@@ -3,12 +3,17 @@ package org.mpi2nccl.comm.nccl;
 import static org.bytedeco.cuda.global.cudart.cudaErrorNotReady;
 import static org.bytedeco.cuda.global.cudart.cudaFree;
 import static org.bytedeco.cuda.global.cudart.cudaFreeHost;
+import static org.bytedeco.cuda.global.cudart.cudaGetDevice;
 import static org.bytedeco.cuda.global.cudart.cudaGetErrorString;
+import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
 import static org.bytedeco.cuda.global.cudart.cudaMalloc;
 import static org.bytedeco.cuda.global.cudart.cudaMallocHost;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyAsync;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyDeviceToHost;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyHostToDevice;
+import static org.bytedeco.cuda.global.cudart.cudaMemoryTypeDevice;
+import static org.bytedeco.cuda.global.cudart.cudaMemoryTypeManaged;
+import static org.bytedeco.cuda.global.cudart.cudaPointerGetAttributes;
 import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
 import static org.bytedeco.cuda.global.cudart.cudaStreamCreate;
 import static org.bytedeco.cuda.global.cudart.cudaStreamDestroy;
@@ -38,6 +43,7 @@ import static org.bytedeco.cuda.global.nccl.ncclSend;
 import static org.mpi2nccl.comm.nccl.NcclException.IN_PROGRESS;
 import static org.mpi2nccl.comm.nccl.NcclException.SUCCESS;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -46,6 +52,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.IntSupplier;
 import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.cuda.cudart.cudaPointerAttributes;
 import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.cuda.nccl.ncclConfig_t;
 import org.bytedeco.cuda.nccl.ncclUniqueId;
@@ -98,6 +105,16 @@ public final class NcclCommunicator extends AbstractCommunicator {
     private Pointer metaDevice;
     private Pointer metaHost;
     private CollectiveCall lastQueued;
+    private cudaPointerAttributes attributes;
+    /** Buffers already found to be device memory of this GPU (address -> bytes), so the fast mode checks each once. */
+    private final Map<Long, Long> checkedBuffers = new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+            return size() > 256;
+        }
+    };
+    /** Where the last NCCL call went (buffers, stream, device), for the error that may surface when it runs. */
+    private String lastLaunch = "";
 
     private NcclCommunicator(ncclComm comm, int rank, int size, int device, NcclOptions options, CUstream_st stream,
                              boolean ownsStream, boolean inClique, long rendezvousNanos, long initNanos) {
@@ -134,7 +151,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         Deadline deadline = Deadline.after(options.timeout());
         long t0 = System.nanoTime();
         byte[] id = null;
-        if (rank == 0) {
+        if (rank == 0 && !(rendezvous instanceof GivenId)) {
             ncclUniqueId uid = new ncclUniqueId();
             NcclException.check(rank, "ncclGetUniqueId", ncclGetUniqueId(uid), null);
             id = new byte[128];
@@ -152,6 +169,43 @@ public final class NcclCommunicator extends AbstractCommunicator {
         long t2 = System.nanoTime();
         CUstream_st stream = makeStream(options, rank);
         return new NcclCommunicator(comm, rank, size, device, options, stream, options.stream() == 0, false, t1 - t0, t2 - t1);
+    }
+
+    /**
+     * Step 1 of the seed's bootstrap, on rank 0: {@code ncclGetUniqueId}, as its 128 bytes (what must reach
+     * every rank, e.g. with an MPJ broadcast).
+     */
+    public static byte[] uniqueId() {
+        requireGpus();
+        ncclUniqueId uid = new ncclUniqueId();
+        NcclException.check(0, "ncclGetUniqueId", ncclGetUniqueId(uid), null);
+        byte[] id = new byte[128];
+        new BytePointer(uid).get(id);
+        return id;
+    }
+
+    /**
+     * Step 3 of the seed's bootstrap, on every rank: {@code ncclCommInitRank} with the unique id's bytes that
+     * rank 0 made and every rank received.
+     */
+    public static NcclCommunicator initRank(byte[] id, int rank, int size, NcclOptions options) {
+        if (id == null || id.length != 128) {
+            throw new IllegalArgumentException("an NCCL unique id has 128 bytes; got " + (id == null ? "null" : id.length));
+        }
+        return init(new GivenId(id.clone()), rank, size, options);
+    }
+
+    /** The id is already on every rank (passed in by the caller): nothing to share, nothing to make. */
+    private record GivenId(byte[] id) implements Rendezvous {
+        @Override
+        public byte[] share(int rank, int size, byte[] fromRoot, Duration timeout) {
+            return id;
+        }
+
+        @Override
+        public String describe() {
+            return "bytes given by the caller";
+        }
     }
 
     /** The seed's bootstrap: the unique id broadcast over a host communicator (MPJ), same ranks and size. */
@@ -249,7 +303,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         checkAllReduce(send, recv, op);
         requireMine("allReduce", send, recv);
         CollectiveCall call = begin(Collective.ALL_REDUCE, send.count(), send.dataType(), op, -1);
-        launch(call, () -> ncclAllReduce(ptr(send), ptr(recv), send.count(), ncclType(send), ncclOp(op), comm, stream));
+        launch(call, send, recv, () -> ncclAllReduce(ptr(send), ptr(recv), send.count(), ncclType(send), ncclOp(op), comm, stream));
     }
 
     @Override
@@ -258,7 +312,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         CommBuffer src = rank == root ? send : recv;
         requireMine("broadcast", src, recv);
         CollectiveCall call = begin(Collective.BROADCAST, recv.count(), recv.dataType(), null, root);
-        launch(call, () -> ncclBroadcast(ptr(src), ptr(recv), recv.count(), ncclType(recv), root, comm, stream));
+        launch(call, src, recv, () -> ncclBroadcast(ptr(src), ptr(recv), recv.count(), ncclType(recv), root, comm, stream));
     }
 
     @Override
@@ -266,7 +320,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         checkReduce(send, recv, op, root);
         requireMine("reduce", send, recv);
         CollectiveCall call = begin(Collective.REDUCE, send.count(), send.dataType(), op, root);
-        launch(call, () -> ncclReduce(ptr(send), recv == null ? null : ptr(recv), send.count(), ncclType(send), ncclOp(op),
+        launch(call, send, recv, () -> ncclReduce(ptr(send), recv == null ? null : ptr(recv), send.count(), ncclType(send), ncclOp(op),
                 root, comm, stream));
     }
 
@@ -275,7 +329,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         checkAllGather(send, recv);
         requireMine("allGather", send, recv);
         CollectiveCall call = begin(Collective.ALL_GATHER, send.count(), send.dataType(), null, -1);
-        launch(call, () -> ncclAllGather(ptr(send), ptr(recv), send.count(), ncclType(send), comm, stream));
+        launch(call, send, recv, () -> ncclAllGather(ptr(send), ptr(recv), send.count(), ncclType(send), comm, stream));
     }
 
     @Override
@@ -283,7 +337,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         checkReduceScatter(send, recv, op);
         requireMine("reduceScatter", send, recv);
         CollectiveCall call = begin(Collective.REDUCE_SCATTER, recv.count(), recv.dataType(), op, -1);
-        launch(call, () -> ncclReduceScatter(ptr(send), ptr(recv), recv.count(), ncclType(recv), ncclOp(op), comm, stream));
+        launch(call, send, recv, () -> ncclReduceScatter(ptr(send), ptr(recv), recv.count(), ncclType(recv), ncclOp(op), comm, stream));
     }
 
     /** ncclSend; pair it with the peer's {@link #recv} (inside {@link #group} when both directions at once). */
@@ -292,7 +346,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         checkPeer("send", buffer, peer);
         requireMine("send", buffer, null);
         CollectiveCall call = begin(Collective.SEND_RECV, buffer.count(), buffer.dataType(), null, peer);
-        launchPointToPoint(call, () -> ncclSend(ptr(buffer), buffer.count(), ncclType(buffer), peer, comm, stream));
+        launchPointToPoint(call, buffer, null, () -> ncclSend(ptr(buffer), buffer.count(), ncclType(buffer), peer, comm, stream));
     }
 
     @Override
@@ -300,7 +354,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         checkPeer("recv", buffer, peer);
         requireMine("recv", buffer, null);
         CollectiveCall call = begin(Collective.SEND_RECV, buffer.count(), buffer.dataType(), null, peer);
-        launchPointToPoint(call, () -> ncclRecv(ptr(buffer), buffer.count(), ncclType(buffer), peer, comm, stream));
+        launchPointToPoint(call, null, buffer, () -> ncclRecv(ptr(buffer), buffer.count(), ncclType(buffer), peer, comm, stream));
     }
 
     /** An all-reduce of one number on the GPU, waited for. */
@@ -314,6 +368,8 @@ public final class NcclCommunicator extends AbstractCommunicator {
                 verify(call, d);
             }
             Pointer scratch = metaScratch();
+            lastLaunch = "the barrier's ncclAllReduce (1 x int64 in place at " + Addresses.hex(scratch.address()) + ", "
+                    + streamAndDevice() + ")";
             complete(ncclAllReduce(scratch, scratch, 1, ncclType(DataType.INT64), ncclOp(Reduction.SUM), comm, stream),
                     call, d, "ncclAllReduce");
             waitStream(call, d, "the barrier's all-reduce");
@@ -471,10 +527,11 @@ public final class NcclCommunicator extends AbstractCommunicator {
 
     // ---- launching and waiting ----
 
-    private void launch(CollectiveCall call, IntSupplier ncclCall) {
+    private void launch(CollectiveCall call, CommBuffer send, CommBuffer recv, IntSupplier ncclCall) {
         run(call, () -> {
             Deadline d = Deadline.after(timeout());
             setDevice();
+            checkPointers(call, send, recv);
             Group g = GROUP.get();
             if (g != null) {
                 queueInGroup(g, call, ncclCall);
@@ -493,10 +550,11 @@ public final class NcclCommunicator extends AbstractCommunicator {
         });
     }
 
-    private void launchPointToPoint(CollectiveCall call, IntSupplier ncclCall) {
+    private void launchPointToPoint(CollectiveCall call, CommBuffer send, CommBuffer recv, IntSupplier ncclCall) {
         run(call, () -> {
             Deadline d = Deadline.after(timeout());
             setDevice();
+            checkPointers(call, send, recv);
             Group g = GROUP.get();
             if (g != null) {
                 queueInGroup(g, call, ncclCall);
@@ -589,7 +647,8 @@ public final class NcclCommunicator extends AbstractCommunicator {
         });
         if (cudaErr[0] != cudaSuccess) {
             CommException e = new CommException("rank " + rank + ": " + call.describe() + ": CUDA error on the stream: "
-                    + cudaGetErrorString(cudaErr[0]).getString() + " (" + cudaErr[0] + ")");
+                    + cudaGetErrorString(cudaErr[0]).getString() + " (" + cudaErr[0] + "); last NCCL call: " + lastLaunch
+                    + "; waiting for " + waitingFor);
             abort(e);
             throw e;
         }
@@ -624,10 +683,16 @@ public final class NcclCommunicator extends AbstractCommunicator {
         long slot = (long) rank * w * 8;
         Pointer devSlot = Addresses.at(metaDevice.address() + slot);
         Pointer hostSlot = Addresses.at(metaHost.address() + slot);
-        check(cudaMemcpyAsync(devSlot, hostSlot, (long) w * 8, cudaMemcpyHostToDevice, stream), rank, "metadata copy");
+        check(cudaMemcpyAsync(devSlot, hostSlot, (long) w * 8, cudaMemcpyHostToDevice, stream), rank,
+                "metadata copy for " + call.describe() + " (pinned host " + Addresses.hex(hostSlot.address()) + " -> device "
+                        + Addresses.hex(devSlot.address()) + ", " + w * 8 + " bytes, " + streamAndDevice() + ")");
+        lastLaunch = "the metadata ncclAllGather for " + call.describe() + " (in place at " + Addresses.hex(metaDevice.address())
+                + ", " + size * w + " x int64, " + streamAndDevice() + ")";
         complete(ncclAllGather(devSlot, metaDevice, w, ncclType(DataType.INT64), comm, stream), call, d,
                 "the metadata ncclAllGather");
-        check(cudaMemcpyAsync(metaHost, metaDevice, (long) size * w * 8, cudaMemcpyDeviceToHost, stream), rank, "metadata copy");
+        check(cudaMemcpyAsync(metaHost, metaDevice, (long) size * w * 8, cudaMemcpyDeviceToHost, stream), rank,
+                "metadata copy back for " + call.describe() + " (device " + Addresses.hex(metaDevice.address()) + " -> pinned host "
+                        + Addresses.hex(metaHost.address()) + ", " + size * w * 8 + " bytes, " + streamAndDevice() + ")");
         waitStream(call, d, "the metadata check (an all-gather every rank makes before each collective)");
         long[] all = new long[size * w];
         host.get(all, 0, all.length);
@@ -692,6 +757,67 @@ public final class NcclCommunicator extends AbstractCommunicator {
         check(cudaSetDevice(device), rank, "cudaSetDevice(" + device + ")");
     }
 
+    /** "stream 0x..., cuda:1 (this thread's current device: 1)" for error messages. */
+    private String streamAndDevice() {
+        int[] current = {-1};
+        int r = cudaGetDevice(current);
+        return "stream " + Addresses.hex(stream.address()) + ", rank's GPU cuda:" + device + " (this thread's current device: "
+                + (r == cudaSuccess ? "cuda:" + current[0] : "unknown, cudaGetDevice error " + r) + ")";
+    }
+
+    /**
+     * Before a call reaches NCCL: asks CUDA what each buffer's address is. Memory that is not device (or managed)
+     * memory of this rank's GPU would make NCCL's kernels fault ("illegal memory access", after which the whole
+     * CUDA context is unusable), so it is refused here with the address named. Also records the call's buffers,
+     * stream and device for the message of an error that surfaces later on the stream.
+     */
+    private void checkPointers(CollectiveCall call, CommBuffer send, CommBuffer recv) {
+        StringBuilder where = new StringBuilder(call.describe()).append(" on ");
+        for (String role : new String[] {"send", "recv"}) {
+            CommBuffer b = role.equals("send") ? send : recv;
+            if (b == null) {
+                continue;
+            }
+            DeviceBuffer db = (DeviceBuffer) b;
+            where.append(role).append(' ').append(Addresses.hex(db.address())).append(" (").append(db.bytes()).append(" bytes), ");
+            if (db.count() == 0) {
+                continue;
+            }
+            Long known = checkedBuffers.get(db.address());
+            if (!options.verifyCalls() && known != null && known >= db.bytes()) {
+                continue;       // fast mode: a buffer already checked is not asked about again (about 1 us per query)
+            }
+            if (attributes == null) {
+                attributes = new cudaPointerAttributes();
+            }
+            int r = cudaPointerGetAttributes(attributes, ptr(db));
+            if (r != cudaSuccess) {
+                cudaGetLastError();     // a failed query only loses this check; clear it so the call itself decides
+                continue;
+            }
+            int type = attributes.type();
+            if ((type != cudaMemoryTypeDevice && type != cudaMemoryTypeManaged) || attributes.device() != device) {
+                throw new IllegalArgumentException("rank " + rank + ": " + call.describe() + ": the " + role + " buffer at "
+                        + Addresses.hex(db.address()) + " (" + db.bytes() + " bytes) is not device memory of cuda:" + device
+                        + ": CUDA says it is " + memoryType(type) + (type == cudaMemoryTypeDevice || type == cudaMemoryTypeManaged
+                        ? " of cuda:" + attributes.device() : "") + " (freed, never allocated, or another GPU's memory)");
+            }
+            checkedBuffers.put(db.address(), db.bytes());
+        }
+        where.append(streamAndDevice());
+        lastLaunch = where.toString();
+    }
+
+    static String memoryType(int type) {
+        return switch (type) {
+            case 0 -> "unregistered host memory";
+            case 1 -> "pinned host memory";
+            case 2 -> "device memory";
+            case 3 -> "managed memory";
+            default -> "memory of type " + type;
+        };
+    }
+
     // ---- helpers ----
 
     private static int requireGpus() {
@@ -705,7 +831,12 @@ public final class NcclCommunicator extends AbstractCommunicator {
 
     private static CUstream_st makeStream(NcclOptions options, int rank) {
         if (options.stream() != 0) {
-            return new CUstream_st(Addresses.at(options.stream()));
+            CUstream_st given = new CUstream_st(Addresses.at(options.stream()));
+            if (given.address() != options.stream()) {
+                throw new IllegalStateException("rank " + rank + ": the stream handle " + Addresses.hex(options.stream())
+                        + " became " + Addresses.hex(given.address()) + " in JavaCPP");
+            }
+            return given;
         }
         // A blocking stream: ordered after work on the legacy default stream, as the caller expects.
         CUstream_st s = new CUstream_st();

@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * can be loaded by only one class loader per JVM: the second rank that loads it fails with
  * "already loaded in another classloader" -- GPU jobs need niodev (a JVM per rank).
  *
+ * <p>The JVM ends when the launcher does ({@link Lifeline}): ranks must not read System.in.
+ *
  * <p>Arguments: {@code NPROCS MPJ_HOME RANK_CLASSPATH MAIN_CLASS args...}. Rank k's main receives
  * {@code (k, NPROCS, "smpdev", args...)}, as under MPJ's starter.
  */
@@ -27,6 +29,7 @@ public final class MulticoreBoot {
     private MulticoreBoot() {}
 
     public static void main(String[] args) throws Exception {
+        Lifeline.watchStdin();
         int nprocs = Integer.parseInt(args[0]);
         Path mpjLib = Path.of(args[1], "lib");
         List<URL> rankUrls = new ArrayList<>(List.of(url(mpjLib.resolve("mpi.jar")), url(mpjLib.resolve("mpjdev.jar"))));

@@ -79,6 +79,12 @@ class NcclGpuTest {
     }
 
     @Test
+    void theSeedsBootstrapStepByStep() {
+        needGpus(2);
+        assertBothRanks(twoRanks("steps", "checks", "60000"), "checks");
+    }
+
+    @Test
     void initThroughTcpRendezvous() throws IOException {
         needGpus(2);
         int port;
@@ -188,6 +194,56 @@ class NcclGpuTest {
         } finally {
             bufs.forEach(DeviceArray::close);
             NcclCommunicator.closeAll(comms);
+        }
+    }
+
+    /**
+     * The trainer's setting, on one GPU in this process: a communicator on a stream the caller made (as the NCCL
+     * route passes the CUDA backend's stream), and an average over one rank, which NCCL runs as a kernel
+     * (PreMulSum) rather than skipping: the first GPU run died exactly here when every address reached NCCL as 0.
+     */
+    @Test
+    void aCallersStreamAndAOneRankAverageWork(@TempDir Path dir) {
+        needGpus(1);
+        org.bytedeco.cuda.cudart.CUstream_st made = new org.bytedeco.cuda.cudart.CUstream_st();
+        assertEquals(0, org.bytedeco.cuda.global.cudart.cudaSetDevice(0));
+        assertEquals(0, org.bytedeco.cuda.global.cudart.cudaStreamCreate(made));
+        long streamAddress = made.address();
+        try (NcclCommunicator c = NcclCommunicator.init(Rendezvous.parse("file://" + dir.resolve("id")), 0, 1,
+                NcclOptions.fast().device(0).timeout(Duration.ofSeconds(30)).stream(streamAddress));
+             DeviceArray a = DeviceArray.of(0, HostBuffer.of(new float[] {1, 2, 3, 4, 5, 6, 7, 8}));
+             DeviceArray out = DeviceArray.allocate(0, DataType.FLOAT32, 8)) {
+            assertEquals(streamAddress, c.streamAddress(), "the communicator must run on the caller's stream");
+            c.allReduce(a.buffer(), Reduction.AVG);
+            c.allReduce(a.buffer(), out.buffer(), Reduction.AVG);
+            c.synchronize();
+            HostBuffer h = out.toHost();
+            for (int i = 0; i < 8; i++) {
+                assertEquals(i + 1, h.getDouble(i), 1e-6, "element " + i);
+            }
+        } finally {
+            org.bytedeco.cuda.global.cudart.cudaStreamDestroy(made);
+        }
+    }
+
+    /** Host memory passed as device memory is refused before NCCL sees it, with the address named; the communicator stays usable. */
+    @Test
+    void hostMemoryPassedAsDeviceMemoryIsRefusedWithItsAddress() {
+        needGpus(1);
+        List<NcclCommunicator> one = NcclCommunicator.initAll(NcclOptions.defaults().timeout(Duration.ofSeconds(30)), 0);
+        try (org.bytedeco.javacpp.FloatPointer host = new org.bytedeco.javacpp.FloatPointer(64);
+             DeviceArray ok = DeviceArray.of(0, HostBuffer.of(new float[] {3, 4}))) {
+            org.mpi2nccl.comm.DeviceBuffer fake = org.mpi2nccl.comm.DeviceBuffer.wrap(host.address(), 64, DataType.FLOAT32, 0);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> one.get(0).allReduce(fake, Reduction.SUM));
+            String hex = "0x" + Long.toHexString(host.address());
+            assertTrue(e.getMessage().contains(hex) && e.getMessage().contains("host memory"), e.getMessage());
+            one.get(0).allReduce(ok.buffer(), Reduction.MAX);
+            HostBuffer h = ok.toHost();
+            assertEquals(3, h.getDouble(0));
+            assertEquals(4, h.getDouble(1));
+        } finally {
+            NcclCommunicator.closeAll(one);
         }
     }
 
