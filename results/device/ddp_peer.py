@@ -95,6 +95,9 @@ def shard(n, rank, ranks, seed, epoch, shuffle=True, pad=True):
 
 
 def worker(rank, ranks, args, port, queue):
+    # A few CPU threads per process, the same for 1 and 2 GPUs: torch's default (one per core in every process)
+    # oversubscribes the host when two processes gather batches at once.
+    torch.set_num_threads(args.threads)
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=ranks,
                             device_id=torch.device("cuda", rank))
@@ -187,6 +190,7 @@ def main():
     p.add_argument("--channels", default="32,64")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--warmup-steps", type=int, default=10)
+    p.add_argument("--threads", type=int, default=2, help="CPU threads per process (torch.set_num_threads)")
     p.add_argument("--out", default="ddp.csv")
     args = p.parse_args()
     args.c1, args.c2 = (int(c) for c in args.channels.split(","))

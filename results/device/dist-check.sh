@@ -36,6 +36,11 @@ run() {
   timeout --kill-after=10 "$limit" "$@" > "$OUT/$name.txt" 2>&1
   rc=$?
   note "== $name: exit $rc in $((SECONDS - t0)) s$([ $rc = 124 ] && echo " (TIMED OUT after $limit s)")  -> $OUT/$name.txt"
+  # a failure's own words in the summary: the first exception lines and the end of the log
+  if [ $rc != 0 ]; then
+    { grep -m 6 -E 'Exception|Error|failed|FAIL' "$OUT/$name.txt"; echo "   ..."; tail -n 8 "$OUT/$name.txt"; } \
+      | cut -c1-400 | sed 's/^/   ! /' | tee -a "$SUMMARY"
+  fi
   return $rc
 }
 python_with_torch() {
@@ -73,7 +78,8 @@ experiment() {
 for s in "${steps[@]}"; do
   case "$s" in
     junit)
-      run junit 600 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --select-package org.mpi2nccl.dist
+      # (the bundle's runner scans the class path: select by class name, --select-package cannot be combined)
+      JUNIT_REPORTS="$OUT/junit" run junit 600 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --include-classname 'org\.mpi2nccl\.dist\..*'
       grep -E 'max relative difference|skipped|tests (successful|failed|found|skipped)' "$OUT/junit.txt" | sed 's/^/   /' | tee -a "$SUMMARY" ;;
     fashion)
       if [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] || [ -s "$FASHION_DIR/train-images-idx3-ubyte" ]; then

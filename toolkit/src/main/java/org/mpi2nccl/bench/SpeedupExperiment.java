@@ -123,8 +123,11 @@ public final class SpeedupExperiment {
                 : "No GPU: MPJ multicore ranks on the CPU, one core per rank (" + Runtime.getRuntime().availableProcessors()
                         + " cores here), gradients all-reduced through MPI in host memory.");
         SpeedupResults results = new SpeedupResults(config.describe(), gpu ? Cuda.device(0).name + " x" + Cuda.deviceCount() : cpuName());
+        // The single rank communicates with nobody: run it on the MPI route where there is one, so that it needs
+        // no NCCL set-up (and a broken NCCL cannot take the baseline down with it).
+        Route baseline = routes.contains(Route.MPI) ? Route.MPI : routes.get(0);
         for (int n : rankCounts) {
-            List<Route> these = n == 1 ? List.of(routes.get(0)) : routes;
+            List<Route> these = n == 1 ? List.of(baseline) : routes;
             for (Route route : these) {
                 String label = n == 1 ? "1 rank" : route.label() + " x" + n;
                 log.accept("== " + label + (n == 1 ? " (no communication: the baseline of every route)" : " (" + route.description() + ")"));
