@@ -2,8 +2,8 @@ package org.mpi2nccl.dist;
 
 import org.mpi2nccl.autograd.GradMode;
 import org.mpi2nccl.autograd.Tensor;
-import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;

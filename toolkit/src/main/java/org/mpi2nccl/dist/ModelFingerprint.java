@@ -2,9 +2,9 @@ package org.mpi2nccl.dist;
 
 import java.util.Arrays;
 import java.util.Map;
-import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.tensor.NDArray;
 
