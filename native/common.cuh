@@ -42,6 +42,33 @@ __device__ __forceinline__ long long layout_offset(const Layout& L, long long i)
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
          i += (long long)blockDim.x * gridDim.x)
 
+// True when p may be read or written as float4 (16-byte aligned). Buffers come 256-byte aligned from the
+// allocator; a view at an element offset that is not a multiple of 4 is not.
+__device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
+
+// How many independent loads each thread keeps in flight in the streaming kernels (elementwise, reductions).
+// One load per thread is not enough to cover the memory latency of a GPU like the H100 with the threads a
+// launch can keep resident; four float4 loads (64 bytes) per thread are.
+#define LOADS_IN_FLIGHT 4
+
+// A grid-stride loop over n items that, per step, first issues the loads of U items (load(i) returns the
+// item's inputs) and only then uses them (use(i, value)): the loads are independent, so they are in flight
+// together. Items are spread as in GRID_STRIDE_LOOP (item i + u*stride on thread i), so every warp access is
+// contiguous. Correct for any grid; an item is loaded and used by one thread only, so out may alias an input.
+template <int U, class Load, class Use>
+__device__ __forceinline__ void grid_stride_batched(long long n, Load load, Use use) {
+    const long long stride = (long long)blockDim.x * gridDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += U * stride) {
+        decltype(load(i)) v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (i + u * stride < n) v[u] = load(i + u * stride);
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (i + u * stride < n) use(i + u * stride, v[u]);
+    }
+}
+
 // One warp per row of a [rows, cols] array (row-wise softmax, cross-entropy): `lane` is the thread's
 // lane, rows are walked warp-stride so any grid size covers them. blockDim.x must be a multiple of 32.
 #define WARP_PER_ROW_LOOP(row, rows)                                                               \

@@ -1,6 +1,7 @@
 // Elementwise float32 ops of the Backend contract (org.mpi2nccl.tensor.BinaryOp / UnaryOp), two kernels per
 // binary op and one per unary op:
-//   ew_OP_f32         out[i] = a[i] OP b[i]   (float4 loads when every pointer is 16-byte aligned)
+//   ew_OP_f32         out[i] = a[i] OP b[i]   (float4 loads when every pointer is 16-byte aligned, several
+//                     loads in flight per thread: see map_unary/map_binary)
 //   ew_OP_scalar_f32  out[i] = a[i] OP s, or s OP a[i] when `reversed` is non-zero
 //   ew_OP_bcast_f32   out[o,c,i] = a[o,c,i] OP b[c] over (outer, channels, inner), or b[c] OP a[o,c,i] when
 //                     `reversed` (Backend.binaryBroadcast: a bias, a per-channel scale, a per-row value)
@@ -38,52 +39,57 @@
     X(square, a * a)                                            \
     X(reciprocal, 1.f / a)
 
-__device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
+// out[i] = f(a[i]) and out[i] = f(a[i], b[i]) over n elements: float4 loads and stores when every pointer is
+// 16-byte aligned (the last n % 4 elements one by one), LOADS_IN_FLIGHT loads per thread in flight.
+template <class F>
+__device__ __forceinline__ void map_unary(const float* A, float* out, long long n, F f) {
+    if (aligned16(A) && aligned16(out)) {
+        const long long n4 = n >> 2;
+        const float4* A4 = reinterpret_cast<const float4*>(A);
+        float4* O4 = reinterpret_cast<float4*>(out);
+        grid_stride_batched<LOADS_IN_FLIGHT>(
+            n4, [=](long long i) { return A4[i]; },
+            [=](long long i, float4 a) { O4[i] = make_float4(f(a.x), f(a.y), f(a.z), f(a.w)); });
+        A += n4 << 2;
+        out += n4 << 2;
+        n -= n4 << 2;
+    }
+    grid_stride_batched<LOADS_IN_FLIGHT>(n, [=](long long i) { return A[i]; }, [=](long long i, float a) { out[i] = f(a); });
+}
+
+struct float4x2 { float4 a, b; };
+
+template <class F>
+__device__ __forceinline__ void map_binary(const float* A, const float* B, float* out, long long n, F f) {
+    if (aligned16(A) && aligned16(B) && aligned16(out)) {
+        const long long n4 = n >> 2;
+        const float4* A4 = reinterpret_cast<const float4*>(A);
+        const float4* B4 = reinterpret_cast<const float4*>(B);
+        float4* O4 = reinterpret_cast<float4*>(out);
+        grid_stride_batched<LOADS_IN_FLIGHT>(
+            n4, [=](long long i) { return float4x2{A4[i], B4[i]}; },
+            [=](long long i, float4x2 v) {
+                O4[i] = make_float4(f(v.a.x, v.b.x), f(v.a.y, v.b.y), f(v.a.z, v.b.z), f(v.a.w, v.b.w));
+            });
+        A += n4 << 2;
+        B += n4 << 2;
+        out += n4 << 2;
+        n -= n4 << 2;
+    }
+    grid_stride_batched<LOADS_IN_FLIGHT>(n, [=](long long i) { return make_float2(A[i], B[i]); },
+                                         [=](long long i, float2 v) { out[i] = f(v.x, v.y); });
+}
 
 #define DEFINE_BINARY(NAME, EXPR)                                                                      \
     __device__ __forceinline__ float op_##NAME(float a, float b) { return EXPR; }                     \
     extern "C" __global__ void ew_##NAME##_f32(const float* A, const float* B, float* out, long long n) { \
-        if (aligned16(A) && aligned16(B) && aligned16(out)) {                                          \
-            const long long n4 = n >> 2;                                                               \
-            const float4* A4 = reinterpret_cast<const float4*>(A);                                     \
-            const float4* B4 = reinterpret_cast<const float4*>(B);                                     \
-            float4* O4 = reinterpret_cast<float4*>(out);                                               \
-            GRID_STRIDE_LOOP(i, n4) {                                                                  \
-                const float4 a = A4[i], b = B4[i];                                                     \
-                O4[i] = make_float4(op_##NAME(a.x, b.x), op_##NAME(a.y, b.y),                          \
-                                    op_##NAME(a.z, b.z), op_##NAME(a.w, b.w));                         \
-            }                                                                                          \
-            GRID_STRIDE_LOOP(j, n - (n4 << 2)) {                                                       \
-                const long long i = (n4 << 2) + j;                                                     \
-                out[i] = op_##NAME(A[i], B[i]);                                                        \
-            }                                                                                          \
-        } else {                                                                                       \
-            GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], B[i]);                                     \
-        }                                                                                              \
+        map_binary(A, B, out, n, [](float a, float b) { return op_##NAME(a, b); });                    \
     }                                                                                                  \
+    /* `reversed` is the same for every thread: branch once, not per element */                       \
     extern "C" __global__ void ew_##NAME##_scalar_f32(const float* A, float s, float* out, long long n, \
                                                       int reversed) {                                 \
-        if (aligned16(A) && aligned16(out)) {                                                          \
-            const long long n4 = n >> 2;                                                               \
-            const float4* A4 = reinterpret_cast<const float4*>(A);                                     \
-            float4* O4 = reinterpret_cast<float4*>(out);                                               \
-            if (reversed) {                                                                            \
-                GRID_STRIDE_LOOP(i, n4) {                                                              \
-                    const float4 a = A4[i];                                                            \
-                    O4[i] = make_float4(op_##NAME(s, a.x), op_##NAME(s, a.y), op_##NAME(s, a.z), op_##NAME(s, a.w)); \
-                }                                                                                      \
-            } else {                                                                                   \
-                GRID_STRIDE_LOOP(i, n4) {                                                              \
-                    const float4 a = A4[i];                                                            \
-                    O4[i] = make_float4(op_##NAME(a.x, s), op_##NAME(a.y, s), op_##NAME(a.z, s), op_##NAME(a.w, s)); \
-                }                                                                                      \
-            }                                                                                          \
-            GRID_STRIDE_LOOP(j, n - (n4 << 2)) {                                                       \
-                const long long i = (n4 << 2) + j;                                                     \
-                out[i] = reversed ? op_##NAME(s, A[i]) : op_##NAME(A[i], s);                           \
-            }                                                                                          \
-        } else if (reversed) { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(s, A[i]); }                   \
-        else                 { GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i], s); }                   \
+        if (reversed) map_unary(A, out, n, [=](float a) { return op_##NAME(s, a); });                  \
+        else          map_unary(A, out, n, [=](float a) { return op_##NAME(a, s); });                  \
     }                                                                                                  \
     extern "C" __global__ void ew_##NAME##_bcast_f32(const float* A, const float* __restrict__ B,      \
                                                      float* out, long long outer, long long channels,  \
@@ -100,21 +106,7 @@ __device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p 
 #define DEFINE_UNARY(NAME, EXPR)                                                                       \
     __device__ __forceinline__ float op_##NAME(float a) { return EXPR; }                              \
     extern "C" __global__ void ew_##NAME##_f32(const float* A, float* out, long long n) {             \
-        if (aligned16(A) && aligned16(out)) {                                                          \
-            const long long n4 = n >> 2;                                                               \
-            const float4* A4 = reinterpret_cast<const float4*>(A);                                     \
-            float4* O4 = reinterpret_cast<float4*>(out);                                               \
-            GRID_STRIDE_LOOP(i, n4) {                                                                  \
-                const float4 a = A4[i];                                                                \
-                O4[i] = make_float4(op_##NAME(a.x), op_##NAME(a.y), op_##NAME(a.z), op_##NAME(a.w));   \
-            }                                                                                          \
-            GRID_STRIDE_LOOP(j, n - (n4 << 2)) {                                                       \
-                const long long i = (n4 << 2) + j;                                                     \
-                out[i] = op_##NAME(A[i]);                                                              \
-            }                                                                                          \
-        } else {                                                                                       \
-            GRID_STRIDE_LOOP(i, n) out[i] = op_##NAME(A[i]);                                           \
-        }                                                                                              \
+        map_unary(A, out, n, [](float a) { return op_##NAME(a); });                                    \
     }
 
 BINARY_OPS(DEFINE_BINARY)

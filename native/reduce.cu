@@ -1,70 +1,185 @@
 // Reductions over the middle axis of a compact float32 array seen as [outer, r, inner] (Backend.reduce):
-//   reduce_{sum,max,min}_rows_f32  inner == 1: one block per (outer, chunk) row segment, block-wide tree
-//   reduce_{sum,max,min}_rows_warp_f32  inner == 1, many short rows: one warp per row
-//   reduce_{sum,max,min}_cols_f32  inner  > 1: one thread per (outer, chunk, inner) output, coalesced along inner
-// A large r is split into `chunks` segments of `chunk` elements so a full reduction keeps the whole GPU busy:
-// the outputs are [outer, chunks, inner] partials that the Java side reduces again. No atomics: the same input
-// always gives the same bits.
+//   reduce_{sum,max,min}_rows_f32       inner == 1: a block per (row, part); `parts` blocks share a long row
+//   reduce_{sum,max,min}_rows_warp_f32  inner == 1, many short rows: one warp per row, no block barriers
+//   reduce_{sum,max,min}_cols_f32       inner  > 1: a block per (outer, chunk of r, 32 or 128 columns)
+// The Java side (org.mpi2nccl.cuda.Reduction) splits a long axis into parts/chunks when there are too few
+// outputs to keep the GPU busy: the outputs are then [outer, parts, inner] partials that a second launch
+// reduces. Every thread keeps LOADS_IN_FLIGHT float4 loads in flight (a reduction is a pure read stream).
+// No atomics, and every combination happens in an order fixed by the shape and the launch: the same input on
+// the same GPU always gives the same bits.
 #include "common.cuh"
 
-__device__ __forceinline__ float combine_sum(float a, float b) { return a + b; }
-__device__ __forceinline__ float combine_max(float a, float b) { return java_max(a, b); }
-__device__ __forceinline__ float combine_min(float a, float b) { return java_min(a, b); }
-__device__ __forceinline__ float block_combine_sum(float v) { return block_sum(v); }
-__device__ __forceinline__ float block_combine_max(float v) { return block_max(v); }
-__device__ __forceinline__ float block_combine_min(float v) { return -block_max(-v); }
+struct SumOp {
+    static __device__ __forceinline__ float identity() { return 0.f; }
+    static __device__ __forceinline__ float combine(float a, float b) { return a + b; }
+};
+struct MaxOp {
+    static __device__ __forceinline__ float identity() { return -INFINITY; }
+    static __device__ __forceinline__ float combine(float a, float b) { return java_max(a, b); }
+};
+struct MinOp {
+    static __device__ __forceinline__ float identity() { return INFINITY; }
+    static __device__ __forceinline__ float combine(float a, float b) { return java_min(a, b); }
+};
 
-#define DEFINE_REDUCE(NAME, IDENTITY)                                                                   \
+template <class Op>
+__device__ __forceinline__ float combine4(float acc, float4 v) {
+    return Op::combine(acc, Op::combine(Op::combine(v.x, v.y), Op::combine(v.z, v.w)));
+}
+
+template <class Op>
+__device__ __forceinline__ float warp_reduce(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+// Thread 0 gets the block's result (blockDim.x a multiple of 32, at most 1024).
+template <class Op>
+__device__ __forceinline__ float block_reduce(float v) {
+    __shared__ float partial[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    v = warp_reduce<Op>(v);
+    __syncthreads();                       // partial[] may still be read by the previous row
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    v = (threadIdx.x < warps) ? partial[threadIdx.x] : Op::identity();
+    if (warp == 0) v = warp_reduce<Op>(v);
+    return v;
+}
+
+// Thread t's share (of `width` threads) of part `part` (of `parts`) of a row of r floats. The row is read as
+// a head of up to 3 floats (to the first 16-byte boundary), a body of float4s and a tail of up to 3 floats.
+// Body float4 j belongs to part (j / width) % parts, thread j % width: the parts interleave, so at any time
+// all the blocks of a row read one contiguous stretch of it. Head and tail go to part 0.
+template <class Op>
+__device__ __forceinline__ float row_share(const float* row, long long r, long long part, long long parts, int t,
+                                           int width) {
+    const long long misaligned = (long long)(((uintptr_t)row >> 2) & 3);   // floats past a 16-byte boundary
+    const long long head = min((4 - misaligned) & 3, r);
+    float acc = Op::identity();
+    if (part == 0 && t < head) acc = Op::combine(acc, row[t]);
+    const long long n4 = (r - head) >> 2;
+    const float4* body = reinterpret_cast<const float4*>(row + head);
+    const long long step = (long long)width * parts;
+    for (long long j = part * width + t; j < n4; j += LOADS_IN_FLIGHT * step) {
+        float4 v[LOADS_IN_FLIGHT];
+#pragma unroll
+        for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
+            if (j + u * step < n4) v[u] = body[j + u * step];
+#pragma unroll
+        for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
+            if (j + u * step < n4) acc = combine4<Op>(acc, v[u]);
+    }
+    const long long tail = head + (n4 << 2);
+    if (part == 0 && t < r - tail) acc = Op::combine(acc, row[tail + t]);
+    return acc;
+}
+
+// out[o * parts + c] = the reduction of part c of row o (parts == 1: the row's result).
+template <class Op>
+__device__ __forceinline__ void reduce_rows(const float* in, float* out, long long outer, long long r, long long parts) {
+    for (long long item = blockIdx.x; item < outer * parts; item += gridDim.x) {
+        const long long o = item / parts, c = item - o * parts;
+        float acc = row_share<Op>(in + o * r, r, c, parts, threadIdx.x, blockDim.x);
+        acc = block_reduce<Op>(acc);
+        if (threadIdx.x == 0) out[item] = acc;
+    }
+}
+
+template <class Op>
+__device__ __forceinline__ void reduce_rows_warp(const float* in, float* out, long long rows, long long r) {
+    WARP_PER_ROW_LOOP(row, rows) {
+        float acc = row_share<Op>(in + row * r, r, 0, 1, lane, 32);
+        acc = warp_reduce<Op>(acc);
+        if (lane == 0) out[row] = acc;
+    }
+}
+
+// Columns: a block takes a tile of (outer o, chunk c of the r axis, 32*V adjacent columns); lane l of each warp
+// owns columns l*V .. l*V+V-1 of the tile (V = 4: one float4 when inner % 4 == 0 and the input is aligned), and
+// warp w the rows begin + w, begin + w + warps, ... of the chunk, each reading whole rows of the tile. The
+// warps' column results are combined in warp order through shared memory. out is [outer, chunks, inner].
+#define COLS_MAX_WARPS 8                 // warps of a block that take rows (blocks of up to 256 threads use all)
+template <class Op, int V>
+__device__ __forceinline__ void reduce_cols(const float* in, float* out, long long outer, long long r, long long inner,
+                                            long long chunk, long long chunks, float* shared) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int warps = min((int)(blockDim.x >> 5), COLS_MAX_WARPS);
+    const long long width = 32LL * V, col_tiles = (inner + width - 1) / width;
+    for (long long t = blockIdx.x; t < outer * chunks * col_tiles; t += gridDim.x) {
+        const long long ct = t % col_tiles, oc = t / col_tiles, c = oc % chunks, o = oc / chunks;
+        const long long col = ct * width + (long long)lane * V;
+        const long long begin = c * chunk, end = min(r, begin + chunk);
+        float acc[V];
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] = Op::identity();
+        if (col < inner && warp < warps) {
+            const float* src = in + o * r * inner + col;
+            const long long step = warps;
+            for (long long k = begin + warp; k < end; k += LOADS_IN_FLIGHT * step) {
+                float v[LOADS_IN_FLIGHT][V];
+#pragma unroll
+                for (int u = 0; u < LOADS_IN_FLIGHT; ++u) {
+                    if (k + u * step < end) {
+                        if constexpr (V == 4) {
+                            const float4 x = *reinterpret_cast<const float4*>(src + (k + u * step) * inner);
+                            v[u][0] = x.x; v[u][1] = x.y; v[u][2] = x.z; v[u][3] = x.w;
+                        } else {
+                            v[u][0] = src[(k + u * step) * inner];
+                        }
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
+                    if (k + u * step < end) {
+#pragma unroll
+                        for (int e = 0; e < V; ++e) acc[e] = Op::combine(acc[e], v[u][e]);
+                    }
+            }
+        }
+        if (warp < warps) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) shared[warp * 32 * V + lane * V + e] = acc[e];
+        }
+        __syncthreads();
+        if (warp == 0 && col < inner) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                float total = shared[lane * V + e];
+                for (int w = 1; w < warps; ++w) total = Op::combine(total, shared[w * 32 * V + lane * V + e]);
+                out[(o * chunks + c) * inner + col + e] = total;
+            }
+        }
+        __syncthreads();                   // shared[] is refilled by the next tile
+    }
+}
+
+template <class Op>
+__device__ __forceinline__ void reduce_cols_any(const float* in, float* out, long long outer, long long r,
+                                                long long inner, long long chunk, long long chunks) {
+    __shared__ float shared[COLS_MAX_WARPS * 32 * 4];
+    if ((inner & 3) == 0 && aligned16(in)) reduce_cols<Op, 4>(in, out, outer, r, inner, chunk, chunks, shared);
+    else reduce_cols<Op, 1>(in, out, outer, r, inner, chunk, chunks, shared);
+}
+
+#define DEFINE_REDUCE(NAME, OP)                                                                         \
     extern "C" __global__ void reduce_##NAME##_rows_f32(const float* __restrict__ in, float* __restrict__ out, \
-                                                        long long outer, long long r, long long chunk,  \
-                                                        long long chunks) {                             \
-        for (long long row = blockIdx.x; row < outer * chunks; row += gridDim.x) {                      \
-            const long long o = row / chunks, c = row % chunks;                                         \
-            const long long begin = c * chunk, end = min(r, begin + chunk);                             \
-            const float* src = in + o * r + begin;                                                      \
-            const long long len = max(0LL, end - begin);                                                \
-            float acc = IDENTITY;                                                                       \
-            long long done = 0;                                                                         \
-            if (((uintptr_t)src & 15u) == 0) {                /* float4 loads over the aligned part */  \
-                const float4* src4 = reinterpret_cast<const float4*>(src);                              \
-                for (long long k = threadIdx.x; k < (len >> 2); k += blockDim.x) {                      \
-                    const float4 v = src4[k];                                                           \
-                    acc = combine_##NAME(acc, combine_##NAME(combine_##NAME(v.x, v.y), combine_##NAME(v.z, v.w))); \
-                }                                                                                       \
-                done = (len >> 2) << 2;                                                                 \
-            }                                                                                           \
-            for (long long k = done + threadIdx.x; k < len; k += blockDim.x) acc = combine_##NAME(acc, src[k]); \
-            acc = block_combine_##NAME(acc);                                                            \
-            if (threadIdx.x == 0) out[row] = acc;                                                       \
-        }                                                                                               \
+                                                        long long outer, long long r, long long parts) { \
+        reduce_rows<OP>(in, out, outer, r, parts);                                                      \
     }                                                                                                   \
-    /* one warp per row: for many short rows, no block-wide barriers */                                 \
     extern "C" __global__ void reduce_##NAME##_rows_warp_f32(const float* __restrict__ in, float* __restrict__ out, \
                                                              long long rows, long long r) {             \
-        WARP_PER_ROW_LOOP(row, rows) {                                                                  \
-            const float* src = in + row * r;                                                            \
-            float acc = IDENTITY;                                                                       \
-            for (long long k = lane; k < r; k += 32) acc = combine_##NAME(acc, src[k]);                 \
-            for (int o = 16; o > 0; o >>= 1) acc = combine_##NAME(acc, __shfl_xor_sync(0xffffffffu, acc, o)); \
-            if (lane == 0) out[row] = acc;                                                              \
-        }                                                                                               \
+        reduce_rows_warp<OP>(in, out, rows, r);                                                         \
     }                                                                                                   \
     extern "C" __global__ void reduce_##NAME##_cols_f32(const float* __restrict__ in, float* __restrict__ out, \
                                                         long long outer, long long r, long long inner,  \
                                                         long long chunk, long long chunks) {            \
-        GRID_STRIDE_LOOP(idx, outer * chunks * inner) {                                                 \
-            const long long i = idx % inner, c = (idx / inner) % chunks, o = idx / (inner * chunks);    \
-            const long long begin = c * chunk, end = min(r, begin + chunk);                             \
-            const float* src = in + o * r * inner + i;                                                  \
-            float acc = IDENTITY;                                                                       \
-            for (long long k = begin; k < end; ++k) acc = combine_##NAME(acc, src[k * inner]);          \
-            out[idx] = acc;                                                                             \
-        }                                                                                               \
+        reduce_cols_any<OP>(in, out, outer, r, inner, chunk, chunks);                                   \
     }
 
-DEFINE_REDUCE(sum, 0.f)
-DEFINE_REDUCE(max, -INFINITY)
-DEFINE_REDUCE(min, INFINITY)
+DEFINE_REDUCE(sum, SumOp)
+DEFINE_REDUCE(max, MaxOp)
+DEFINE_REDUCE(min, MinOp)
 
 // Index (as float, the NDArray dtype) of the first maximum along the middle axis; one thread per output.
 // Same rule as the CPU: element r replaces the best only when strictly greater.

@@ -6,7 +6,7 @@ mkdir -p "$OUT"
 # NVLink multicast can take a shared host's GPUs out of service: off for every program here.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 # the tests that launch every kernel the backend uses (bin/mpi2nccl-test scans the class path: select by name)
-KERNEL_TESTS='org\.mpi2nccl\.(tensor\.CudaBackendContractTest|cuda\.CudaFusedOpsTest)'
+KERNEL_TESTS='org\.mpi2nccl\.(tensor\.CudaBackendContractTest|cuda\.CudaFusedOpsTest|cuda\.CudaStreamingKernelsTest)'
 SUMMARY="$OUT/summary.txt"
 [ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
 

@@ -9,6 +9,7 @@ import org.mpi2nccl.tensor.BinaryOp;
 import org.mpi2nccl.tensor.ConvGeometry;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.ReduceOp;
+import org.mpi2nccl.tensor.Shapes;
 import org.mpi2nccl.tensor.Storage;
 import org.mpi2nccl.tensor.UnaryOp;
 
@@ -133,7 +134,17 @@ public final class CudaBackend implements Backend {
             memory(dst, "copyStrided").copyFrom(memory(src, "copyStrided"), srcOffset * 4, dstOffset * 4, n * 4);
             return;
         }
-        context.launch(Kernel.COPY_STRIDED, n, KernelArgs.of().ptr(s).layout(from).ptr(d).layout(to).i64(n));
+        // fewer, longer axes: less index arithmetic per element, and a transpose shows as a 2-D plane
+        long[][] st = new long[2][];
+        long[] merged = longs(Shapes.coalesce(shape, new long[][] {srcStrides, dstStrides}, st));
+        Layout a = new Layout(merged, st[0], srcOffset), b = new Layout(merged, st[1], dstOffset);
+        StridedCopyPlan.Transpose t = StridedCopyPlan.transpose(a, b);
+        if (t != null) {
+            context.launch(Kernel.COPY_TRANSPOSE, t.tiles(), KernelArgs.of().ptr(s).layout(t.batchIn()).ptr(d).layout(t.batchOut())
+                    .i64(t.np()).i64(t.nq()).i64(t.spIn()).i64(t.sqIn()).i64(t.spOut()).i64(t.sqOut()));
+        } else {
+            context.launch(Kernel.COPY_STRIDED, n, KernelArgs.of().ptr(s).layout(a).ptr(d).layout(b).i64(n));
+        }
     }
 
     @Override
@@ -142,7 +153,9 @@ public final class CudaBackend implements Backend {
         Layout to = layout("fillStrided", dst, offset, strides, shape);
         long n = to.size();
         if (n == 0) return;
-        context.launch(Kernel.FILL_STRIDED, n, KernelArgs.of().ptr(d).layout(to).f32(value).i64(n));
+        long[][] st = new long[1][];
+        long[] merged = longs(Shapes.coalesce(shape, new long[][] {strides}, st));
+        context.launch(Kernel.FILL_STRIDED, n, KernelArgs.of().ptr(d).layout(new Layout(merged, st[0], offset)).f32(value).i64(n));
     }
 
     // ---- elementwise --------------------------------------------------------------------------------------
@@ -440,6 +453,12 @@ public final class CudaBackend implements Backend {
                     + "] outside a storage of " + s.size() + " elements");
         }
         return l;
+    }
+
+    private static long[] longs(int[] v) {
+        long[] out = new long[v.length];
+        for (int i = 0; i < v.length; i++) out[i] = v[i];
+        return out;
     }
 
     private static boolean isContiguous(Layout l) {

@@ -144,6 +144,8 @@ public final class Kernel {
     public static final Kernel FILL = of("memory", "fill_f32", "pfl", Launch.PER_ELEMENT);
     public static final Kernel FILL_STRIDED = of("memory", "fill_strided_f32", "pLfl", Launch.PER_ELEMENT);
     public static final Kernel COPY_STRIDED = of("memory", "copy_strided_f32", "pLpLl", Launch.PER_ELEMENT);
+    /** A batch of 2-D tiles transposed through shared memory (see {@link StridedCopyPlan}); needs 256-thread blocks. */
+    public static final Kernel COPY_TRANSPOSE = of("memory", "copy_transpose_f32", "pLpLllllll", Launch.PER_BLOCK);
 
     // native/optim.cu
     public static final Kernel SGD_STEP = of("optim", "sgd_step_f32", "ppplfff", Launch.PER_ELEMENT);
@@ -158,15 +160,16 @@ public final class Kernel {
     public static final Kernel FILL_NORMAL = of("random", "fill_normal_f32", "plffuu", Launch.PER_ELEMENT);
 
     // native/reduce.cu
-    public static final Kernel REDUCE_SUM_ROWS = of("reduce", "reduce_sum_rows_f32", "ppllll", Launch.PER_BLOCK);
-    public static final Kernel REDUCE_MAX_ROWS = of("reduce", "reduce_max_rows_f32", "ppllll", Launch.PER_BLOCK);
-    public static final Kernel REDUCE_MIN_ROWS = of("reduce", "reduce_min_rows_f32", "ppllll", Launch.PER_BLOCK);
+    // rows: (in, out, outer, r, parts); rows_warp: (in, out, rows, r); cols: (in, out, outer, r, inner, chunk, chunks)
+    public static final Kernel REDUCE_SUM_ROWS = of("reduce", "reduce_sum_rows_f32", "pplll", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_MAX_ROWS = of("reduce", "reduce_max_rows_f32", "pplll", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_MIN_ROWS = of("reduce", "reduce_min_rows_f32", "pplll", Launch.PER_BLOCK);
     public static final Kernel REDUCE_SUM_ROWS_WARP = of("reduce", "reduce_sum_rows_warp_f32", "ppll", Launch.PER_WARP);
     public static final Kernel REDUCE_MAX_ROWS_WARP = of("reduce", "reduce_max_rows_warp_f32", "ppll", Launch.PER_WARP);
     public static final Kernel REDUCE_MIN_ROWS_WARP = of("reduce", "reduce_min_rows_warp_f32", "ppll", Launch.PER_WARP);
-    public static final Kernel REDUCE_SUM_COLS = of("reduce", "reduce_sum_cols_f32", "pplllll", Launch.PER_ELEMENT);
-    public static final Kernel REDUCE_MAX_COLS = of("reduce", "reduce_max_cols_f32", "pplllll", Launch.PER_ELEMENT);
-    public static final Kernel REDUCE_MIN_COLS = of("reduce", "reduce_min_cols_f32", "pplllll", Launch.PER_ELEMENT);
+    public static final Kernel REDUCE_SUM_COLS = of("reduce", "reduce_sum_cols_f32", "pplllll", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_MAX_COLS = of("reduce", "reduce_max_cols_f32", "pplllll", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_MIN_COLS = of("reduce", "reduce_min_cols_f32", "pplllll", Launch.PER_BLOCK);
     public static final Kernel ARGMAX = of("reduce", "argmax_f32", "pplll", Launch.PER_ELEMENT);
 
     // native/softmax.cu

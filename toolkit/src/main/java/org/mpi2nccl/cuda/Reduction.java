@@ -4,77 +4,105 @@ import org.mpi2nccl.tensor.ReduceOp;
 
 /**
  * Plans a SUM/MAX/MIN over the middle axis of a compact (outer, reduced, inner) array onto the kernels of
- * native/reduce.cu. When there are few outputs and a long axis (a full sum, a column sum over a large batch),
- * the axis is cut into chunks reduced in parallel into a small partial array, which a second launch reduces:
- * a single block per output would leave most of the GPU idle. Deterministic (no atomics).
+ * native/reduce.cu, and launches it.
+ * <ul>
+ *   <li>{@code inner == 1} (rows): one warp per row when rows are short and many, else a block per row. When
+ *       there are too few rows to fill the GPU (a full sum is one row), each row is shared by {@code parts}
+ *       blocks, whose partial results a second pass reduces.</li>
+ *   <li>{@code inner > 1} (columns): a block per tile of 128 columns (32 when they cannot be read as float4)
+ *       and a chunk of the reduced axis; with few tiles the axis is cut into {@code chunks} chunks, reduced
+ *       again by a second pass.</li>
+ * </ul>
+ * Enough blocks for the GPU is {@value #BLOCKS_PER_SM_TARGET} per SM: with several float4 loads in flight per
+ * thread that covers the memory latency, and it leaves a small tail when the last blocks run alone.
+ * Deterministic: no atomics, and the split depends only on the shape, the input's alignment and the GPU's
+ * SM count.
  */
 final class Reduction {
     private Reduction() {}
 
-    /** Threads per SM a launch should offer to keep the memory system busy (a full SM holds 2048). */
-    static final int THREADS_PER_SM_TARGET = 2048;
-    /** Fewest elements one block's chunk of a row should reduce, so the partial pass stays small. */
-    static final long MIN_CHUNK = 2048;
-    /** Fewest elements one thread's chunk of a column should reduce. */
-    static final long MIN_CHUNK_COLUMNS = 64;
-    /** Rows up to this length are reduced one warp per row (no block-wide barriers) when there are enough rows. */
+    /** Blocks per SM a reduction should offer before its axis is split. */
+    static final int BLOCKS_PER_SM_TARGET = 16;
+    /** Fewest elements in one block's part of a row (256 threads x 4 float4 loads). */
+    static final long MIN_ROW_PART = 4096;
+    /** Fewest rows in one chunk of a column reduction (8 warps x 8 rows). */
+    static final long MIN_CHUNK_ROWS = 64;
+    /** Rows up to this length are reduced one warp per row... */
     static final long WARP_ROW_MAX = 4096;
+    /** ...when they are at most this long, or there are at least this many rows per SM. */
+    static final long WARP_ROW_SHORT = 256;
+    static final int WARP_ROWS_PER_SM = 8;
+    /** Columns a block takes: 32 lanes x 4 (float4) or x 1. */
+    static final long COLUMN_TILE_VECTOR = 128, COLUMN_TILE_SCALAR = 32;
+
+    /** How a reduction runs: which kernel, and into how many parts (rows) or chunks (columns) the axis is cut. */
+    enum Shape { ROWS_WARP, ROWS_BLOCK, COLUMNS }
+
+    /**
+     * One launch: {@code split} parts of a row, or chunks of {@code chunk} rows of a column; split > 1 means
+     * its output is [outer, split, inner] partials for a second pass. {@code items} is the launch's work count.
+     */
+    record Pass(Shape shape, long split, long chunk, long items) {}
 
     static void run(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner) {
-        int sms = context.device.multiprocessors;
-        long chunks = chunks(outer, reduced, inner, sms);
-        if (chunks <= 1) {
-            launch(context, op, in, out, outer, reduced, inner, reduced, 1);
+        Pass pass = plan(outer, reduced, inner, context.device.multiprocessors, columnsAsFloat4(in, inner));
+        if (pass.split() <= 1) {
+            launch(context, op, pass, in, out, outer, reduced, inner);
             return;
         }
-        long chunk = (reduced + chunks - 1) / chunks;
-        if (inner == 1) chunk = (chunk + 3) / 4 * 4;      // row chunks start 16-byte aligned: float4 loads
-        chunks = (reduced + chunk - 1) / chunk;
-        try (DeviceMemory partial = DeviceMemory.allocateUnscoped(context, outer * chunks * inner * 4)) {
-            launch(context, op, in, partial.address(), outer, reduced, inner, chunk, chunks);
-            launch(context, op, partial.address(), out, outer, chunks, inner, chunks, 1);
-        }   // freed in stream order: after the second launch has read it
+        try (DeviceMemory partial = DeviceMemory.allocateUnscoped(context, outer * pass.split() * inner * 4)) {
+            launch(context, op, pass, in, partial.address(), outer, reduced, inner);
+            run(context, op, partial.address(), out, outer, pass.split(), inner);
+        }   // freed in stream order: after the second pass has read it
     }
 
-    /** How many pieces to cut the reduced axis into (1 = a single pass). */
-    static long chunks(long outer, long reduced, long inner, int sms) {
-        long outputs = outer * inner;
-        // inner == 1: one block (256 threads) per output row; otherwise one thread per output
-        long parallel = inner == 1 ? outputs * Kernel.BLOCK_THREADS : outputs;
-        long target = (long) Math.max(1, sms) * THREADS_PER_SM_TARGET;
-        long minChunk = inner == 1 ? MIN_CHUNK : MIN_CHUNK_COLUMNS;
-        if (parallel >= target || reduced < 2 * minChunk) return 1;
-        long wanted = (target + parallel - 1) / parallel;
-        return Math.max(1, Math.min(wanted, reduced / minChunk));
+    /** The column kernel reads float4 when whole rows of 4 columns are 16-byte aligned (as it checks itself). */
+    static boolean columnsAsFloat4(long inAddress, long inner) {
+        return inner % 4 == 0 && inAddress % 16 == 0;
     }
 
-    private static void launch(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner,
-                               long chunk, long chunks) {
-        if (inner == 1 && chunks == 1 && reduced <= WARP_ROW_MAX) {
-            Kernel k = switch (op) {
-                case SUM -> Kernel.REDUCE_SUM_ROWS_WARP;
-                case MAX -> Kernel.REDUCE_MAX_ROWS_WARP;
-                case MIN -> Kernel.REDUCE_MIN_ROWS_WARP;
-                case ARGMAX -> throw new IllegalArgumentException("ARGMAX is not a chunked reduction");
-            };
-            context.launch(k, outer, KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced));
-        } else if (inner == 1) {
-            Kernel k = switch (op) {
-                case SUM -> Kernel.REDUCE_SUM_ROWS;
-                case MAX -> Kernel.REDUCE_MAX_ROWS;
-                case MIN -> Kernel.REDUCE_MIN_ROWS;
-                case ARGMAX -> throw new IllegalArgumentException("ARGMAX is not a chunked reduction");
-            };
-            context.launch(k, outer * chunks, KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced).i64(chunk).i64(chunks));
-        } else {
-            Kernel k = switch (op) {
-                case SUM -> Kernel.REDUCE_SUM_COLS;
-                case MAX -> Kernel.REDUCE_MAX_COLS;
-                case MIN -> Kernel.REDUCE_MIN_COLS;
-                case ARGMAX -> throw new IllegalArgumentException("ARGMAX is not a chunked reduction");
-            };
-            context.launch(k, outer * chunks * inner,
-                    KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced).i64(inner).i64(chunk).i64(chunks));
+    static Pass plan(long outer, long reduced, long inner, int sms, boolean float4Columns) {
+        long target = (long) Math.max(1, sms) * BLOCKS_PER_SM_TARGET;
+        if (inner == 1) {
+            long parts = 1;
+            if (outer < target && reduced >= 2 * MIN_ROW_PART) {
+                parts = Math.min((target + outer - 1) / outer, reduced / MIN_ROW_PART);
+            }
+            if (parts == 1 && reduced <= WARP_ROW_MAX
+                    && (reduced <= WARP_ROW_SHORT || outer >= (long) Math.max(1, sms) * WARP_ROWS_PER_SM)) {
+                return new Pass(Shape.ROWS_WARP, 1, reduced, outer);
+            }
+            return new Pass(Shape.ROWS_BLOCK, parts, (reduced + parts - 1) / parts, outer * parts);
         }
+        long width = float4Columns ? COLUMN_TILE_VECTOR : COLUMN_TILE_SCALAR;
+        long tiles = outer * ((inner + width - 1) / width);
+        long chunks = 1;
+        if (tiles < target && reduced >= 2 * MIN_CHUNK_ROWS) {
+            chunks = Math.min((target + tiles - 1) / tiles, reduced / MIN_CHUNK_ROWS);
+        }
+        long chunk = (reduced + chunks - 1) / chunks;
+        chunks = (reduced + chunk - 1) / chunk;          // no empty chunk at the end
+        return new Pass(Shape.COLUMNS, chunks, chunk, tiles * chunks);
+    }
+
+    private static void launch(CudaContext context, ReduceOp op, Pass pass, long in, long out, long outer, long reduced,
+                               long inner) {
+        switch (pass.shape()) {
+            case ROWS_WARP -> context.launch(kernel(op, Kernel.REDUCE_SUM_ROWS_WARP, Kernel.REDUCE_MAX_ROWS_WARP, Kernel.REDUCE_MIN_ROWS_WARP),
+                    pass.items(), KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced));
+            case ROWS_BLOCK -> context.launch(kernel(op, Kernel.REDUCE_SUM_ROWS, Kernel.REDUCE_MAX_ROWS, Kernel.REDUCE_MIN_ROWS),
+                    pass.items(), KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced).i64(pass.split()));
+            case COLUMNS -> context.launch(kernel(op, Kernel.REDUCE_SUM_COLS, Kernel.REDUCE_MAX_COLS, Kernel.REDUCE_MIN_COLS),
+                    pass.items(), KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced).i64(inner).i64(pass.chunk()).i64(pass.split()));
+        }
+    }
+
+    private static Kernel kernel(ReduceOp op, Kernel sum, Kernel max, Kernel min) {
+        return switch (op) {
+            case SUM -> sum;
+            case MAX -> max;
+            case MIN -> min;
+            case ARGMAX -> throw new IllegalArgumentException("ARGMAX is not a chunked reduction");
+        };
     }
 }

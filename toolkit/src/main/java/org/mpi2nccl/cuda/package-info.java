@@ -15,8 +15,10 @@
  *   <li>{@link org.mpi2nccl.cuda.Kernel}: every kernel of {@code native/*.cu} by name and signature;
  *       {@link org.mpi2nccl.cuda.KernelArgs}: a launch's arguments, checked against that signature.</li>
  *   <li>{@link org.mpi2nccl.cuda.CudaBackend}: the contract on a GPU ({@link org.mpi2nccl.cuda.Reduction} plans
- *       reductions, {@link org.mpi2nccl.cuda.Cublas} does GEMM); {@link org.mpi2nccl.cuda.FusedOps} and
- *       {@link org.mpi2nccl.cuda.Casts}: kernels beyond the contract.</li>
+ *       reductions, {@link org.mpi2nccl.cuda.StridedCopyPlan} sends transposes to a tiled kernel,
+ *       {@link org.mpi2nccl.cuda.Cublas} does GEMM); {@link org.mpi2nccl.cuda.FusedOps} and
+ *       {@link org.mpi2nccl.cuda.Casts}: kernels beyond the contract. Without a GPU, {@code native/cpu-check}
+ *       runs the streaming kernels (elementwise, reductions, transpose) on the CPU to check their indexing.</li>
  *   <li>{@link org.mpi2nccl.cuda.CudaBenchmarks} ({@code mpi2nccl bench-gpu}): GEMM, memory bandwidth, staging
  *       and a CNN step, next to PyTorch with {@code results/device/cuda-bench-check.sh}.</li>
  * </ol>

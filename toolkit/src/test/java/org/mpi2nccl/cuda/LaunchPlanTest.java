@@ -2,6 +2,7 @@ package org.mpi2nccl.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,13 +66,62 @@ class LaunchPlanTest {
     }
 
     @Test
-    void longReductionsAreSplitOnlyWhenTheGpuWouldIdle() {
-        assertEquals(1, Reduction.chunks(4096, 100, 1, 132), "many rows fill the GPU");
-        long full = Reduction.chunks(1, 64L << 20, 1, 132);
-        assertTrue(full > 1 && full <= (64L << 20) / Reduction.MIN_CHUNK, "one huge row is split, got " + full);
-        assertEquals(1, Reduction.chunks(1, 100, 1, 132), "short rows are not split");
-        long cols = Reduction.chunks(1, 1 << 20, 64, 132);
-        assertTrue(cols > 1, "a column sum over a long axis is split, got " + cols);
+    void reductionPlansForTheBenchmarkShapes() {
+        int sms = 132;
+        long target = (long) sms * Reduction.BLOCKS_PER_SM_TARGET;
+        // a full sum of 256 MiB: one row shared by enough blocks, then one block over their partials
+        Reduction.Pass full = Reduction.plan(1, 64L << 20, 1, sms, true);
+        assertEquals(Reduction.Shape.ROWS_BLOCK, full.shape());
+        assertEquals(target, full.split(), "one block per target slot");
+        assertEquals(target, full.items());
+        Reduction.Pass second = Reduction.plan(1, full.split(), 1, sms, true);
+        assertEquals(new Reduction.Pass(Reduction.Shape.ROWS_BLOCK, 1, full.split(), 1), second, "the partials: one block, one pass");
+        // 65536 rows of 1024: a warp per row, no split
+        assertEquals(new Reduction.Pass(Reduction.Shape.ROWS_WARP, 1, 1024, 65536), Reduction.plan(65536, 1024, 1, sms, true));
+        // 1024 x 65536 column sums: 512 tiles of 128 columns, the 1024 rows cut into chunks until the GPU is full
+        Reduction.Pass cols = Reduction.plan(1, 1024, 65536, sms, true);
+        assertEquals(Reduction.Shape.COLUMNS, cols.shape());
+        assertEquals(5, cols.split());
+        assertEquals(205, cols.chunk());
+        assertEquals(512 * 5, cols.items());
+        assertEquals(1, Reduction.plan(1, cols.split(), 65536, sms, true).split(), "the partials: one pass");
+        // columns that cannot be read as float4: tiles of 32
+        assertEquals(Reduction.Shape.COLUMNS, Reduction.plan(1, 1024, 65537, sms, false).shape());
+        assertEquals(2049, Reduction.plan(1, 64, 65537, sms, false).items(), "2049 tiles of 32 columns, too few rows to split");
+    }
+
+    @Test
+    void reductionPlansCoverTheAxisAndEnd() {
+        java.util.Random r = new java.util.Random(7);
+        for (int trial = 0; trial < 20000; trial++) {
+            long outer = 1 + (r.nextInt(4) == 0 ? r.nextInt(100000) : r.nextInt(8));
+            long reduced = 1 + (long) Math.pow(2, r.nextDouble() * 26);
+            long inner = r.nextInt(3) == 0 ? 1 + r.nextInt(70000) : 1;
+            int sms = 1 + r.nextInt(200);
+            boolean float4 = inner % 4 == 0 && r.nextBoolean();
+            long axis = reduced;
+            for (int passes = 1; ; passes++) {
+                Reduction.Pass p = Reduction.plan(outer, axis, inner, sms, float4);
+                String what = "plan(" + outer + ", " + axis + ", " + inner + ", " + sms + ") = " + p;
+                assertTrue(p.split() >= 1 && p.chunk() >= 1 && p.items() >= 1, what);
+                assertTrue(p.split() * p.chunk() >= axis && (p.split() - 1) * p.chunk() < axis, what + ": the pieces cover the axis, none empty");
+                if (p.shape() == Reduction.Shape.COLUMNS) assertTrue(inner > 1, what);
+                else assertEquals(1, inner, what);
+                if (p.shape() == Reduction.Shape.ROWS_WARP) assertEquals(1, p.split(), what);
+                if (p.split() == 1) break;
+                assertTrue(p.split() < axis, what + ": the second pass is shorter");
+                assertTrue(outer * p.split() * inner <= Math.max(outer * inner * 2, outer * axis * inner / 16), what + ": partials are small");
+                assertTrue(passes < 3, what + ": at most three passes");
+                axis = p.split();
+            }
+        }
+    }
+
+    @Test
+    void columnsReadAsFloat4OnlyWhenAligned() {
+        assertTrue(Reduction.columnsAsFloat4(256, 8));
+        assertFalse(Reduction.columnsAsFloat4(256, 6));
+        assertFalse(Reduction.columnsAsFloat4(260, 8));
     }
 
     @Test

@@ -1,0 +1,175 @@
+package org.mpi2nccl.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.tensor.BinaryOp;
+import org.mpi2nccl.tensor.ReduceOp;
+import org.mpi2nccl.tensor.Storage;
+import org.mpi2nccl.tensor.UnaryOp;
+import org.mpi2nccl.tensor.cpu.CpuBackend;
+
+/**
+ * Every launch plan of the streaming kernels on the GPU against the CPU backend: each reduction plan (a warp
+ * per row, a block per row, a row shared by many blocks plus the pass over their partials, float4 and scalar
+ * column tiles, split columns), the tiled transpose (one plane, batches of planes, thin planes left to the
+ * per-element kernel), elementwise and fill at lengths that leave a tail after the float4 part. Sizes are
+ * large enough that the grids loop. Reductions are also run twice: the same bits both times.
+ */
+@Tag("gpu")
+class CudaStreamingKernelsTest {
+    private static CudaBackend gpu;
+    private static final CpuBackend CPU = CpuBackend.instance();
+    private final List<Storage> allocated = new ArrayList<>();
+    private final Random random = new Random(5);
+
+    @BeforeAll
+    static void requireGpu() {
+        GpuTests.requireGpu();
+        gpu = CudaBackend.open(0);
+    }
+
+    @AfterEach
+    void free() {
+        allocated.forEach(Storage::close);
+        allocated.clear();
+    }
+
+    private Storage onGpu(float[] v) {
+        Storage s = gpu.allocate(v.length);
+        allocated.add(s);
+        gpu.copyFromHost(v, 0, s, 0, v.length);
+        return s;
+    }
+
+    private Storage onCpu(float[] v) {
+        Storage s = CPU.allocate(v.length);
+        allocated.add(s);
+        CPU.copyFromHost(v, 0, s, 0, v.length);
+        return s;
+    }
+
+    private Storage gpuAlloc(long n) {
+        Storage s = gpu.allocate(n);
+        allocated.add(s);
+        return s;
+    }
+
+    private Storage cpuAlloc(long n) {
+        Storage s = CPU.allocate(n);
+        allocated.add(s);
+        return s;
+    }
+
+    private static float[] download(org.mpi2nccl.tensor.Backend b, Storage s, int n) {
+        float[] v = new float[n];
+        b.copyToHost(s, 0, v, 0, n);
+        return v;
+    }
+
+    private float[] randoms(int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) v[i] = 2 * random.nextFloat() - 1;
+        return v;
+    }
+
+    private void reduceBoth(ReduceOp op, long outer, long reduced, long inner) {
+        int n = (int) (outer * reduced * inner), outs = (int) (outer * inner);
+        float[] x = randoms(n);
+        Storage g = onGpu(x), c = onCpu(x), go = gpuAlloc(outs), co = cpuAlloc(outs);
+        gpu.reduce(op, g, go, outer, reduced, inner);
+        CPU.reduce(op, c, co, outer, reduced, inner);
+        float[] got = download(gpu, go, outs);
+        String what = op + " over (" + outer + ", " + reduced + ", " + inner + "), plan "
+                + Reduction.plan(outer, reduced, inner, gpu.context().device.multiprocessors, Reduction.columnsAsFloat4(gpu.deviceAddress(g), inner));
+        float[] want = download(CPU, co, outs);
+        for (int i = 0; i < outs; i++) {
+            // max/min are exact; a float sum's rounding grows with the magnitudes summed (|x| <= 1 here, the CPU
+            // sums in double): the contract's 1e-4 relative, plus 1e-6 per term for sums that cancel to near 0
+            double tol = op == ReduceOp.SUM ? 1e-4 * Math.max(1, Math.abs(want[i])) + 1e-6 * reduced : 0;
+            if (!(Math.abs(want[i] - got[i]) <= tol)) {
+                throw new AssertionError(what + ": output " + i + " expected " + want[i] + " but was " + got[i] + " (tolerance " + tol + ")");
+            }
+        }
+        gpu.reduce(op, g, go, outer, reduced, inner);
+        assertArrayEquals(got, download(gpu, go, outs), what + ": a second run gives other bits");
+    }
+
+    @Test
+    void everyReductionPlan() {
+        for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN}) {
+            reduceBoth(op, 1, 3_000_001, 1);       // one row shared by many blocks, then a pass over the partials
+            reduceBoth(op, 7, 100_003, 1);         // a few long rows, each shared; rows start misaligned
+            reduceBoth(op, 70_000, 37, 1);         // many short misaligned rows: a warp each
+            reduceBoth(op, 3_000, 2_000, 1);       // medium rows: a block each
+            reduceBoth(op, 1, 1_000, 4_096);       // float4 column tiles, rows split into chunks
+            reduceBoth(op, 3, 500, 1_001);         // scalar column tiles (1001 % 4 != 0)
+            reduceBoth(op, 1, 200_000, 3);         // three columns, a very long axis: several passes
+            reduceBoth(op, 2, 1, 5);               // one row to reduce over
+        }
+    }
+
+    private void copyBoth(int[] sourceShape, int[] axes) {
+        int nd = axes.length;
+        long[] srcStrides = Layout.contiguous(Arrays.stream(sourceShape).asLongStream().toArray()).strides();
+        int[] shape = new int[nd];
+        long[] from = new long[nd];
+        for (int d = 0; d < nd; d++) {
+            shape[d] = sourceShape[axes[d]];
+            from[d] = srcStrides[axes[d]];
+        }
+        long[] to = Layout.contiguous(Arrays.stream(shape).asLongStream().toArray()).strides();
+        int n = Arrays.stream(shape).reduce(1, (a, b) -> a * b);
+        float[] x = randoms(n);
+        Storage g = onGpu(x), c = onCpu(x), go = gpuAlloc(n + 5), co = cpuAlloc(n + 5);
+        gpu.fill(go, 0, n + 5, -7f);
+        CPU.fill(co, 0, n + 5, -7f);
+        gpu.copyStrided(g, 0, from, go, 5, to, shape);
+        CPU.copyStrided(c, 0, from, co, 5, to, shape);
+        assertArrayEquals(download(CPU, co, n + 5), download(gpu, go, n + 5),
+                Arrays.toString(sourceShape) + " permuted " + Arrays.toString(axes));
+    }
+
+    @Test
+    void permutesTiledAndPerElement() {
+        copyBoth(new int[] {1000, 1500}, new int[] {1, 0});           // one plane, partial tiles at both edges
+        copyBoth(new int[] {5, 130, 70}, new int[] {0, 2, 1});        // a batch of planes
+        copyBoth(new int[] {4, 64, 30, 30}, new int[] {0, 2, 3, 1});  // NCHW -> NHWC: (H W) merged
+        copyBoth(new int[] {3, 40, 50, 60}, new int[] {2, 0, 3, 1});  // two batch axes
+        copyBoth(new int[] {16, 3, 28, 28}, new int[] {0, 2, 3, 1});  // a plane 3 wide: per-element kernel
+        copyBoth(new int[] {20, 30, 40}, new int[] {1, 0, 2});        // last axis kept: per-element kernel
+    }
+
+    @Test
+    void elementwiseAndFillWithTails() {
+        for (int n : new int[] {1, 3, 4, 5, 1023, 1_000_003}) {
+            float[] a = randoms(n), b = randoms(n);
+            Storage ga = onGpu(a), gb = onGpu(b), ca = onCpu(a), cb = onCpu(b), go = gpuAlloc(n), co = cpuAlloc(n);
+            gpu.binary(BinaryOp.SUB, ga, gb, go, n);
+            CPU.binary(BinaryOp.SUB, ca, cb, co, n);
+            assertArrayEquals(download(CPU, co, n), download(gpu, go, n), "SUB n=" + n);
+            gpu.binaryScalar(BinaryOp.RDIV, ga, 3f, go, n);
+            CPU.binaryScalar(BinaryOp.RDIV, ca, 3f, co, n);
+            GpuTests.assertClose(download(CPU, co, n), download(gpu, go, n), 1e-5, "RDIV scalar n=" + n);
+            gpu.unary(UnaryOp.EXP, ga, go, n);
+            CPU.unary(UnaryOp.EXP, ca, co, n);
+            GpuTests.assertClose(download(CPU, co, n), download(gpu, go, n), 1e-5, "EXP n=" + n);
+            gpu.binaryScalar(BinaryOp.MUL, ga, 2f, ga, n);               // in place
+            CPU.binaryScalar(BinaryOp.MUL, ca, 2f, ca, n);
+            assertArrayEquals(download(CPU, ca, n), download(gpu, ga, n), "MUL in place n=" + n);
+            float first = download(gpu, go, 1)[0];
+            gpu.fill(go, 1, n - 1, 4f);                                   // from a misaligned start
+            float[] filled = download(gpu, go, n);
+            assertEquals(first, filled[0], "fill n=" + n + " wrote before its start");
+            for (int i = 1; i < n; i++) assertEquals(4f, filled[i], "fill n=" + n + " at " + i);
+        }
+    }
+}
