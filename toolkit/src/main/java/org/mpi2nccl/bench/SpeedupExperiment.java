@@ -133,8 +133,10 @@ public final class SpeedupExperiment {
                 log.accept("== " + label + (n == 1 ? " (no communication: the baseline of every route)" : " (" + route.description() + ")"));
                 try {
                     JobResult r = launch(route, n, label, gpu);
+                    String name = n == 1 ? SpeedupResults.SINGLE : route.label();
                     for (Map<String, Object> row : r.reports()) {
-                        results.add(n == 1 ? SpeedupResults.SINGLE : route.label(), row);
+                        if (((Number) row.get("rank")).intValue() == 0) results.add(name, row);
+                        results.addRank(name, row);
                     }
                     if (r.reports().isEmpty()) results.failed(label, "the ranks ended without reporting an epoch");
                 } catch (MpjJobException | MpjLaunchException | IllegalArgumentException | IllegalStateException e) {

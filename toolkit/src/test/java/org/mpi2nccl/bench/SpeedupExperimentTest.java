@@ -60,6 +60,8 @@ class SpeedupExperimentTest {
             assertEquals(ranks == 1 ? 0 : 320 / 32, e.longColumn("collectives").getLong(i), "one bucket, one all-reduce per step");
         }
         assertTrue(bars.contains("1 rank epoch 1/2") && bars.contains("mpi x2 epoch 2/2"), "a bar per epoch: " + bars);
+        assertEquals(2 + 2 * 2, r.perRank().rowCount(), "every rank's own times: 1 rank x 2 epochs + 2 ranks x 2 epochs");
+        assertTrue(r.perRank().intColumn("rank").asList().contains(1));
         Table s = r.summary();
         assertEquals(List.of("single", "mpi"), s.stringColumn("route").asList());
         assertEquals(1.0, s.doubleColumn("speedup").getDouble(0), 1e-12);
@@ -97,6 +99,18 @@ class SpeedupExperimentTest {
         assertEquals(0, Cli.run("run", "--from-csv", dir.resolve("epochs.csv") + "," + ddp, "--out", again.toString()));
         assertTrue(Files.size(again.resolve("speedup.png")) > 100);
         System.out.println(SpeedupReport.text(r));
+    }
+
+    @Test
+    void aScaledLearningRateIsReachedOverTheFirstEpoch() {
+        SpeedupConfig c = tiny();
+        assertEquals(0.05f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 0, 100), 1e-7);
+        assertEquals(0.075f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 50, 100), 1e-7);
+        assertEquals(0.1f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 100, 100), 1e-7);
+        assertEquals(0.1f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 1000, 100), 1e-7);
+        assertEquals(0.05f, SpeedupRank.warmedUpLr(c, 0.05f, 0.05f, 0, 100), 1e-7, "one rank: nothing to warm up");
+        c.lrWarmupEpochs = 0;
+        assertEquals(0.1f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 0, 100), 1e-7, "no warm-up asked");
     }
 
     @Test
