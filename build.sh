@@ -132,6 +132,7 @@ setup() {
   setup_mpj_home
   setup_native
   setup_java
+  setup_kernelspec
 }
 
 # --- the GPU bundle -------------------------------------------------------------------------------
@@ -193,6 +194,92 @@ cmd_bundle() {
   say "bundle: $tarball ($(du -h "$tarball" | cut -f1)); on the GPU machine: tar xJf $(basename "$tarball") && bundle/bin/mpi2nccl --help"
 }
 
+# --- the Jupyter kernel ---------------------------------------------------------------------------
+# Debian's Jupyter runs on Debian's python (/usr/bin/python3), not on the first python3 on PATH.
+JUPYTER_PY=/usr/bin/python3
+KERNEL_NAME=mpi2nccl-java
+# This checkout's kernelspec comes first for every Jupyter started from here (tests, ./build.sh notebook),
+# whatever another checkout installed for the user.
+export JUPYTER_PATH="$BUILD/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
+
+# kernel.json: how Jupyter starts the kernel (this checkout's java, jar and MPJ_HOME; interrupts as messages,
+# so that an interrupt reaches the rank engines).
+kernelspec_json() {
+  "$JUPYTER_PY" - "$(readlink -f "$(command -v java)")" "$(classpath)" "$MPJ_HOME" "$JAVA_OPTS_DEFAULT" <<'PY'
+import json, sys
+java, cp, mpj_home, opts = sys.argv[1:5]
+print(json.dumps({
+    "argv": [java] + opts.split() + ["-cp", cp, "org.mpi2nccl.kernel.KernelMain", "{connection_file}"],
+    "display_name": "Java (mpi2nccl)",
+    "language": "java",
+    "interrupt_mode": "message",
+    "env": {"MPJ_HOME": mpj_home},
+}, indent=1))
+PY
+}
+
+# The kernelspec, in build/jupyter and installed for the user (only when it changed).
+setup_kernelspec() {
+  local dir="$BUILD/jupyter/kernels/$KERNEL_NAME" spec
+  local user_spec="${XDG_DATA_HOME:-$HOME/.local/share}/jupyter/kernels/$KERNEL_NAME/kernel.json"
+  spec=$(kernelspec_json)
+  mkdir -p "$dir"
+  [ -f "$dir/kernel.json" ] && [ "$(cat "$dir/kernel.json")" = "$spec" ] || printf '%s\n' "$spec" >"$dir/kernel.json"
+  cmp -s "$dir/kernel.json" "$user_spec" && return 0
+  say "set-up: installing the Jupyter kernel \"Java (mpi2nccl)\" for $(id -un)"
+  jupyter kernelspec install --user --name "$KERNEL_NAME" "$dir" >"$BUILD/kernelspec-install.log" 2>&1 \
+    || die "jupyter kernelspec install failed (see $BUILD/kernelspec-install.log)"
+}
+
+# ./build.sh notebook: Jupyter Notebook on localhost, notebooks/ open. Jupyter prints the URL with its token.
+cmd_notebook() {
+  local port=${NOTEBOOK_PORT:-8888} root_flag=()
+  [ "$(id -u)" = 0 ] && root_flag=(--allow-root)
+  say "Starting Jupyter Notebook on http://127.0.0.1:$port (kernel \"Java (mpi2nccl)\"); Ctrl-C stops it."
+  say "Open the URL with the token that Jupyter prints below."
+  cd "$ROOT/notebooks"
+  exec jupyter notebook --no-browser --ip=127.0.0.1 --port="$port" --notebook-dir="$ROOT/notebooks" "${root_flag[@]}"
+}
+
+# Kernel tests over the Jupyter protocol (jupyter_client): displays, %%mpj state, interrupt, crash, shutdown.
+test_kernel() {
+  say "== kernel tests over the Jupyter protocol"
+  (cd "$ROOT" && "$JUPYTER_PY" -m unittest discover -s toolkit/src/test/jupyter -p 'test_*.py' -v)
+}
+
+# Every notebook, executed headless by Debian's nbclient with this kernel; exercise checks get the reference
+# answers from notebooks/test/answers/. Executed copies go to build/notebooks/.
+test_notebooks() {
+  say "== notebooks (nbclient, headless)"
+  (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/run_notebooks.py --out "$BUILD/notebooks" notebooks/*.ipynb)
+}
+
+# The browser test needs Debian's chromium and playwright-core (pinned in notebooks/test/browser/package.json).
+setup_browser() {
+  local dir="$ROOT/notebooks/test/browser"
+  if ! command -v chromium >/dev/null 2>&1; then
+    [ "$(id -u)" = 0 ] || die "the browser test needs chromium: sudo apt-get install -y chromium"
+    say "set-up: installing chromium (browser test)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } \
+      >"$BUILD/apt-chromium.log" 2>&1 || die "could not install chromium (see $BUILD/apt-chromium.log)"
+  fi
+  if [ ! -f "$dir/node_modules/.stamp" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.stamp" ]; then
+    command -v npm >/dev/null 2>&1 || die "the browser test needs npm: apt-get install -y npm"
+    say "set-up: npm ci (playwright-core, browser test)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >"$BUILD/npm-browser.log" 2>&1 \
+      || die "npm ci failed in $dir (see $BUILD/npm-browser.log)"
+    touch "$dir/node_modules/.stamp"
+  fi
+}
+
+# A real browser: headless chromium opens the notebook server, runs lesson 01, waits for [rank 3] and an
+# inline image, and saves a screenshot to build/browser/.
+test_browser() {
+  setup_browser
+  say "== browser test (chromium, lesson 01)"
+  (cd "$ROOT" && node notebooks/test/browser/lesson01.mjs "$BUILD/browser")
+}
+
 # --- commands -------------------------------------------------------------------------------------
 
 classpath() { echo "$TOOLKIT_JAR:$TOOLKIT_LIB/*"; }
@@ -203,6 +290,9 @@ toolkit() { OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} java $JAVA_OPTS_DEFA
 cmd_test() {
   say "== unit and integration tests (mvn test)"
   (cd "$ROOT" && mvn -B test)
+  test_kernel
+  test_notebooks
+  test_browser
 }
 
 cmd="${1:-}"
@@ -213,6 +303,7 @@ case "$cmd" in
   test)     setup; cmd_test "$@" ;;
   cli)      setup; toolkit "$@" ;;
   bundle)   setup; cmd_bundle "$@" ;;
+  notebook) setup; cmd_notebook "$@" ;;
   ""|-h|--help|help)
     sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) die "unknown command '$cmd'. Use one of: run, test, bundle, notebook, setup, cli." ;;

@@ -2,7 +2,8 @@
 """PyTorch DistributedDataParallel on the speedup experiment's model, data and batch: the peer of
 `mpi2nccl run` (the toolkit's data-parallel training over NCCL). Same lesson CNN (conv-BN-ReLU-pool twice,
 128 hidden, 10 out), same Fashion-MNIST files (pixels / 255) or a CIFAR-shaped random set of the same sizes,
-same fixed batch per GPU, SGD momentum 0.9 with the learning rate scaled linearly with the ranks, the same
+same fixed batch per GPU, SGD momentum 0.9 with the learning rate scaled linearly with the ranks (reached over
+the first epoch, as the toolkit does), the same
 warm-up steps run and undone, the same loader design (index the in-memory set per batch, copy the batch to
 the GPU). One process per GPU (torch.multiprocessing), NCCL over localhost TCP.
 
@@ -14,6 +15,7 @@ Writes rows in the toolkit's per-epoch CSV columns (route "ddp"), so that
 import argparse
 import csv
 import gzip
+import math
 import os
 import socket
 import struct
@@ -95,6 +97,9 @@ def shard(n, rank, ranks, seed, epoch, shuffle=True, pad=True):
 
 
 def worker(rank, ranks, args, port, queue):
+    # A few CPU threads per process, the same for 1 and 2 GPUs: torch's default (one per core in every process)
+    # oversubscribes the host when two processes gather batches at once.
+    torch.set_num_threads(args.threads)
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=ranks,
                             device_id=torch.device("cuda", rank))
@@ -121,7 +126,15 @@ def worker(rank, ranks, args, port, queue):
         F.cross_entropy(model(x), y).backward()
         scratch.step()
     model.load_state_dict(state)
-    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    steps_per_epoch = math.ceil(math.ceil(len(xtr) / ranks) / b)
+    warm = args.lr_warmup_epochs * steps_per_epoch
+
+    def lr_at(step):
+        """The toolkit's schedule: the scaled rate reached linearly from one rank's over the first epoch(s)."""
+        return lr if lr <= args.lr or step >= warm else args.lr + (lr - args.lr) * step / warm
+
+    opt = torch.optim.SGD(model.parameters(), lr=lr_at(0), momentum=0.9)
+    step = 0
     name = torch.cuda.get_device_name(rank)
     for epoch in range(1, args.epochs + 1):
         model.train()
@@ -138,6 +151,9 @@ def worker(rank, ranks, args, port, queue):
             loss = F.cross_entropy(out, y)
             loss.backward()
             opt.step()
+            step += 1
+            for g in opt.param_groups:
+                g["lr"] = lr_at(step)
             loss_sum += loss.detach() * len(y)
             correct += (out.argmax(1) == y).sum()
             seen += len(y)
@@ -162,7 +178,7 @@ def worker(rank, ranks, args, port, queue):
             queue.put({"route": "ddp", "ranks": ranks, "device": name, "epoch": epoch, "epoch_s": epoch_s,
                        "samples_per_s": s[2] / epoch_s, "samples": int(s[2]), "steps": steps, "train_loss": s[0] / s[2],
                        "train_acc": s[1] / s[2], "test_loss": t[0] / t[2], "test_acc": t[1] / t[2], "eval_s": eval_s,
-                       "batch_per_rank": b, "global_batch": b * ranks, "lr": lr})
+                       "batch_per_rank": b, "global_batch": b * ranks, "lr": lr_at(step)})
             print(f"ddp x{ranks} epoch {epoch}: {epoch_s:.2f} s, {s[2] / epoch_s:.0f} samples/s, "
                   f"test acc {100 * t[1] / t[2]:.2f}%", flush=True)
     dist.destroy_process_group()
@@ -184,9 +200,11 @@ def main():
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--batch-per-rank", type=int, default=128)
     p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--lr-warmup-epochs", type=float, default=1.0)
     p.add_argument("--channels", default="32,64")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--warmup-steps", type=int, default=10)
+    p.add_argument("--threads", type=int, default=2, help="CPU threads per process (torch.set_num_threads)")
     p.add_argument("--out", default="ddp.csv")
     args = p.parse_args()
     args.c1, args.c2 = (int(c) for c in args.channels.split(","))

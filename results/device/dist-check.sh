@@ -5,11 +5,12 @@
 #   2. fashion  the speedup experiment: lesson CNN (32,64) on Fashion-MNIST, batch 128 per GPU, 1 and 2 GPUs,
 #               NCCL and MPI routes; then PyTorch DDP on the same model, data and batch; one merged report
 #   3. cifar    the same on a CIFAR-shaped synthetic set (3x32x32, 50000 + 10000 examples)
-#   4. debug    lesson 06's recorded logs: a 2-GPU NCCL job with NCCL_DEBUG=INFO, and the same with a network
+#   4. knobs    the trainer's settings on 2 GPUs (NCCL and MPI): gradient bucket size 1 MiB / 8 MiB, overlap on/off
+#   5. debug    lesson 06's recorded logs: a 2-GPU NCCL job with NCCL_DEBUG=INFO, and the same with a network
 #               interface that does not exist (NCCL_SOCKET_IFNAME=nosuchnic0) to capture the error it causes
 #   (after fashion and cifar: issue 7's targets read off the reports, dist_targets.py -> $OUT/targets.txt)
 # Usage, from the repository root (bundle unpacked at $BUNDLE):
-#   BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/dist-check.sh [junit] [fashion] [cifar] [debug]
+#   BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/dist-check.sh [junit] [fashion] [cifar] [knobs] [debug]
 # Fashion-MNIST is not on the GPU machine: carry a copy in the git-ignored data/ folder
 #   mkdir -p data && cp -r /usr/share/datasets/fashion-mnist data/      (30 MB; carry "data")
 # or point FASHION_DIR at it. Without it the fashion step is skipped, saying so. Results: $OUT/*/ (CSV, PNG,
@@ -26,7 +27,7 @@ SUMMARY="$OUT/summary.txt"
 [ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(junit fashion cifar debug)
+[ ${#steps[@]} -gt 0 ] || steps=(junit fashion cifar knobs debug)
 
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 # run NAME LIMIT CMD...: output to $OUT/NAME.txt, exit status and seconds to the summary
@@ -36,6 +37,11 @@ run() {
   timeout --kill-after=10 "$limit" "$@" > "$OUT/$name.txt" 2>&1
   rc=$?
   note "== $name: exit $rc in $((SECONDS - t0)) s$([ $rc = 124 ] && echo " (TIMED OUT after $limit s)")  -> $OUT/$name.txt"
+  # a failure's own words in the summary: the first exception lines and the end of the log
+  if [ $rc != 0 ]; then
+    { grep -m 6 -E 'Exception|Error|failed|FAIL' "$OUT/$name.txt"; echo "   ..."; tail -n 8 "$OUT/$name.txt"; } \
+      | cut -c1-400 | sed 's/^/   ! /' | tee -a "$SUMMARY"
+  fi
   return $rc
 }
 python_with_torch() {
@@ -73,7 +79,8 @@ experiment() {
 for s in "${steps[@]}"; do
   case "$s" in
     junit)
-      run junit 600 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --select-package org.mpi2nccl.dist
+      # (the bundle's runner scans the class path: select by class name, --select-package cannot be combined)
+      JUNIT_REPORTS="$OUT/junit" run junit 600 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --include-classname 'org\.mpi2nccl\.dist\..*'
       grep -E 'max relative difference|skipped|tests (successful|failed|found|skipped)' "$OUT/junit.txt" | sed 's/^/   /' | tee -a "$SUMMARY" ;;
     fashion)
       if [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] || [ -s "$FASHION_DIR/train-images-idx3-ubyte" ]; then
@@ -84,6 +91,18 @@ for s in "${steps[@]}"; do
       fi ;;
     cifar)
       experiment cifar "--data synthetic-cifar --epochs $CIFAR_EPOCHS" --data synthetic-cifar --epochs "$CIFAR_EPOCHS" ;;
+    knobs)
+      if [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] || [ -s "$FASHION_DIR/train-images-idx3-ubyte" ]; then
+        data=(--data fashion --data-dir "$FASHION_DIR")
+      else
+        data=(--data synthetic-cifar)
+      fi
+      for k in "1024 on" "8192 on" "1024 off" "8192 off"; do
+        set -- $k
+        run "knobs-$1k-overlap-$2" 300 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl,mpi --ranks 2 --epochs 2 \
+            --batch-per-rank 128 --bucket-kib "$1" $([ "$2" = off ] && echo --no-overlap) "${data[@]}" --out "$OUT/knobs-$1k-overlap-$2"
+        grep -E '^(nccl|mpi) ' "$OUT/knobs-$1k-overlap-$2.txt" | sed "s/^/   bucket $1 KiB, overlap $2: /" | tee -a "$SUMMARY"
+      done ;;
     debug)
       mkdir -p "$OUT/debug"
       NCCL_DEBUG=INFO run nccl-debug 240 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev --timeout 200s \
@@ -92,7 +111,7 @@ for s in "${steps[@]}"; do
       NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=nosuchnic0 run nccl-bad-ifname 240 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev \
           --timeout 200s org.mpi2nccl.dist.EquivalenceRank route=nccl device=cuda model=cnn steps=3 out="$OUT/debug/bad"
       grep -E 'WARN|failed|error' "$OUT/nccl-bad-ifname.txt" | head -5 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit, fashion, cifar, debug)" ;;
+    *) note "unknown step '$s' (junit, fashion, cifar, knobs, debug)" ;;
   esac
 done
 # nothing of ours left running

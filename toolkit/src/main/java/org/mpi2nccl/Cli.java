@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 @Command(name = "mpi2nccl", mixinStandardHelpOptions = true, version = "mpi2nccl 0.1.0",
         description = "From MPI reduction on the CPU to NCCL all-reduce on GPUs.",
         subcommands = {CommandLine.HelpCommand.class, MpjRunCommand.class, org.mpi2nccl.bench.SpeedupCommand.class, PartialSumCommand.class,
-                GpuDoctorCommand.class, GpuBenchCommand.class,
+                GpuDoctorCommand.class, GpuBenchCommand.class, org.mpi2nccl.doctor.DoctorCommand.class,
                 org.mpi2nccl.bench.TrainFashionMnistCommand.class, org.mpi2nccl.bench.MatmulBenchCommand.class,
                 org.mpi2nccl.bench.BandwidthCommand.class, org.mpi2nccl.bench.BandwidthCompareCommand.class})
 public final class Cli {

@@ -66,6 +66,9 @@ public final class SpeedupCommand implements Callable<Integer> {
     @Option(names = "--lr-scaling", description = "linear, sqrt or none: how the rate grows with the global batch")
     String lrScaling;
 
+    @Option(names = "--lr-warmup-epochs", description = "epochs over which a scaled rate is reached from one rank's (default 1)")
+    Double lrWarmupEpochs;
+
     @Option(names = "--seed")
     Long seed;
 
@@ -116,6 +119,7 @@ public final class SpeedupCommand implements Callable<Integer> {
             if (lr != null) c.lr = lr;
             if (lrScaling != null) c.lrScaling = lrScaling;
             if (seed != null) c.seed = seed;
+            if (lrWarmupEpochs != null) c.lrWarmupEpochs = lrWarmupEpochs;
             if (warmupSteps != null) c.warmupSteps = warmupSteps;
             if (noOverlap) c.overlap = false;
             if (bucketKib != null) c.bucketBytes = bucketKib * 1024L;
@@ -184,6 +188,7 @@ public final class SpeedupCommand implements Callable<Integer> {
         if (lr != null) a.add("--lr " + lr);
         if (lrScaling != null) a.add("--lr-scaling " + lrScaling);
         if (seed != null) a.add("--seed " + seed);
+        if (lrWarmupEpochs != null) a.add("--lr-warmup-epochs " + lrWarmupEpochs);
         if (warmupSteps != null) a.add("--warmup-steps " + warmupSteps);
         if (noOverlap) a.add("--no-overlap");
         if (bucketKib != null) a.add("--bucket-kib " + bucketKib);

@@ -39,6 +39,8 @@ public final class SpeedupConfig {
     public float lr = 0.05f;
     /** {@code linear}: N ranks use N x lr (their global batch is N times larger; Goyal et al. 2017); {@code sqrt}; {@code none}. */
     public String lrScaling = "linear";
+    /** Epochs over which a scaled learning rate is reached, linearly from one rank's (0: at once). */
+    public double lrWarmupEpochs = 1;
     public long seed = 1;
     /** Steps trained and then undone before the first epoch: JIT, kernel loading and memory pools warm up. */
     public int warmupSteps = 10;
@@ -63,6 +65,7 @@ public final class SpeedupConfig {
         m.put("optimizer", optimizer);
         m.put("lr", Float.toString(lr));
         m.put("lr-scaling", lrScaling);
+        m.put("lr-warmup", Double.toString(lrWarmupEpochs));
         m.put("seed", Long.toString(seed));
         m.put("warmup", Integer.toString(warmupSteps));
         m.put("overlap", Boolean.toString(overlap));
@@ -98,6 +101,7 @@ public final class SpeedupConfig {
                 case "optimizer" -> c.optimizer = v;
                 case "lr" -> c.lr = Float.parseFloat(v);
                 case "lr-scaling" -> c.lrScaling = v;
+                case "lr-warmup" -> c.lrWarmupEpochs = Double.parseDouble(v);
                 case "seed" -> c.seed = Long.parseLong(v);
                 case "warmup" -> c.warmupSteps = Integer.parseInt(v);
                 case "overlap" -> c.overlap = Boolean.parseBoolean(v);
@@ -126,6 +130,7 @@ public final class SpeedupConfig {
         if (!List.of("linear", "sqrt", "none").contains(lrScaling))
             throw new IllegalArgumentException("--lr-scaling must be linear, sqrt or none, got " + lrScaling);
         if (!device.equals("cpu") && !device.equals("cuda")) throw new IllegalArgumentException("--device must be cpu or cuda, got " + device);
+        if (lrWarmupEpochs < 0) throw new IllegalArgumentException("--lr-warmup-epochs must be >= 0, got " + lrWarmupEpochs);
         if (warmupSteps < 0) throw new IllegalArgumentException("--warmup-steps must be >= 0, got " + warmupSteps);
         if (channels1 < 1 || channels2 < 1) throw new IllegalArgumentException("--channels must be two positive numbers");
     }
@@ -152,7 +157,8 @@ public final class SpeedupConfig {
         String n = trainExamples == 0 ? "" : " (" + trainExamples + " training examples)";
         String batch = globalBatch > 0 ? "total batch " + globalBatch + " split over the ranks" : "batch " + batchPerRank + " per rank";
         return String.format(Locale.ROOT, "%s on %s%s, %s, %s lr %.3g (%s), %d epochs, %s",
-                m, d, n, batch, optimizer, lr, globalBatch > 0 ? "same for all rank counts" : lrScaling + " scaling with ranks",
+                m, d, n, batch, optimizer, lr, globalBatch > 0 ? "same for all rank counts" : lrScaling + " scaling with ranks"
+                        + (lrWarmupEpochs > 0 && !lrScaling.equals("none") ? ", reached over " + lrWarmupEpochs + " epoch(s)" : ""),
                 epochs, device.equals("cpu") ? "CPU" : "GPU");
     }
 }

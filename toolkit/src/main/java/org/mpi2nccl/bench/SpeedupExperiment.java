@@ -123,15 +123,20 @@ public final class SpeedupExperiment {
                 : "No GPU: MPJ multicore ranks on the CPU, one core per rank (" + Runtime.getRuntime().availableProcessors()
                         + " cores here), gradients all-reduced through MPI in host memory.");
         SpeedupResults results = new SpeedupResults(config.describe(), gpu ? Cuda.device(0).name + " x" + Cuda.deviceCount() : cpuName());
+        // The single rank communicates with nobody: run it on the MPI route where there is one, so that it needs
+        // no NCCL set-up (and a broken NCCL cannot take the baseline down with it).
+        Route baseline = routes.contains(Route.MPI) ? Route.MPI : routes.get(0);
         for (int n : rankCounts) {
-            List<Route> these = n == 1 ? List.of(routes.get(0)) : routes;
+            List<Route> these = n == 1 ? List.of(baseline) : routes;
             for (Route route : these) {
                 String label = n == 1 ? "1 rank" : route.label() + " x" + n;
                 log.accept("== " + label + (n == 1 ? " (no communication: the baseline of every route)" : " (" + route.description() + ")"));
                 try {
                     JobResult r = launch(route, n, label, gpu);
+                    String name = n == 1 ? SpeedupResults.SINGLE : route.label();
                     for (Map<String, Object> row : r.reports()) {
-                        results.add(n == 1 ? SpeedupResults.SINGLE : route.label(), row);
+                        if (((Number) row.get("rank")).intValue() == 0) results.add(name, row);
+                        results.addRank(name, row);
                     }
                     if (r.reports().isEmpty()) results.failed(label, "the ranks ended without reporting an epoch");
                 } catch (MpjJobException | MpjLaunchException | IllegalArgumentException | IllegalStateException e) {
@@ -148,9 +153,9 @@ public final class SpeedupExperiment {
         JobBuilder job = Mpj.launch(SpeedupRank.class).ranks(n).device(gpu ? MpjDevice.NIODEV : MpjDevice.MULTICORE)
                 .args(config.toArgs(route)).timeout(runTimeout).onLine(bars::onLine);
         if (!gpu) {
-            // One core per rank: compute on the rank's own thread only, BLAS single-threaded.
-            job.jvmArgs("-Djava.util.concurrent.ForkJoinPool.common.parallelism=0").env("OPENBLAS_NUM_THREADS", "1")
-                    .env("OMP_NUM_THREADS", "1");
+            // One core per rank: the CPU backend sizes its parallelism from the processor count the JVM reports, so
+            // with 1 it computes on the rank's own thread only; BLAS single-threaded too.
+            job.jvmArgs("-XX:ActiveProcessorCount=1").env("OPENBLAS_NUM_THREADS", "1").env("OMP_NUM_THREADS", "1");
         }
         try {
             return job.run();

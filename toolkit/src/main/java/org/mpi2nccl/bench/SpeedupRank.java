@@ -84,13 +84,18 @@ public final class SpeedupRank {
                         dp.bucketCount(), train.size(), test.size(), trainLoader.batchesPerEpoch(), batch * ranks, lr);
             }
             warmUp(cfg, dp, trainLoader, lossFn);
-            try (Optimizer opt = optimizer(cfg, model, lr)) {
+            float base = cfg.lr;
+            int steps = trainLoader.batchesPerEpoch();
+            try (Optimizer opt = optimizer(cfg, model, warmedUpLr(cfg, base, lr, 0, steps))) {
                 for (int e = 0; e < cfg.epochs; e++) {
-                    int epoch = e + 1;
-                    DistributedTraining.EpochResult tr = DistributedTraining.trainEpoch(dp, trainLoader, e, opt, lossFn,
-                            rank == 0 ? (b, n) -> progress(epoch, b, n, cfg.epochs) : null);
+                    int epoch = e + 1, first = e * steps;
+                    DistributedTraining.EpochResult tr = DistributedTraining.trainEpoch(dp, trainLoader, e, opt, lossFn, (b, n) -> {
+                        opt.setLr(warmedUpLr(cfg, base, lr, first + b, steps));
+                        if (rank == 0) progress(epoch, b, n, cfg.epochs);
+                    });
                     DistributedTraining.EvalResult te = DistributedTraining.evaluate(dp, testLoader, lossFn);
-                    if (rank == 0) Report.emit(row(batch, route, ranks, device, dp, epoch, lr, tr, te));
+                    // every rank reports: rank 0's row goes into the table, all of them into the per-rank file
+                    Report.emit(row(batch, route, ranks, device, dp, epoch, opt.lr(), tr, te));
                 }
             }
         } finally {
@@ -133,7 +138,10 @@ public final class SpeedupRank {
         int fs = d.featureSize();
         float[] x = new float[Math.multiplyExact(d.size(), fs)];
         int[] y = new int[d.size()];
-        java.util.stream.IntStream.range(0, d.size()).parallel().forEach(i -> {
+        java.util.stream.IntStream all = java.util.stream.IntStream.range(0, d.size());
+        // In parallel only where there are cores to spare (not in the one-core-per-rank CPU runs).
+        if (Runtime.getRuntime().availableProcessors() > 1) all = all.parallel();
+        all.forEach(i -> {
             d.features(i, x, i * fs);
             y[i] = d.label(i);
         });
@@ -155,6 +163,17 @@ public final class SpeedupRank {
         if (cfg.model.equals("mlp")) return Models.mlp(256, device, cfg.seed);
         return cfg.data.equals("fashion") ? Models.cnn(1, 28, cfg.channels1, cfg.channels2, device, cfg.seed)
                 : Models.cnn(3, 32, cfg.channels1, cfg.channels2, device, cfg.seed);
+    }
+
+    /**
+     * The learning rate of step {@code step} (0-based, counted over epochs): a scaled rate (more ranks, a larger
+     * global batch) is reached gradually, linearly from one rank's rate over the first {@code lrWarmupEpochs}
+     * epochs (Goyal et al. 2017: large rates at the start of training make it unstable).
+     */
+    static float warmedUpLr(SpeedupConfig cfg, float base, float target, long step, int stepsPerEpoch) {
+        double warm = cfg.lrWarmupEpochs * stepsPerEpoch;
+        if (target <= base || warm <= 0 || step >= warm) return target;
+        return (float) (base + (target - base) * step / warm);
     }
 
     static Optimizer optimizer(SpeedupConfig cfg, Module model, float lr) {

@@ -45,6 +45,11 @@ public final class SpeedupReport {
         r.summary().write().csv(summary.toFile());
         files.add(epochs);
         files.add(summary);
+        if (r.perRank().rowCount() > 0) {
+            Path ranks = dir.resolve("ranks.csv");
+            r.perRank().write().csv(ranks.toFile());
+            files.add(ranks);
+        }
         Map<String, Chart<?, ?>> charts = charts(r);
         for (Map.Entry<String, Chart<?, ?>> e : charts.entrySet()) {
             Path png = dir.resolve(e.getKey() + ".png");

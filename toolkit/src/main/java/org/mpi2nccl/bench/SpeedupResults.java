@@ -31,7 +31,10 @@ public final class SpeedupResults {
     private final String settings;
     private final String machine;
     private final Table epochs;
+    private final Table ranks;
     private final List<String> failures = new ArrayList<>();
+    private static final String[] RANK_TIMES = {"epoch_s", "forward_s", "backward_s", "comm_s", "optimizer_s", "d2h_s",
+            "collective_s", "h2d_s"};
 
     SpeedupResults(String settings, String machine) {
         this.settings = settings;
@@ -41,6 +44,9 @@ public final class SpeedupResults {
         for (String c : TIMES) epochs.addColumns(DoubleColumn.create(c));
         epochs.addColumns(DoubleColumn.create("other_s"));
         for (String c : COUNTS) epochs.addColumns(LongColumn.create(c));
+        ranks = Table.create("speedup, per rank and epoch");
+        ranks.addColumns(StringColumn.create("route"), IntColumn.create("ranks"), IntColumn.create("rank"), IntColumn.create("epoch"));
+        for (String c : RANK_TIMES) ranks.addColumns(DoubleColumn.create(c));
     }
 
     /** Rebuilds results from a per-epoch table written by {@link SpeedupReport} (e.g. recorded GPU results). */
@@ -61,7 +67,10 @@ public final class SpeedupResults {
             java.nio.file.Path meta = f.toAbsolutePath().resolveSibling("run.txt");
             if (java.nio.file.Files.isReadable(meta)) {
                 for (String line : java.nio.file.Files.readAllLines(meta)) {
-                    if (line.startsWith("settings: ")) settings = line.substring(10) + " (recorded)";
+                    if (line.startsWith("settings: ")) {
+                        settings = line.substring(10);
+                        if (!settings.endsWith("(recorded)")) settings += " (recorded)";
+                    }
                 }
                 break;
             }
@@ -107,6 +116,21 @@ public final class SpeedupResults {
             else epochs.longColumn(c).append(v.longValue());
         }
     }
+
+    /** One rank's own times of an epoch (loss and accuracy are the same on every rank: they are summed over all). */
+    void addRank(String route, Map<String, Object> report) {
+        ranks.stringColumn("route").append(route);
+        ranks.intColumn("ranks").append(number(report, "ranks").intValue());
+        ranks.intColumn("rank").append(number(report, "rank").intValue());
+        ranks.intColumn("epoch").append(number(report, "epoch").intValue());
+        for (String c : RANK_TIMES) ranks.doubleColumn(c).append(number(report, c).doubleValue());
+    }
+
+    /**
+     * Every rank's times per epoch: a rank slower than the others (a straggler) makes them all wait in the
+     * all-reduce, which shows up in their backward or communication time.
+     */
+    public Table perRank() { return ranks; }
 
     void failed(String run, String why) {
         failures.add(run + ": " + why);

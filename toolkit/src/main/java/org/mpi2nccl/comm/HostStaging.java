@@ -100,6 +100,7 @@ public final class HostStaging {
 
     /** Device to host: cudaMemcpy into pinned memory, then into the Java array. */
     public static void toHost(DeviceBuffer src, HostBuffer dst) {
+        onDevice(src);
         Pinned p = Pinned.get(src.bytes());
         check(cudaMemcpy(p.pointer, address(src.address()), src.bytes(), cudaMemcpyDefault), "cudaMemcpy D2H");
         ByteBuffer bb = p.buffer(src.bytes());
@@ -114,6 +115,7 @@ public final class HostStaging {
 
     /** Host to device: Java array into pinned memory, then cudaMemcpy. */
     public static void toDevice(HostBuffer src, DeviceBuffer dst) {
+        onDevice(dst);
         Pinned p = Pinned.get(dst.bytes());
         ByteBuffer bb = p.buffer(dst.bytes());
         switch (src.dataType()) {
@@ -124,6 +126,15 @@ public final class HostStaging {
             case FLOAT64 -> bb.asDoubleBuffer().put((double[]) src.array(), src.offset(), src.length());
         }
         check(cudaMemcpy(address(dst.address()), p.pointer, dst.bytes(), cudaMemcpyDefault), "cudaMemcpy H2D");
+    }
+
+    /**
+     * Makes the buffer's GPU this thread's current device before copying. The copies run on whatever thread calls
+     * (the MPJ communicator's worker, whose current device is 0): memory from a stream-ordered pool (the CUDA
+     * backend's tensors, the trainer's gradient buckets) may only be reachable from its own device's context.
+     */
+    private static void onDevice(DeviceBuffer b) {
+        check(org.bytedeco.cuda.global.cudart.cudaSetDevice(b.device()), "cudaSetDevice(" + b.device() + ")");
     }
 
     static Pointer address(long a) {

@@ -15,6 +15,7 @@ import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.StagingTimes;
+import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
@@ -137,7 +138,7 @@ public final class DataParallel implements AutoCloseable {
 
     /** Rank 0's parameters and buffers to every rank (done at construction; call again to resynchronise). */
     public void broadcastState() {
-        for (NDArray a : model.state().values()) TensorCollectives.broadcast(comm, a, 0);
+        for (NDArray a : model.state().values()) Tensors.broadcast(comm, a, 0);
     }
 
     /**
@@ -146,7 +147,7 @@ public final class DataParallel implements AutoCloseable {
      */
     public void averageBuffers() {
         for (Map.Entry<String, NDArray> e : model.namedBuffers().entrySet()) {
-            TensorCollectives.allReduce(comm, e.getValue(), Reduction.AVG);
+            Tensors.allReduce(comm, e.getValue(), Reduction.AVG);
         }
     }
 

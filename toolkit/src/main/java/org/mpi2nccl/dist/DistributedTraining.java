@@ -3,6 +3,7 @@ package org.mpi2nccl.dist;
 import org.mpi2nccl.autograd.GradMode;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
@@ -111,7 +112,7 @@ public final class DistributedTraining {
     private static float[] sumOverRanks(DataParallel dp, NDArray lossSum, NDArray correct, long samples) {
         float[] local = {lossSum.item(), correct.item(), samples};
         try (NDArray sums = NDArray.of(lossSum.device(), local, 3)) {
-            TensorCollectives.allReduce(dp.communicator(), sums, Reduction.SUM);
+            Tensors.allReduce(dp.communicator(), sums, Reduction.SUM);
             return sums.toArray();
         }
     }

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Map;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.tensor.NDArray;
 
@@ -21,8 +22,8 @@ final class ModelFingerprint {
         var device = model.parameters().get(0).device();
         try (NDArray max = NDArray.of(device, mine.clone(), mine.length);
              NDArray min = NDArray.of(device, mine.clone(), mine.length)) {
-            TensorCollectives.allReduce(comm, max, Reduction.MAX);
-            TensorCollectives.allReduce(comm, min, Reduction.MIN);
+            Tensors.allReduce(comm, max, Reduction.MAX);
+            Tensors.allReduce(comm, min, Reduction.MIN);
             if (!Arrays.equals(max.toArray(), min.toArray())) {
                 throw new IllegalStateException("the ranks built different models (parameter names or shapes differ): rank "
                         + comm.rank() + " has " + describe(model) + ". Build the same model on every rank (same code, same"

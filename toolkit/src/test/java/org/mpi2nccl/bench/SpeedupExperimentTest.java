@@ -42,7 +42,7 @@ class SpeedupExperimentTest {
     void oneAndTwoCpuRanksOverMpiProduceTheTableThePlotsAndTheReport() throws IOException {
         List<String> log = new java.util.ArrayList<>();
         List<String> bars = new java.util.ArrayList<>();
-        SpeedupResults r = new SpeedupExperiment(tiny(), List.of(Route.MPI), List.of(1, 2)).log(log::add)
+        SpeedupResults r = new SpeedupExperiment(tiny(), List.of(Route.MPI), List.of(1, 2)).log(log::add).runTimeout(java.time.Duration.ofMinutes(3))
                 .progress((label, total) -> {
                     bars.add(label);
                     return ProgressReporter.silent().start(label, total);
@@ -60,6 +60,8 @@ class SpeedupExperimentTest {
             assertEquals(ranks == 1 ? 0 : 320 / 32, e.longColumn("collectives").getLong(i), "one bucket, one all-reduce per step");
         }
         assertTrue(bars.contains("1 rank epoch 1/2") && bars.contains("mpi x2 epoch 2/2"), "a bar per epoch: " + bars);
+        assertEquals(2 + 2 * 2, r.perRank().rowCount(), "every rank's own times: 1 rank x 2 epochs + 2 ranks x 2 epochs");
+        assertTrue(r.perRank().intColumn("rank").asList().contains(1));
         Table s = r.summary();
         assertEquals(List.of("single", "mpi"), s.stringColumn("route").asList());
         assertEquals(1.0, s.doubleColumn("speedup").getDouble(0), 1e-12);
@@ -100,6 +102,18 @@ class SpeedupExperimentTest {
     }
 
     @Test
+    void aScaledLearningRateIsReachedOverTheFirstEpoch() {
+        SpeedupConfig c = tiny();
+        assertEquals(0.05f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 0, 100), 1e-7);
+        assertEquals(0.075f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 50, 100), 1e-7);
+        assertEquals(0.1f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 100, 100), 1e-7);
+        assertEquals(0.1f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 1000, 100), 1e-7);
+        assertEquals(0.05f, SpeedupRank.warmedUpLr(c, 0.05f, 0.05f, 0, 100), 1e-7, "one rank: nothing to warm up");
+        c.lrWarmupEpochs = 0;
+        assertEquals(0.1f, SpeedupRank.warmedUpLr(c, 0.05f, 0.1f, 0, 100), 1e-7, "no warm-up asked");
+    }
+
+    @Test
     void badInputIsRefusedBeforeAnythingStarts() {
         SpeedupConfig cpu = tiny();
         IllegalArgumentException nccl = assertThrows(IllegalArgumentException.class,
@@ -126,7 +140,7 @@ class SpeedupExperimentTest {
     void anEmptyShardAndADataSetMissingOnOneRankStopTheRunBeforeTrainingAndNameTheRank() throws IOException {
         SpeedupConfig empty = tiny();
         empty.trainExamples = 1;
-        SpeedupResults r = new SpeedupExperiment(empty, List.of(Route.MPI), List.of(2)).log(s -> { }).run();
+        SpeedupResults r = new SpeedupExperiment(empty, List.of(Route.MPI), List.of(2)).log(s -> { }).runTimeout(java.time.Duration.ofMinutes(2)).run();
         assertEquals(1, r.failures().size(), r.failures().toString());
         assertTrue(r.failures().get(0).contains("empty shard"), r.failures().get(0));
         assertEquals(0, r.epochs().rowCount(), "no epoch ran");
@@ -138,7 +152,7 @@ class SpeedupExperimentTest {
         SpeedupConfig missing = tiny();
         missing.data = "fashion";
         missing.dataDir = dir.resolve("rank{rank}");
-        SpeedupResults m = new SpeedupExperiment(missing, List.of(Route.MPI), List.of(2)).log(s -> { }).run();
+        SpeedupResults m = new SpeedupExperiment(missing, List.of(Route.MPI), List.of(2)).log(s -> { }).runTimeout(java.time.Duration.ofMinutes(2)).run();
         assertEquals(1, m.failures().size(), m.failures().toString());
         String why = m.failures().get(0);
         assertTrue(why.contains("loading the data set failed before training started on rank 1: Fashion-MNIST missing"), why);

@@ -90,6 +90,11 @@ public class NcclException extends CommException {
             return "two ranks use the same GPU. Give each rank its own device (rank -> device = local rank),"
                     + " or check CUDA_VISIBLE_DEVICES on each rank";
         }
+        if (last.contains("no socket interface") || last.contains("socketpollconnect") || last.contains("no route to host")) {
+            return "NCCL found no network interface it can use, or cannot reach a peer through it: NCCL_SOCKET_IFNAME"
+                    + " names an interface that does not exist or does not connect the ranks (list them with `ip addr`;"
+                    + " e.g. NCCL_SOCKET_IFNAME=eth0, or =^docker0,lo to exclude some); NCCL_DEBUG=INFO shows what was tried";
+        }
         if (last.contains("/dev/shm") || last.contains("shm_open") || last.contains("posix_fallocate")) {
             return "NCCL could not create shared memory: in a container, give it more /dev/shm"
                     + " (docker --shm-size=1g or --ipc=host), or set NCCL_SHM_DISABLE=1 (slower)";

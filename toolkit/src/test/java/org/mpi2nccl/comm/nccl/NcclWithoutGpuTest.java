@@ -43,6 +43,9 @@ class NcclWithoutGpuTest {
         assertTrue(dup.contains("two ranks use the same GPU"), dup);
         String remote = NcclException.message(0, "allReduce #3", NcclException.REMOTE_ERROR, "");
         assertTrue(remote.contains("peer rank failed"), remote);
+        // what the 2xH200 machine printed with NCCL_SOCKET_IFNAME=nosuchnic0: "invalid usage", but the cause is the interface
+        String nic = NcclException.message(0, "ncclGetUniqueId", NcclException.INVALID_USAGE, "Bootstrap : no socket interface found");
+        assertTrue(nic.contains("NCCL_SOCKET_IFNAME names an interface that does not exist"), nic);
         String shm = NcclException.message(0, "init", NcclException.SYSTEM_ERROR, "Error while creating shared memory segment /dev/shm/nccl-x");
         assertTrue(shm.contains("--shm-size"), shm);
     }

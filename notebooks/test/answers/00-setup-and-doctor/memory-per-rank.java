@@ -1,0 +1,1 @@
+long perRankMiB = report.memoryBytes() / 4 / (1024 * 1024);

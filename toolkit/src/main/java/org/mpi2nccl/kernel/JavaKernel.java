@@ -1,0 +1,233 @@
+package org.mpi2nccl.kernel;
+
+import io.github.spencerpark.jupyter.kernel.BaseKernel;
+import io.github.spencerpark.jupyter.kernel.LanguageInfo;
+import io.github.spencerpark.jupyter.kernel.ReplacementOptions;
+import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import io.github.spencerpark.jupyter.kernel.magic.registry.Magics;
+import io.github.spencerpark.jupyter.kernel.magic.registry.UndefinedMagicException;
+import jdk.jshell.SourceCodeAnalysis;
+import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.CellValue;
+import org.mpi2nccl.kernel.jshell.JShellEvaluator;
+import org.mpi2nccl.kernel.magic.ClasspathMagics;
+import org.mpi2nccl.kernel.magic.MagicCell;
+import org.mpi2nccl.kernel.magic.MpjMagics;
+
+import java.io.File;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+
+/**
+ * The project's Java kernel for Jupyter, on basekernel (the library IJava is built on) and with IJava's habits:
+ * cells are Java evaluated by JShell with the toolkit on the class path, the last expression is the cell's result
+ * (charts, tables and images shown as such), {@code %jars}/{@code %classpath} add jars, and {@code %mpj}/
+ * {@code %%mpj} run cells on MPJ rank engines.
+ */
+public final class JavaKernel extends BaseKernel {
+    static final Duration STOP_PATIENCE = Duration.ofSeconds(5);
+
+    private final CompletableFuture<JShellEvaluator> evaluator;
+    private final Magics magics = new Magics();
+    private final MpjMagics mpj;
+    private final List<String> addedClassPath = new ArrayList<>();
+    private final LanguageInfo languageInfo = new LanguageInfo.Builder("Java")
+            .version(Runtime.version().toString())
+            .mimetype("text/x-java-source")
+            .fileExtension(".jshell")
+            .pygments("java")
+            .codemirror("text/x-java")
+            .build();
+
+    /**
+     * @param log where the kernel writes what belongs to no cell (the process's own stderr, the Jupyter
+     *            server's log)
+     */
+    public JavaKernel(PrintStream log) {
+        this.renderer = Display.renderer();
+        List<String> classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(s -> !s.isBlank()).collect(Collectors.toList());
+        // JShell takes a couple of seconds to start: do it while Jupyter connects.
+        this.evaluator = CompletableFuture.supplyAsync(() -> {
+            try {
+                return JShellEvaluator.start(ClassLoader.getSystemClassLoader(), classPath, CommonImports.KERNEL);
+            } catch (CellError e) {
+                throw new IllegalStateException("JShell did not start: " + e.getMessage(), e);
+            }
+        });
+        Display.install(new JupyterDisplaySink(getIO()));
+        ClasspathMagics cp = new ClasspathMagics(this::addToClassPath, () -> shell().classPath());
+        this.mpj = new MpjMagics(() -> List.copyOf(addedClassPath), log, () -> getIO().display);
+        magics.registerLineMagic("jars", cp::jars);
+        magics.registerLineMagic("classpath", cp::classpath);
+        magics.registerLineMagic("mpj", mpj::line);
+        magics.registerCellMagic("mpj", (args, body) -> mpj.cell(args, body, System.out, System.err));
+    }
+
+    private JShellEvaluator shell() {
+        try {
+            return evaluator.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while JShell was starting");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    private void addToClassPath(List<String> entries) {
+        entries.forEach(e -> shell().addToClasspath(e));
+        addedClassPath.addAll(entries);
+        try {
+            mpj.addClassPath(entries);
+        } catch (CellError e) {
+            throw new IllegalStateException("the jars were added here but not on the rank engines: " + e.getMessage());
+        }
+    }
+
+    /** The %mpj magics (tests reach the engines through them). */
+    public MpjMagics mpj() {
+        return mpj;
+    }
+
+    @Override
+    public LanguageInfo getLanguageInfo() {
+        return languageInfo;
+    }
+
+    @Override
+    public String getBanner() {
+        return "Java " + Runtime.version() + " (mpi2nccl kernel: JShell, the toolkit, %mpj rank engines)";
+    }
+
+    @Override
+    public DisplayData eval(String code) throws Exception {
+        CellValue value = run(code);
+        if (!value.present() || value.value() instanceof java.io.PrintStream) {
+            return null; // a cell ending in System.out.printf(...) returns the stream: not worth showing
+        }
+        return Display.render(value.value());
+    }
+
+    /** Runs a cell: a cell magic, or code and line magics in order; the value of the last part is the cell's. */
+    CellValue run(String code) throws Exception {
+        MagicCell.CellMagic cellMagic = MagicCell.cellMagic(code);
+        if (cellMagic != null) {
+            return magicValue(magic(() -> magics.applyCellMagic(cellMagic.name(), cellMagic.args(), cellMagic.body()),
+                    "%%" + cellMagic.name()));
+        }
+        CellValue value = CellValue.NONE;
+        for (MagicCell.Part part : MagicCell.parts(code)) {
+            if (part instanceof MagicCell.Code) {
+                value = shell().eval(((MagicCell.Code) part).source());
+            } else {
+                MagicCell.LineMagic m = (MagicCell.LineMagic) part;
+                value = magicValue(magic(() -> magics.applyLineMagic(m.name(), m.args()), "%" + m.name()));
+            }
+        }
+        return value;
+    }
+
+    private interface MagicCall {
+        Object call() throws Exception;
+    }
+
+    private static Object magic(MagicCall call, String name) throws Exception {
+        try {
+            return call.call();
+        } catch (UndefinedMagicException e) {
+            throw new IllegalArgumentException("unknown magic " + name + ": this kernel has %jars, %classpath, %mpj"
+                    + " and %%mpj");
+        }
+    }
+
+    private static CellValue magicValue(Object value) {
+        return value == null ? CellValue.NONE : CellValue.of(value);
+    }
+
+    @Override
+    public List<String> formatError(Exception e) {
+        if (e instanceof CellError) {
+            CellError c = (CellError) e;
+            List<String> lines = new ArrayList<>();
+            if (c.kind() != CellError.Kind.COMPILE) {
+                lines.add(c.name() + ": " + c.getMessage());
+            }
+            for (String l : c.traceback()) {
+                if (!l.equals(lines.isEmpty() ? null : lines.get(0))) {
+                    lines.add(l);
+                }
+            }
+            return lines;
+        }
+        if (e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
+            return List.of(e.getMessage().split("\n")); // a message meant for the student: no stack trace
+        }
+        return super.formatError(e);
+    }
+
+    @Override
+    public String isComplete(String code) {
+        if (code.startsWith("%")) {
+            return IS_COMPLETE_YES;
+        }
+        return evaluator.isDone() ? shell().isComplete(code) : IS_COMPLETE_MAYBE;
+    }
+
+    @Override
+    public ReplacementOptions complete(String code, int at) {
+        int[] anchor = new int[1];
+        List<SourceCodeAnalysis.Suggestion> suggestions = shell().analysis().completionSuggestions(code, at, anchor);
+        if (suggestions == null || suggestions.isEmpty()) {
+            return null;
+        }
+        List<String> options = suggestions.stream()
+                .sorted((a, b) -> Boolean.compare(b.matchesType(), a.matchesType()))
+                .map(SourceCodeAnalysis.Suggestion::continuation)
+                .distinct()
+                .collect(Collectors.toList());
+        return new ReplacementOptions(options, anchor[0], at);
+    }
+
+    @Override
+    public DisplayData inspect(String code, int at, boolean extraDetail) {
+        int end = at;
+        while (end < code.length() && Character.isJavaIdentifierPart(code.charAt(end))) {
+            end++;
+        }
+        List<SourceCodeAnalysis.Documentation> docs = shell().analysis().documentation(code, end, true);
+        if (docs == null || docs.isEmpty()) {
+            return null;
+        }
+        String text = docs.stream()
+                .map(d -> d.signature() + (d.javadoc() == null ? "" : "\n" + d.javadoc()))
+                .collect(Collectors.joining("\n\n"));
+        return new DisplayData(text);
+    }
+
+    @Override
+    public void interrupt() {
+        if (!mpj.interrupt() && evaluator.isDone()) {
+            shell().stop(STOP_PATIENCE);
+        }
+    }
+
+    @Override
+    public void onShutdown(boolean isRestarting) {
+        shutdownEngines();
+        if (evaluator.isDone()) {
+            shell().close();
+        }
+    }
+
+    /** Stops every rank engine (shutdown, and the JVM's shutdown hook). */
+    public void shutdownEngines() {
+        mpj.stopAll();
+    }
+}

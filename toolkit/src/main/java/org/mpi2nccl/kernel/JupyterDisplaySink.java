@@ -1,0 +1,27 @@
+package org.mpi2nccl.kernel;
+
+import io.github.spencerpark.jupyter.kernel.JupyterIO;
+import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+
+/** display(...) in the kernel's own cells: straight to the Jupyter connection of the running request. */
+final class JupyterDisplaySink implements DisplaySink {
+    private final JupyterIO io;
+
+    JupyterDisplaySink(JupyterIO io) {
+        this.io = io;
+    }
+
+    @Override
+    public void display(DisplayData data) {
+        if (io.isAttached()) {
+            io.display.display(data);
+        }
+    }
+
+    @Override
+    public void update(String displayId, DisplayData data) {
+        if (io.isAttached()) {
+            io.display.updateDisplay(displayId, data);
+        }
+    }
+}

@@ -1,0 +1,332 @@
+package org.mpi2nccl.kernel.jshell;
+
+import jdk.jshell.Diag;
+import jdk.jshell.EvalException;
+import jdk.jshell.ExpressionSnippet;
+import jdk.jshell.JShell;
+import jdk.jshell.JShellException;
+import jdk.jshell.Snippet;
+import jdk.jshell.SnippetEvent;
+import jdk.jshell.SourceCodeAnalysis;
+import jdk.jshell.SourceCodeAnalysis.Completeness;
+import jdk.jshell.UnresolvedReferenceException;
+import jdk.jshell.VarSnippet;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Java cells, evaluated by JShell: one evaluator holds the state of one notebook (or one rank engine).
+ *
+ * <p>A cell is split into JShell snippets and evaluated snippet by snippet; the first failing snippet stops the
+ * cell and becomes a {@link CellError}. The cell's value is the value of its last snippet when that snippet is an
+ * expression (IJava's habit: a declaration shows nothing).
+ */
+public final class JShellEvaluator implements AutoCloseable {
+    private final JShell shell;
+    private final CellExecutionControl.Provider provider;
+    private final SourceCodeAnalysis analysis;
+    private final Set<String> classPath = new LinkedHashSet<>();
+
+    private JShellEvaluator(JShell shell, CellExecutionControl.Provider provider) {
+        this.shell = shell;
+        this.provider = provider;
+        this.analysis = shell.sourceCodeAnalysis();
+    }
+
+    /**
+     * Starts JShell.
+     *
+     * @param parent    the class loader cells' classes hang below (what they see without %jars)
+     * @param classPath the jars and folders {@code parent} loads from: the compiler needs them to compile cells
+     * @param imports   import statements evaluated before the first cell
+     */
+    public static JShellEvaluator start(ClassLoader parent, List<String> classPath, List<String> imports)
+            throws CellError {
+        return start(parent, classPath, imports, null);
+    }
+
+    /**
+     * Starts JShell whose cells run on threads of {@code runIn} (MPJ multicore ranks need their own group).
+     * The imports are followed by one declaration so that the first user cell already runs in {@code runIn}.
+     */
+    public static JShellEvaluator start(ClassLoader parent, List<String> classPath, List<String> imports,
+                                        ThreadGroup runIn) throws CellError {
+        Set<String> visible = classPath.stream().map(p -> new File(p).getAbsolutePath()).collect(Collectors.toSet());
+        CellExecutionControl.Provider provider = new CellExecutionControl.Provider(parent, visible, runIn);
+        JShell shell = JShell.builder()
+                .executionEngine(provider, Map.of())
+                .compilerOptions("-Xlint:none", "-proc:none")
+                .build();
+        JShellEvaluator evaluator = new JShellEvaluator(shell, provider);
+        if (!classPath.isEmpty()) {
+            evaluator.addToClasspath(String.join(File.pathSeparator, classPath));
+        }
+        evaluator.eval(String.join("\n", imports));
+        evaluator.eval("int $started = 1;"); // compiles and runs once: warms JShell up, primes the engine
+        evaluator.shell.drop(evaluator.shell.variables().filter(v -> v.name().equals("$started")).findFirst().get());
+        return evaluator;
+    }
+
+    /** Adds jars or folders to what cells can use (compiler and class loader). */
+    public void addToClasspath(String path) {
+        List<String> added = new ArrayList<>();
+        for (String entry : path.split(File.pathSeparator)) {
+            if (!entry.isBlank() && classPath.add(new File(entry).getAbsolutePath())) {
+                added.add(new File(entry).getAbsolutePath());
+            }
+        }
+        if (!added.isEmpty()) {
+            // One call: each call makes JShell re-index the whole class path for completion.
+            shell.addToClasspath(String.join(File.pathSeparator, added));
+        }
+    }
+
+    /** The class path cells are compiled against, in the order it was given. */
+    public List<String> classPath() {
+        return List.copyOf(classPath);
+    }
+
+    /** The class loader that defines the cells' classes. */
+    public ClassLoader cellClassLoader() {
+        return provider.classLoader();
+    }
+
+    /** Completion and documentation, as JShell offers them. */
+    public SourceCodeAnalysis analysis() {
+        return analysis;
+    }
+
+    /** Evaluates one cell and returns its value, or throws the first error. Not for two threads at once. */
+    public synchronized CellValue eval(String cell) throws CellError {
+        stopRequested = false;
+        running = true;
+        try {
+            return evalCell(cell);
+        } finally {
+            running = false;
+        }
+    }
+
+    private CellValue evalCell(String cell) throws CellError {
+        CellValue value = CellValue.NONE;
+        String rest = cell;
+        while (true) {
+            if (stopRequested) {
+                throw interrupted();
+            }
+            SourceCodeAnalysis.CompletionInfo info = analysis.analyzeCompletion(rest);
+            if (!info.completeness().isComplete()) {
+                if (info.completeness() != Completeness.EMPTY) {
+                    throw new CellError(CellError.Kind.INCOMPLETE, "IncompleteInput",
+                            "the cell ends in the middle of a statement (a missing ';', ')' or '}'?)",
+                            List.of("Incomplete input:", info.remaining().strip()));
+                }
+                return value;
+            }
+            int offset = cell.length() - rest.length();
+            value = evalSnippet(info.source(), cell, offset);
+            rest = info.remaining();
+        }
+    }
+
+    private CellValue evalSnippet(String source, String cell, int offset) throws CellError {
+        List<SnippetEvent> events = shell.eval(source);
+        if (provider.control().takeStopped()) {
+            throw interrupted();
+        }
+        CellValue value = CellValue.NONE;
+        for (SnippetEvent event : events) {
+            if (event.causeSnippet() != null) {
+                continue; // a dependent snippet re-evaluated because of this one
+            }
+            if (event.exception() != null) {
+                throw fromException(event.exception());
+            }
+            if (!event.status().isDefined()) {
+                throw compileError(event.snippet(), cell, offset);
+            }
+            value = valueOf(event);
+        }
+        return value;
+    }
+
+    private CellValue valueOf(SnippetEvent event) {
+        Snippet snippet = event.snippet();
+        switch (snippet.subKind()) {
+            case TEMP_VAR_EXPRESSION_SUBKIND:
+                return CellValue.of(raw((VarSnippet) snippet));
+            case VAR_VALUE_SUBKIND:
+            case ASSIGNMENT_SUBKIND: {
+                String name = ((ExpressionSnippet) snippet).name();
+                return shell.variables().filter(v -> v.name().equals(name))
+                        .filter(v -> shell.status(v).isActive())
+                        .reduce((a, b) -> b)
+                        .map(v -> CellValue.of(raw(v)))
+                        .orElse(CellValue.of(event.value()));
+            }
+            case OTHER_EXPRESSION_SUBKIND:
+                return CellValue.of(event.value());
+            default:
+                return CellValue.NONE;
+        }
+    }
+
+    private Object raw(VarSnippet var) {
+        return provider.control().take(shell.varValue(var));
+    }
+
+    /**
+     * Stops the running cell (from another thread): it ends with an {@link CellError.Kind#INTERRUPTED} error.
+     * JShell ignores a stop that comes while a snippet is being compiled rather than run, so the stop is repeated
+     * until the cell has ended or {@code patience} has passed. Returns whether the cell ended.
+     */
+    public boolean stop(java.time.Duration patience) {
+        stopRequested = true;
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (running) {
+            shell.stop();
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return !running;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a cell is being evaluated now. */
+    public boolean isRunning() {
+        return running;
+    }
+
+    private volatile boolean stopRequested;
+    private volatile boolean running;
+
+    /** Whether the code is complete ("complete"), needs more lines (an indent) or cannot be parsed ("invalid"). */
+    public String isComplete(String code) {
+        String rest = code;
+        while (true) {
+            SourceCodeAnalysis.CompletionInfo info = analysis.analyzeCompletion(rest);
+            switch (info.completeness()) {
+                case EMPTY:
+                    return "complete";
+                case COMPLETE:
+                case COMPLETE_WITH_SEMI:
+                    rest = info.remaining();
+                    continue;
+                case DEFINITELY_INCOMPLETE:
+                case CONSIDERED_INCOMPLETE:
+                    return "    ";
+                default:
+                    return "invalid";
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        shell.close();
+    }
+
+    private static CellError interrupted() {
+        return new CellError(CellError.Kind.INTERRUPTED, "Interrupted", "the cell was interrupted",
+                List.of("Interrupted: the cell was stopped before it finished."));
+    }
+
+    private CellError fromException(JShellException ex) {
+        if (ex instanceof UnresolvedReferenceException) {
+            Snippet s = ((UnresolvedReferenceException) ex).getSnippet();
+            String missing = s instanceof jdk.jshell.DeclarationSnippet
+                    ? shell.unresolvedDependencies((jdk.jshell.DeclarationSnippet) s).collect(Collectors.joining(", "))
+                    : "?";
+            return new CellError(CellError.Kind.EXCEPTION, "UnresolvedReference",
+                    "this calls code that uses something not declared yet: " + missing,
+                    List.of("UnresolvedReference: declare " + missing + " first, then run the cell again."));
+        }
+        if (ex instanceof EvalException) {
+            EvalException e = (EvalException) ex;
+            String name = e.getExceptionClassName();
+            if ("java.lang.ThreadDeath".equals(name)) {
+                return interrupted();
+            }
+            List<String> lines = new ArrayList<>();
+            Throwable t = e;
+            String prefix = "";
+            while (t != null) {
+                String tName = t instanceof EvalException ? ((EvalException) t).getExceptionClassName()
+                        : t.getClass().getName();
+                lines.add(prefix + tName + (t.getMessage() == null ? "" : ": " + t.getMessage()));
+                for (StackTraceElement el : t.getStackTrace()) {
+                    if (el.getClassName().startsWith("jdk.internal.reflect")
+                            || el.getClassName().startsWith("java.lang.reflect")
+                            || el.getClassName().startsWith("jdk.jshell")) {
+                        break; // below the cell: JShell's own machinery
+                    }
+                    lines.add("\tat " + userFrame(el));
+                }
+                t = t.getCause();
+                prefix = "Caused by: ";
+            }
+            return new CellError(CellError.Kind.EXCEPTION, name, String.valueOf(e.getMessage()), lines);
+        }
+        return new CellError(CellError.Kind.EXCEPTION, ex.getClass().getSimpleName(), String.valueOf(ex.getMessage()),
+                List.of(String.valueOf(ex)));
+    }
+
+    /** Cells' classes are named REPL.$JShell$12 and so on: show "cell" instead, the line number stays. */
+    private static String userFrame(StackTraceElement el) {
+        if (el.getClassName().startsWith("REPL.")) {
+            return "cell: " + el.getMethodName().replace("do_it$", "<cell>") + " (line " + el.getLineNumber() + ")";
+        }
+        return el.toString();
+    }
+
+    private CellError compileError(Snippet snippet, String cell, int offset) {
+        List<String> lines = new ArrayList<>();
+        String source = snippet.source();
+        int firstLine = 1 + (int) cell.substring(0, offset).chars().filter(c -> c == '\n').count();
+        String firstMessage = null;
+        for (Diag d : shell.diagnostics(snippet).collect(Collectors.toList())) {
+            if (!d.isError()) {
+                continue;
+            }
+            int pos = (int) Math.max(0, Math.min(d.getPosition(), source.length()));
+            int lineStart = source.lastIndexOf('\n', pos - 1) + 1;
+            int lineEnd = source.indexOf('\n', pos);
+            if (lineEnd < 0) {
+                lineEnd = source.length();
+            }
+            int lineNo = firstLine + (int) source.substring(0, lineStart).chars().filter(c -> c == '\n').count();
+            String message = d.getMessage(Locale.ROOT);
+            if (firstMessage == null) {
+                firstMessage = message.lines().findFirst().orElse(message);
+            }
+            lines.add("line " + lineNo + ": " + message.lines().findFirst().orElse(""));
+            message.lines().skip(1).filter(l -> !l.strip().startsWith("location:")).forEach(l -> lines.add("    " + l));
+            lines.add("    " + source.substring(lineStart, lineEnd));
+            lines.add("    " + " ".repeat(Math.max(0, pos - lineStart)) + "^");
+        }
+        if (firstMessage == null && snippet instanceof jdk.jshell.DeclarationSnippet) {
+            String missing = shell.unresolvedDependencies((jdk.jshell.DeclarationSnippet) snippet)
+                    .collect(Collectors.joining(", "));
+            firstMessage = "uses something not declared: " + missing;
+            lines.add(firstMessage);
+        }
+        if (firstMessage == null) {
+            firstMessage = "the snippet was not accepted (" + shell.status(snippet) + ")";
+            lines.add(firstMessage);
+        }
+        return new CellError(CellError.Kind.COMPILE, "CompilationError", firstMessage, lines);
+    }
+}

@@ -1,0 +1,215 @@
+package org.mpi2nccl.kernel.magic;
+
+import io.github.spencerpark.jupyter.kernel.DisplayStream;
+import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import org.mpi2nccl.doctor.Gpus;
+import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.mpj.RankEngines;
+import org.mpi2nccl.kernel.mpj.RankResults;
+import org.mpi2nccl.launch.MpjDevice;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * {@code %mpj} and {@code %%mpj}: rank engines for the notebook (ipyparallel's {@code %px} idea, for MPJ).
+ *
+ * <pre>
+ * %mpj start -np 4 [--device multicore|niodev]   start 4 engines that keep their state between cells
+ * %%mpj                                          run this cell on every engine at once
+ * %%mpj -np 2                                    run this cell once on 2 fresh engines, then stop them
+ * %mpj status                                    a table of the engines
+ * %mpj stop                                      stop the engines
+ * %mpj pids                                      the engines' process ids
+ * </pre>
+ *
+ * The device defaults to multicore (ranks are threads of one JVM: starts fastest) on a machine without GPUs and
+ * to niodev (a JVM per rank) where there are GPUs, because a GPU library loads into one class loader per JVM.
+ */
+public final class MpjMagics {
+    public static final int DEFAULT_RANKS = 4;
+
+    private final Supplier<List<String>> classPath;
+    private final PrintStream log;
+    private final Supplier<DisplayStream> display;
+    private volatile RankEngines engines;
+    private volatile RankEngines running;
+
+    public MpjMagics(Supplier<List<String>> classPath, PrintStream log, Supplier<DisplayStream> display) {
+        this.classPath = classPath;
+        this.log = log;
+        this.display = display;
+    }
+
+    @Command(name = "%mpj start", description = "start rank engines")
+    static final class StartOptions {
+        @Option(names = {"-np", "--ranks"}, description = "number of ranks (default 4)")
+        int ranks = DEFAULT_RANKS;
+
+        @Option(names = "--device", description = "multicore or niodev (default: niodev with GPUs, else multicore)")
+        String device;
+    }
+
+    @Command(name = "%%mpj", description = "run the cell on the rank engines")
+    static final class CellOptions {
+        @Option(names = {"-np", "--ranks"}, description = "run once on this many fresh engines")
+        Integer ranks;
+
+        @Option(names = "--device", description = "multicore or niodev, with -np")
+        String device;
+    }
+
+    /** {@code %mpj ACTION ...}. */
+    public Object line(List<String> args) throws CellError {
+        String action = args.isEmpty() ? "help" : args.get(0);
+        List<String> rest = args.isEmpty() ? List.of() : args.subList(1, args.size());
+        switch (action) {
+            case "start":
+                return start(parse(new StartOptions(), rest));
+            case "status":
+                RankEngines e = engines;
+                return e == null || e.isClosed() ? "no rank engines are running (start them with %mpj start -np 4)"
+                        : e.status();
+            case "stop":
+                return stop();
+            case "pids":
+                RankEngines running = engines;
+                return running == null || running.isClosed() ? List.of() : running.pids();
+            case "help":
+                return usage();
+            default:
+                throw new IllegalArgumentException("unknown %mpj action '" + action + "'\n" + usage());
+        }
+    }
+
+    private String start(StartOptions o) throws CellError {
+        RankEngines current = engines;
+        if (current != null && !current.isClosed()) {
+            throw new IllegalArgumentException(current.size() + " rank engines are running already: %mpj stop them"
+                    + " first (or use %%mpj -np N for a one-off cell)");
+        }
+        MpjDevice device = device(o.device);
+        RankEngines started = RankEngines.start(o.ranks, device, classPath.get(), log);
+        engines = started;
+        return String.format(Locale.ROOT, "%d rank engines ready (%s, %.1f s): run cells on them with %%%%mpj",
+                started.size(), device, started.startupTime().toMillis() / 1000.0);
+    }
+
+    private String stop() {
+        RankEngines e = engines;
+        engines = null;
+        if (e == null || e.isClosed()) {
+            return "no rank engines were running";
+        }
+        e.close();
+        return "stopped " + e.size() + " rank engines";
+    }
+
+    /** {@code %%mpj [-np N] [--device D]} with the cell's body. */
+    public DisplayData cell(List<String> args, String body, PrintStream out, PrintStream err) throws CellError {
+        CellOptions o = parse(new CellOptions(), args);
+        RankEngines target;
+        boolean oneShot = o.ranks != null;
+        if (oneShot) {
+            target = RankEngines.start(o.ranks, device(o.device), classPath.get(), log);
+        } else {
+            if (o.device != null) {
+                throw new IllegalArgumentException("--device goes with -np (a one-off cell) or with %mpj start");
+            }
+            target = engines;
+            if (target == null || target.isClosed()) {
+                throw new IllegalArgumentException("no rank engines are running: start them with %mpj start -np 4,"
+                        + " or run a one-off cell with %%mpj -np 4");
+            }
+        }
+        RankLinePrinter printer = new RankLinePrinter(out, err, display.get());
+        running = target;
+        try {
+            RankResults results = target.run(body, printer);
+            printer.flush();
+            if (results.failed()) {
+                throw results.combinedError();
+            }
+            return results.gathered();
+        } catch (CellError e) {
+            printer.flush();
+            if (target.isClosed() && target == engines) {
+                engines = null;
+            }
+            throw e;
+        } finally {
+            running = null;
+            if (oneShot) {
+                target.close();
+            }
+        }
+    }
+
+    /** Passes the kernel's interrupt to the ranks of the running cell; false when no %%mpj cell runs. */
+    public boolean interrupt() {
+        RankEngines r = running;
+        if (r == null) {
+            return false;
+        }
+        r.interrupt();
+        return true;
+    }
+
+    /** Adds jars to the running engines' cells. */
+    public void addClassPath(List<String> entries) throws CellError {
+        RankEngines e = engines;
+        if (e != null && !e.isClosed()) {
+            e.addClassPath(entries);
+        }
+    }
+
+    /** The persistent engines, if running (tests and the benchmark read their pids). */
+    public RankEngines engines() {
+        return engines;
+    }
+
+    /** Stops every engine (kernel shutdown). */
+    public void stopAll() {
+        RankEngines r = running;
+        if (r != null) {
+            r.interrupt();
+            r.close();
+        }
+        stop();
+    }
+
+    private static MpjDevice device(String name) {
+        if (name == null) {
+            return Gpus.visibleCount() > 0 ? MpjDevice.NIODEV : MpjDevice.MULTICORE;
+        }
+        try {
+            return MpjDevice.parse(name);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("unknown device '" + name + "': use --device multicore or --device niodev");
+        }
+    }
+
+    private static <T> T parse(T options, List<String> args) {
+        try {
+            new CommandLine(options).parseArgs(args.toArray(new String[0]));
+            return options;
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage() + "\n" + usage());
+        }
+    }
+
+    static String usage() {
+        return String.join("\n",
+                "%mpj start -np 4 [--device multicore|niodev]   start rank engines (state kept between cells)",
+                "%%mpj                                          run the cell on every rank engine at once",
+                "%%mpj -np 2 [--device ...]                     run the cell once on fresh engines",
+                "%mpj status                                    the engines: rank, host, pid, state",
+                "%mpj stop                                      stop the engines",
+                "%mpj pids                                      the engines' process ids (to check none is left)");
+    }
+}

@@ -1,0 +1,87 @@
+package org.mpi2nccl.kernel.mpj;
+
+import com.google.gson.Gson;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The link between the kernel and one rank engine: a localhost TCP socket carrying one JSON object per line.
+ *
+ * <p>Kernel to rank: {@code welcome} (local rank, class path), {@code exec} (cell id, code), {@code interrupt},
+ * {@code classpath}, {@code shutdown}. Rank to kernel: {@code hello} (token, rank, size, pid, host),
+ * {@code ready}, {@code stream} / {@code display} / {@code update} (outputs of a running cell) and {@code result}
+ * (the cell's value or error). One socket per rank keeps each rank's outputs in the order they were made, and
+ * a cell's outputs always arrive before its result.
+ */
+public final class EngineWire implements AutoCloseable {
+    private static final Gson GSON = new Gson();
+
+    private final Socket socket;
+    private final BufferedReader in;
+    private final BufferedWriter out;
+
+    public EngineWire(Socket socket) throws IOException {
+        this.socket = socket;
+        socket.setTcpNoDelay(true);
+        this.in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+        this.out = new BufferedWriter(new OutputStreamWriter(socket.getOutputStream(), StandardCharsets.UTF_8));
+    }
+
+    /** Sends one message (thread-safe: outputs of several threads of a cell may be sent at once). */
+    public synchronized void send(JsonObject message) throws IOException {
+        out.write(GSON.toJson(message));
+        out.write('\n');
+        out.flush();
+    }
+
+    /** The next message, or null when the other side has closed the link. */
+    public JsonObject receive() throws IOException {
+        String line = in.readLine();
+        if (line == null) {
+            return null;
+        }
+        try {
+            return GSON.fromJson(line, JsonObject.class);
+        } catch (JsonParseException ex) {
+            throw new IOException("garbled message from the other side of the engine link: " + ex.getMessage());
+        }
+    }
+
+    public void setReadTimeout(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    /** A message of the given type. */
+    public static JsonObject message(String type) {
+        JsonObject m = new JsonObject();
+        m.addProperty("type", type);
+        return m;
+    }
+
+    /** An output bundle as JSON: its data, metadata and display id survive the trip. */
+    public static JsonObject toJson(DisplayData data) {
+        return GSON.toJsonTree(data).getAsJsonObject();
+    }
+
+    public static DisplayData displayData(JsonObject json) {
+        return GSON.fromJson(json, DisplayData.class);
+    }
+}

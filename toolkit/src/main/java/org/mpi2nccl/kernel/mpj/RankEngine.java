@@ -1,0 +1,304 @@
+package org.mpi2nccl.kernel.mpj;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import mpi.MPI;
+import org.mpi2nccl.kernel.CommonImports;
+import org.mpi2nccl.kernel.Display;
+import org.mpi2nccl.kernel.DisplaySink;
+import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.CellValue;
+import org.mpi2nccl.kernel.jshell.JShellEvaluator;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One rank engine: an MPJ rank that holds a JShell and runs the cells the kernel sends it (the rank program that
+ * {@code %mpj start} launches). Arguments after MPJ's: the kernel's port and the job's token.
+ *
+ * <p>The rank's main thread runs the cells, one at a time, on threads of the rank's own thread group (MPJ's
+ * multicore device needs that); a reader thread takes the kernel's messages so that an interrupt arrives while a
+ * cell runs. When the kernel's link closes without a shutdown (the kernel died), the engine's JVM ends at once:
+ * no rank outlives its kernel.
+ */
+public final class RankEngine {
+    static final Duration FINALIZE_PATIENCE = Duration.ofSeconds(5);
+    static final Duration STOP_PATIENCE = Duration.ofSeconds(3);
+
+    private final EngineWire wire;
+    private final int rank;
+    private final ThreadGroup rankGroup;
+    private final BlockingQueue<JsonObject> work = new LinkedBlockingQueue<>();
+    private volatile JShellEvaluator evaluator;
+    private volatile boolean shuttingDown;
+    private volatile long cellId = -1;
+
+    private RankEngine(EngineWire wire, int rank, ThreadGroup rankGroup) {
+        this.wire = wire;
+        this.rank = rank;
+        this.rankGroup = rankGroup;
+    }
+
+    public static void main(String[] args) throws Exception {
+        ThreadGroup rankGroup = Thread.currentThread().getThreadGroup();
+        List<String> classPath = classPathOf(RankEngine.class.getClassLoader());
+        // JShell takes a second or two to start: start it while MPI and the kernel link come up.
+        CompletableFuture<JShellEvaluator> jshell = CompletableFuture.supplyAsync(() -> {
+            try {
+                return JShellEvaluator.start(RankEngine.class.getClassLoader(), classPath, CommonImports.RANK,
+                        rankGroup);
+            } catch (CellError e) {
+                throw new IllegalStateException("JShell did not start: " + e.getMessage(), e);
+            }
+        }, command -> new Thread(rankGroup, command, "jshell-start").start());
+
+        String[] appArgs = MPI.Init(args);
+        if (appArgs.length < 3) {
+            throw new IllegalArgumentException("a rank engine needs the kernel's host, port and token as arguments,"
+                    + " it got " + List.of(appArgs) + ": start engines with %mpj start");
+        }
+        int rank = MPI.COMM_WORLD.Rank();
+        int size = MPI.COMM_WORLD.Size();
+        Socket socket = new Socket(appArgs[0], Integer.parseInt(appArgs[1]));
+        RankEngine engine = new RankEngine(new EngineWire(socket), rank, rankGroup);
+        engine.run(appArgs[2], size, jshell);
+        finalizeMpi(rankGroup);
+    }
+
+    private void run(String token, int size, CompletableFuture<JShellEvaluator> jshell) throws Exception {
+        JsonObject hello = EngineWire.message("hello");
+        hello.addProperty("token", token);
+        hello.addProperty("rank", rank);
+        hello.addProperty("size", size);
+        hello.addProperty("pid", ProcessHandle.current().pid());
+        hello.addProperty("host", InetAddress.getLocalHost().getHostName());
+        hello.addProperty("java", Runtime.version().toString());
+        wire.send(hello);
+
+        JsonObject welcome = wire.receive();
+        if (welcome == null || !"welcome".equals(welcome.get("type").getAsString())) {
+            throw new IOException("the kernel did not welcome rank " + rank + " (got " + welcome + ")");
+        }
+        EngineRank.set(rank, size, welcome.get("localRank").getAsInt(), welcome.get("localSize").getAsInt());
+        CellOutputRouter[] routers = CellOutputRouter.install(rankGroup);
+        Display.install(new LinkDisplaySink());
+
+        evaluator = jshell.get(120, TimeUnit.SECONDS);
+        addClassPath(welcome.getAsJsonArray("classpath"));
+        evaluator.eval("int rank = " + rank + ", size = " + size + ", localRank = " + EngineRank.localRank()
+                + ", localSize = " + EngineRank.localSize() + ";");
+        wire.send(EngineWire.message("ready"));
+
+        Thread reader = new Thread(rankGroup, this::readKernel, "kernel-link");
+        reader.setDaemon(true);
+        reader.start();
+
+        while (true) {
+            JsonObject m = work.take();
+            String type = m.get("type").getAsString();
+            if (type.equals("shutdown")) {
+                break;
+            } else if (type.equals("classpath")) {
+                addClassPath(m.getAsJsonArray("entries"));
+            } else if (type.equals("exec")) {
+                runCell(m.get("id").getAsLong(), m.get("code").getAsString(), routers);
+            }
+        }
+        evaluator.close();
+        wire.close();
+    }
+
+    private void addClassPath(JsonArray entries) {
+        if (entries != null) {
+            for (JsonElement e : entries) {
+                evaluator.addToClasspath(e.getAsString());
+            }
+        }
+    }
+
+    private void runCell(long id, String code, CellOutputRouter[] routers) throws IOException {
+        cellId = id;
+        for (CellOutputRouter r : routers) {
+            r.capture((stream, text) -> sendQuietly(stream(id, stream, text)));
+        }
+        JsonObject result = EngineWire.message("result");
+        result.addProperty("id", id);
+        try {
+            CellValue value = evaluator.eval(code);
+            System.out.flush();
+            System.err.flush();
+            if (value.present()) {
+                result.add("value", EngineWire.toJson(Display.render(value.value())));
+            }
+        } catch (CellError e) {
+            result.add("error", error(e.kind().name(), e.name(), e.getMessage(), e.traceback()));
+        } catch (RuntimeException | Error e) {
+            result.add("error", error(CellError.Kind.ENGINE.name(), e.getClass().getName(), String.valueOf(e.getMessage()),
+                    List.of("the rank engine failed while running the cell: " + e)));
+        } finally {
+            for (CellOutputRouter r : routers) {
+                r.capture(null);
+            }
+            cellId = -1;
+        }
+        wire.send(result);
+    }
+
+    private void readKernel() {
+        try {
+            JsonObject m;
+            while ((m = wire.receive()) != null) {
+                String type = m.get("type").getAsString();
+                if (type.equals("interrupt")) {
+                    JShellEvaluator ev = evaluator;
+                    if (ev != null && ev.isRunning()) {
+                        new Thread(rankGroup, () -> ev.stop(STOP_PATIENCE), "interrupt").start();
+                    }
+                } else {
+                    if (type.equals("shutdown")) {
+                        shuttingDown = true;
+                        JShellEvaluator ev = evaluator;
+                        if (ev != null && ev.isRunning()) {
+                            ev.stop(STOP_PATIENCE);
+                        }
+                    }
+                    work.add(m);
+                }
+            }
+        } catch (IOException e) {
+            // the link broke: same as closed
+        }
+        if (!shuttingDown) {
+            // The kernel is gone (it died or was killed): nobody will ever send a shutdown. End this JVM now,
+            // every rank of it: an engine without its kernel is a process left behind.
+            stopOrphanedDaemon();
+            Runtime.getRuntime().halt(3);
+        }
+        work.add(EngineWire.message("shutdown"));
+    }
+
+    /**
+     * niodev: this JVM's parent is the MPJ daemon the launcher started for this job alone (it runs from the
+     * job's private MPJ home, /tmp/mpj-job-*). The launcher in the kernel would stop it; with the kernel gone,
+     * the last thing the rank can do is stop it itself. Nothing else is touched.
+     */
+    private static void stopOrphanedDaemon() {
+        ProcessHandle.current().parent().ifPresent(parent -> {
+            String cmd = parent.info().commandLine().orElse("");
+            if (cmd.contains("daemon.jar") && cmd.contains("mpj-job-")) {
+                parent.destroyForcibly();
+            }
+        });
+    }
+
+    private static JsonObject stream(long id, String name, String text) {
+        JsonObject m = EngineWire.message("stream");
+        m.addProperty("id", id);
+        m.addProperty("name", name);
+        m.addProperty("text", text);
+        return m;
+    }
+
+    private static JsonObject error(String kind, String name, String message, List<String> traceback) {
+        JsonObject e = new JsonObject();
+        e.addProperty("kind", kind);
+        e.addProperty("name", name);
+        e.addProperty("message", message);
+        JsonArray lines = new JsonArray();
+        traceback.forEach(lines::add);
+        e.add("traceback", lines);
+        return e;
+    }
+
+    private void sendQuietly(JsonObject m) {
+        try {
+            wire.send(m);
+        } catch (IOException e) {
+            // the kernel is gone; readKernel ends the engine
+        }
+    }
+
+    /** display(...) on a rank engine: the bundle travels to the kernel, which shows it under the cell. */
+    private final class LinkDisplaySink implements DisplaySink {
+        @Override
+        public void display(DisplayData data) {
+            JsonObject m = EngineWire.message("display");
+            m.addProperty("id", cellId);
+            m.add("data", EngineWire.toJson(data));
+            sendQuietly(m);
+        }
+
+        @Override
+        public void update(String displayId, DisplayData data) {
+            JsonObject m = EngineWire.message("update");
+            m.addProperty("id", cellId);
+            m.addProperty("displayId", displayId);
+            m.add("data", EngineWire.toJson(data));
+            sendQuietly(m);
+        }
+    }
+
+    /**
+     * MPI.Finalize, on a thread of the rank's group (multicore needs it) and with a time limit: after an
+     * interrupted collective the other ranks may never answer, and the engine must end anyway.
+     */
+    private static void finalizeMpi(ThreadGroup rankGroup) throws InterruptedException {
+        Thread t = new Thread(rankGroup, () -> {
+            try {
+                MPI.Finalize();
+            } catch (RuntimeException e) {
+                // nothing left to do
+            }
+        }, "finalize");
+        t.setDaemon(true);
+        t.start();
+        t.join(FINALIZE_PATIENCE.toMillis());
+    }
+
+    /** Every jar and folder the engine's classes come from: what cells are compiled against. */
+    static List<String> classPathOf(ClassLoader loader) {
+        Set<String> entries = new LinkedHashSet<>();
+        List<ClassLoader> chain = new ArrayList<>();
+        for (ClassLoader l = loader; l != null; l = l.getParent()) {
+            chain.add(0, l);
+        }
+        for (ClassLoader l : chain) {
+            if (l instanceof URLClassLoader) {
+                for (URL u : ((URLClassLoader) l).getURLs()) {
+                    if ("file".equals(u.getProtocol())) {
+                        try {
+                            entries.add(Path.of(u.toURI()).toString());
+                        } catch (Exception e) {
+                            // not a plain file URL
+                        }
+                    }
+                }
+            }
+        }
+        if (chain.contains(ClassLoader.getSystemClassLoader())) { // niodev: the engine is on the JVM's class path
+            for (String e : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+                if (!e.isBlank()) {
+                    entries.add(e);
+                }
+            }
+        }
+        return new ArrayList<>(entries);
+    }
+}

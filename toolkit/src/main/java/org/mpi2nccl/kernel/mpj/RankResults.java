@@ -1,0 +1,144 @@
+package org.mpi2nccl.kernel.mpj;
+
+import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
+import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.render.Html;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * How a {@code %%mpj} cell ended on each rank: a value (or none) or an error. The values are gathered into one
+ * output, a row per rank; the errors into one error that names each failing rank (identical errors, say the same
+ * compile error on every rank, are shown once).
+ */
+public final class RankResults {
+    private final SortedMap<Integer, DisplayData> values = new TreeMap<>();
+    private final SortedMap<Integer, CellError> errors = new TreeMap<>();
+    private final int ranks;
+
+    RankResults(int ranks) {
+        this.ranks = ranks;
+    }
+
+    void value(int rank, DisplayData value) {
+        values.put(rank, value);
+    }
+
+    void error(int rank, CellError error) {
+        errors.put(rank, error);
+    }
+
+    public Map<Integer, DisplayData> values() {
+        return values;
+    }
+
+    public Map<Integer, CellError> errors() {
+        return errors;
+    }
+
+    public boolean failed() {
+        return !errors.isEmpty();
+    }
+
+    /** The ranks' values in one bundle (text: a line per rank; HTML: a table with each rank's rich output). */
+    public DisplayData gathered() {
+        if (values.isEmpty()) {
+            return null;
+        }
+        StringBuilder text = new StringBuilder();
+        StringBuilder html = new StringBuilder("<table class=\"mpi2nccl-ranks\"><tbody>");
+        for (Map.Entry<Integer, DisplayData> e : values.entrySet()) {
+            DisplayData d = e.getValue();
+            Object plain = d.getData(MIMEType.TEXT_PLAIN);
+            String plainText = plain == null ? "" : plain.toString();
+            if (text.length() > 0) {
+                text.append('\n');
+            }
+            text.append("[rank ").append(e.getKey()).append("] ").append(plainText.replace("\n", "\n         "));
+            html.append("<tr><td style=\"vertical-align:top\"><b>rank ").append(e.getKey()).append("</b></td><td style=\"text-align:left\">")
+                    .append(richHtml(d, plainText)).append("</td></tr>");
+        }
+        html.append("</tbody></table>");
+        DisplayData all = new DisplayData(text.toString());
+        all.putHTML(html.toString());
+        return all;
+    }
+
+    private static String richHtml(DisplayData d, String plainText) {
+        Object png = d.getData(MIMEType.IMAGE_PNG);
+        if (png != null) {
+            return "<img src=\"data:image/png;base64," + png + "\"/>";
+        }
+        Object svg = d.getData(MIMEType.IMAGE_SVG);
+        if (svg != null) {
+            return svg.toString();
+        }
+        Object html = d.getData(MIMEType.TEXT_HTML);
+        if (html != null) {
+            return html.toString();
+        }
+        return "<pre style=\"margin:0\">" + Html.escape(plainText) + "</pre>";
+    }
+
+    /** One error for the cell: every failing rank named, with its traceback. */
+    public CellError combinedError() {
+        List<String> lines = new ArrayList<>();
+        List<List<Integer>> groups = new ArrayList<>();
+        List<CellError> firstOfGroup = new ArrayList<>();
+        for (Map.Entry<Integer, CellError> e : errors.entrySet()) {
+            int i = 0;
+            while (i < firstOfGroup.size() && !same(firstOfGroup.get(i), e.getValue())) {
+                i++;
+            }
+            if (i == firstOfGroup.size()) {
+                firstOfGroup.add(e.getValue());
+                groups.add(new ArrayList<>());
+            }
+            groups.get(i).add(e.getKey());
+        }
+        StringBuilder summary = new StringBuilder();
+        for (int i = 0; i < groups.size(); i++) {
+            CellError err = firstOfGroup.get(i);
+            String who = ranksLabel(groups.get(i));
+            lines.add("[" + who + "] " + err.name() + ": " + err.getMessage());
+            for (String l : err.traceback()) {
+                lines.add("[" + who + "]   " + l);
+            }
+            summary.append(summary.length() == 0 ? "" : "; ").append(who).append(": ").append(err.getMessage());
+        }
+        int ok = ranks - errors.size();
+        if (ok > 0 && errors.size() < ranks) {
+            lines.add(ok + " other rank" + (ok == 1 ? "" : "s") + " finished the cell without error.");
+        }
+        boolean allInterrupted = errors.values().stream().allMatch(e -> e.kind() == CellError.Kind.INTERRUPTED);
+        return new CellError(allInterrupted ? CellError.Kind.INTERRUPTED : CellError.Kind.EXCEPTION,
+                "RankError", summary.toString(), lines);
+    }
+
+    private static boolean same(CellError a, CellError b) {
+        return a.kind() == b.kind() && Objects.equals(a.name(), b.name()) && Objects.equals(a.getMessage(), b.getMessage())
+                && a.traceback().equals(b.traceback());
+    }
+
+    /** "rank 2", "ranks 0-3", "ranks 0, 2". */
+    static String ranksLabel(List<Integer> ranks) {
+        if (ranks.size() == 1) {
+            return "rank " + ranks.get(0);
+        }
+        boolean consecutive = ranks.get(ranks.size() - 1) - ranks.get(0) == ranks.size() - 1;
+        if (consecutive) {
+            return "ranks " + ranks.get(0) + "-" + ranks.get(ranks.size() - 1);
+        }
+        StringBuilder sb = new StringBuilder("ranks ");
+        for (int i = 0; i < ranks.size(); i++) {
+            sb.append(i == 0 ? "" : ", ").append(ranks.get(i));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,88 @@
+package org.mpi2nccl.lessons;
+
+import java.util.Arrays;
+import java.util.Random;
+
+/**
+ * Lesson 01, MPI basics: each rank holds a different amount of data ({@link #localData}); the exercise asks for
+ * the mean of all of it on every rank, with one collective.
+ */
+public final class Lesson01 {
+    private Lesson01() {
+    }
+
+    /**
+     * Rank {@code rank}'s numbers: (rank + 1) * 1000 values around 20 - 3 * rank, the same on every run. Ranks with
+     * more values have smaller ones, so a mean that weighs ranks equally is visibly wrong.
+     */
+    public static double[] localData(int rank) {
+        if (rank < 0) {
+            throw new IllegalArgumentException("a rank is 0 or more, not " + rank);
+        }
+        Random r = new Random(1000 + rank);
+        double[] xs = new double[(rank + 1) * 1000];
+        for (int i = 0; i < xs.length; i++) {
+            xs[i] = 20.0 - 3.0 * rank + r.nextGaussian();
+        }
+        return xs;
+    }
+
+    /** The right answer for a job of {@code size} ranks (computed here from every rank's data). */
+    public static double globalMean(int size) {
+        double sum = 0;
+        long count = 0;
+        for (int r = 0; r < size; r++) {
+            double[] xs = localData(r);
+            sum += Arrays.stream(xs).sum();
+            count += xs.length;
+        }
+        return sum / count;
+    }
+
+    /**
+     * Checks one rank's answer and explains the usual wrong ones. Run it on every rank (in a {@code %%mpj} cell):
+     * each rank must end up with the mean.
+     */
+    public static Check checkGlobalMean(int rank, int size, double[] local, double answer) {
+        double right = globalMean(size);
+        String who = "rank " + rank + ": ";
+        if (close(answer, right)) {
+            return Check.right(who + "global mean " + fmt(answer), "every value of every rank counted once.");
+        }
+        double localMean = Arrays.stream(local).average().orElse(Double.NaN);
+        double meanOfMeans = 0;
+        double globalSum = 0;
+        for (int r = 0; r < size; r++) {
+            meanOfMeans += Arrays.stream(localData(r)).average().orElse(0) / size;
+            globalSum += Arrays.stream(localData(r)).sum();
+        }
+        String why;
+        if (Double.isNaN(answer)) {
+            why = "no answer yet (globalMean is NaN): compute it with a collective.";
+        } else if (close(answer, localMean)) {
+            why = "that is this rank's own mean: the other ranks' data is missing. Combine the ranks with a collective.";
+        } else if (close(answer, meanOfMeans)) {
+            why = "that is the mean of the ranks' means. It weighs every rank the same, but the ranks hold different"
+                    + " numbers of values (rank r has (r + 1) * 1000): add up sums and counts, then divide.";
+        } else if (close(answer, globalSum / size)) {
+            why = "that is the total divided by the number of ranks: divide by the total number of values instead.";
+        } else if (close(answer, globalSum)) {
+            why = "that is the sum of all values: divide it by how many values there are in total.";
+        } else if (rank != 0) {
+            why = "expected " + fmt(right) + ". If rank 0 has it and the other ranks do not: Reduce delivers the"
+                    + " result to the root only (the others keep leftovers of the reduction); Allreduce gives it to"
+                    + " every rank.";
+        } else {
+            why = "expected " + fmt(right) + ".";
+        }
+        return Check.wrong(who + fmt(answer) + " is not the global mean", why);
+    }
+
+    private static boolean close(double a, double b) {
+        return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+    }
+
+    private static String fmt(double x) {
+        return String.format(java.util.Locale.ROOT, "%.6f", x);
+    }
+}

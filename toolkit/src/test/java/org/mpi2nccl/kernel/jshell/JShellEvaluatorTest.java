@@ -1,0 +1,93 @@
+package org.mpi2nccl.kernel.jshell;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class JShellEvaluatorTest {
+    static JShellEvaluator jshell;
+
+    @BeforeAll
+    static void start() throws Exception {
+        List<String> cp = Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator));
+        long t0 = System.nanoTime();
+        jshell = JShellEvaluator.start(ClassLoader.getSystemClassLoader(), cp, List.of("import java.util.*;"));
+        System.out.printf("JShell start: %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    @AfterAll
+    static void stop() {
+        jshell.close();
+    }
+
+    @Test
+    void lastExpressionIsTheCellValueAsAnObject() throws Exception {
+        CellValue v = jshell.eval("int a = 20;\nList<Integer> xs = new ArrayList<>(List.of(a, 22));\nxs");
+        assertTrue(v.present());
+        assertEquals(List.of(20, 22), v.value());
+        assertEquals(42, jshell.eval("a + 22").value());
+        assertNull(jshell.eval("String s = null; s").value());
+    }
+
+    @Test
+    void declarationsAndStatementsHaveNoValue() throws Exception {
+        assertFalse(jshell.eval("int b = 1;").present());
+        assertFalse(jshell.eval("System.out.print(\"\");").present());
+    }
+
+    @Test
+    void stateIsKeptAcrossCells() throws Exception {
+        jshell.eval("int counter = 0;");
+        jshell.eval("counter += 5;");
+        assertEquals(6, jshell.eval("counter + 1").value());
+    }
+
+    @Test
+    void compileErrorNamesTheLine() {
+        CellError e = assertThrows(CellError.class, () -> jshell.eval("int ok = 1;\nint bad = nosuch + 1;"));
+        assertEquals(CellError.Kind.COMPILE, e.kind());
+        assertTrue(e.traceback().get(0).startsWith("line 2:"), e.traceback().toString());
+        assertTrue(e.getMessage().contains("cannot find symbol"), e.getMessage());
+    }
+
+    @Test
+    void exceptionKeepsItsClassAndMessage() {
+        CellError e = assertThrows(CellError.class, () -> jshell.eval("int z = 0;\nint q = 1 / z;"));
+        assertEquals("java.lang.ArithmeticException", e.name());
+        assertEquals("/ by zero", e.getMessage());
+    }
+
+    @Test
+    void incompleteCellIsReported() {
+        CellError e = assertThrows(CellError.class, () -> jshell.eval("for (int i = 0; i < 3; i++) {"));
+        assertEquals(CellError.Kind.INCOMPLETE, e.kind());
+        assertEquals("    ", jshell.isComplete("for (int i = 0; i < 3; i++) {"));
+        assertEquals("complete", jshell.isComplete("int x = 1;"));
+    }
+
+    @Test
+    void stopEndsAnEndlessLoop() throws Exception {
+        CompletableFuture<CellError> running = CompletableFuture.supplyAsync(() -> {
+            try {
+                jshell.eval("long spins = 0; while (true) { spins++; }");
+                return null;
+            } catch (CellError e) {
+                return e;
+            }
+        });
+        Thread.sleep(500);
+        assertTrue(jshell.stop(java.time.Duration.ofSeconds(10)), "stop() should end the cell");
+        CellError e = running.get(10, TimeUnit.SECONDS);
+        assertNotNull(e, "the loop should have been stopped with an error");
+        assertEquals(CellError.Kind.INTERRUPTED, e.kind());
+        assertEquals(3, jshell.eval("1 + 2").value(), "the evaluator works after a stop");
+    }
+}

@@ -1,0 +1,158 @@
+"""A small client for the mpi2nccl kernel over the Jupyter protocol (jupyter_client, as Jupyter itself uses).
+
+Used by the kernel tests and the kernel benchmark. Run with Debian's python (/usr/bin/python3) and
+JUPYTER_PATH pointing at build/jupyter (build.sh sets both).
+"""
+import atexit
+import os
+import queue
+import time
+
+from jupyter_client.manager import KernelManager
+
+KERNEL_NAME = "mpi2nccl-java"
+_running = []
+
+
+@atexit.register
+def _kill_leftovers():
+    """A test that failed half-way must not leave its kernel (and its rank engines) behind."""
+    for k in list(_running):
+        try:
+            k.km.shutdown_kernel(now=True)
+        except Exception:
+            pass
+
+
+class Kernel:
+    """One running kernel; execute() returns everything the cell produced."""
+
+    def __init__(self, startup_timeout=60):
+        self.started_at = time.monotonic()
+        self.km = KernelManager(kernel_name=KERNEL_NAME)
+        self.km.start_kernel()
+        _running.append(self)
+        self.client = self.km.client()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=startup_timeout)
+        self.ready_at = time.monotonic()
+
+    @property
+    def pid(self):
+        return self.km.provisioner.process.pid
+
+    def execute(self, code, timeout=120, on_message=None):
+        """Runs a cell; returns a Result with the iopub messages of the cell and the shell reply."""
+        t0 = time.monotonic()
+        msg_id = self.client.execute(code, store_history=False)
+        messages = []
+        deadline = t0 + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"cell did not finish within {timeout} s: {code[:80]!r}")
+            try:
+                msg = self.client.get_iopub_msg(timeout=min(remaining, 1))
+            except queue.Empty:
+                continue
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if on_message:
+                on_message(msg)
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+            messages.append(msg)
+        while True:
+            reply = self.client.get_shell_msg(timeout=max(1, deadline - time.monotonic()))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return Result(messages, reply, time.monotonic() - t0)
+
+    def interrupt(self):
+        self.km.interrupt_kernel()
+
+    def shutdown(self):
+        """A normal shutdown (shutdown_request); jupyter_client kills the kernel if it does not end in time."""
+        self.client.stop_channels()
+        self.km.shutdown_kernel(now=False)
+        if self in _running:
+            _running.remove(self)
+
+
+class Result:
+    def __init__(self, messages, reply, elapsed):
+        self.messages = messages
+        self.reply = reply
+        self.elapsed = elapsed
+
+    @property
+    def ok(self):
+        return self.reply["content"]["status"] == "ok"
+
+    def of_type(self, *types):
+        return [m for m in self.messages if m["msg_type"] in types]
+
+    @property
+    def stdout(self):
+        return "".join(m["content"]["text"] for m in self.of_type("stream") if m["content"]["name"] == "stdout")
+
+    @property
+    def stderr(self):
+        return "".join(m["content"]["text"] for m in self.of_type("stream") if m["content"]["name"] == "stderr")
+
+    @property
+    def result(self):
+        """The execute_result's data, or None."""
+        r = self.of_type("execute_result")
+        return r[0]["content"]["data"] if r else None
+
+    @property
+    def error(self):
+        """(ename, evalue, traceback text) of the error, or None."""
+        e = self.of_type("error")
+        if not e:
+            return None
+        c = e[0]["content"]
+        return c["ename"], c["evalue"], "\n".join(c["traceback"])
+
+    def describe(self):
+        return f"status={self.reply['content']['status']} stdout={self.stdout!r} stderr={self.stderr!r} " \
+               f"result={self.result!r} error={self.error!r}"
+
+
+def alive(pid):
+    """Whether a process runs (a zombie counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_gone(pids, timeout=20):
+    """Waits until none of pids runs; returns those still running after the timeout."""
+    deadline = time.monotonic() + timeout
+    left = [p for p in pids if alive(p)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.2)
+        left = [p for p in left if alive(p)]
+    return left
+
+
+def descendants(pid):
+    """Every process below pid (from /proc)."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    ppid = int(f.read().split(") ", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(d))
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for c in children.get(p, []):
+            out.append(c)
+            todo.append(c)
+    return out

@@ -1,0 +1,259 @@
+"""The mpi2nccl kernel over the Jupyter protocol: displays of each type, magics, %%mpj rank engines (state across
+cells, per-rank output, errors, interrupt, a rank crash) and shutdown leaving no process behind.
+
+Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter).
+"""
+import base64
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from kernel_client import Kernel, alive, descendants, wait_gone
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def pids_of(result):
+    """The list of pids printed by %mpj pids."""
+    return [int(p) for p in re.findall(r"\d+", result.result["text/plain"])]
+
+
+def interrupt_after(kernel, seconds):
+    t = threading.Timer(seconds, kernel.interrupt)
+    t.start()
+    return t
+
+
+class Displays(unittest.TestCase):
+    """Each kind of output, errors and magics in the kernel itself."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.k = Kernel()
+        cls.addClassCleanup(cls.k.shutdown)
+
+    def run_ok(self, code, **kw):
+        r = self.k.execute(code, **kw)
+        self.assertTrue(r.ok, r.describe())
+        return r
+
+    def test_stream_and_value(self):
+        r = self.run_ok('System.out.println("hello"); System.err.println("careful");\n40 + 2')
+        self.assertEqual("hello\n", r.stdout)
+        self.assertEqual("careful\n", r.stderr)
+        self.assertEqual("42", r.result["text/plain"])
+
+    def test_statement_has_no_result(self):
+        r = self.run_ok("int declared = 5;")
+        self.assertIsNone(r.result)
+
+    def test_table_is_html_and_cut_with_a_note(self):
+        r = self.run_ok('Table t = Table.create("squares", IntColumn.create("n", IntStream.range(0, 30).toArray()),\n'
+                        '    IntColumn.create("n2", IntStream.range(0, 30).map(i -> i * i).toArray()));\nt')
+        html = r.result["text/html"]
+        self.assertIn("<th>n2</th>", html)
+        self.assertIn("<td>361</td>", html)       # row 19 is shown
+        self.assertNotIn("<td>400</td>", html)    # row 20 is cut
+        self.assertIn("showing the first 20 of 30 rows", html)
+
+    def test_chart_is_png_and_svg_on_request(self):
+        self.run_ok('XYChart chart = new XYChartBuilder().width(320).height(240).title("y = x^2").build();\n'
+                    'chart.addSeries("y", new double[]{1, 2, 3}, new double[]{1, 4, 9});')
+        r = self.run_ok("chart")
+        self.assertTrue(base64.b64decode(r.result["image/png"]).startswith(PNG_MAGIC))
+        r = self.run_ok('display(chart, "image/svg+xml");')
+        shown = r.of_type("display_data")
+        self.assertEqual(1, len(shown), r.describe())
+        self.assertIn("<svg", shown[0]["content"]["data"]["image/svg+xml"])
+
+    def test_buffered_image_is_png(self):
+        r = self.run_ok("var img = new java.awt.image.BufferedImage(16, 8, java.awt.image.BufferedImage.TYPE_INT_RGB);\n"
+                        "img.setRGB(3, 3, 0xff0000);\nimg")
+        png = base64.b64decode(r.result["image/png"])
+        self.assertTrue(png.startswith(PNG_MAGIC))
+
+    def test_progress_updates_in_place(self):
+        r = self.run_ok('try (Progress p = Progress.start("epoch", 10)) {\n'
+                        '  for (int e = 0; e < 10; e++) { Thread.sleep(60); p.step("loss %.2f", 1.0 / (e + 1)); }\n}')
+        shown = r.of_type("display_data")
+        updates = r.of_type("update_display_data")
+        self.assertEqual(1, len(shown), r.describe())
+        display_id = shown[0]["content"]["transient"]["display_id"]
+        self.assertGreaterEqual(len(updates), 2, "the bar should be updated in place")
+        self.assertTrue(all(u["content"]["transient"]["display_id"] == display_id for u in updates))
+        last = updates[-1]["content"]["data"]
+        self.assertIn("10/10", last["text/plain"])
+        self.assertIn("loss 0.10", last["text/plain"])
+        self.assertIn('<progress', last["text/html"])
+
+    def test_compile_error_names_the_line(self):
+        r = self.k.execute("int a = 1;\nint b = a + undefinedThing;")
+        self.assertFalse(r.ok)
+        ename, evalue, tb = r.error
+        self.assertIn("cannot find symbol", evalue)
+        self.assertIn("line 2", tb)
+        self.assertIn("undefinedThing", tb)
+
+    def test_exception_keeps_its_class(self):
+        r = self.k.execute('Object o = "text";\nInteger i = (Integer) o;')
+        self.assertFalse(r.ok)
+        self.assertIn("java.lang.ClassCastException", r.error[2])
+
+    def test_unknown_magic_and_mpj_without_engines_are_explained(self):
+        r = self.k.execute("%nosuchmagic 1")
+        self.assertFalse(r.ok)
+        self.assertIn("unknown magic %nosuchmagic", r.error[2])
+        r = self.k.execute("%%mpj\nrank")
+        self.assertFalse(r.ok)
+        self.assertIn("%mpj start -np 4", r.error[2])
+        r = self.k.execute("%mpj start -np two")
+        self.assertFalse(r.ok)
+        self.assertIn("-np", r.error[2])
+
+    def test_jars_adds_a_jar(self):
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "Greeter.java")
+            with open(src, "w") as f:
+                f.write("package demo; public class Greeter { public static String hi() { return \"hi from a jar\"; } }")
+            subprocess.run(["javac", "-d", os.path.join(d, "classes"), src], check=True)
+            subprocess.run(["jar", "cf", os.path.join(d, "greeter.jar"), "-C", os.path.join(d, "classes"), "."], check=True)
+            r = self.run_ok(f"%jars {d}/*.jar\ndemo.Greeter.hi()")
+            self.assertEqual("hi from a jar", r.result["text/plain"])
+
+    def test_interrupt_stops_an_endless_loop(self):
+        t = interrupt_after(self.k, 1.5)
+        r = self.k.execute("long spins = 0;\nwhile (true) { spins++; }", timeout=60)
+        t.join()
+        self.assertFalse(r.ok)
+        self.assertIn("Interrupted", r.error[2])
+        self.assertEqual("3", self.run_ok("1 + 2").result["text/plain"])
+
+
+class RankEngines(unittest.TestCase):
+    """%mpj start -np 4 (multicore) and cells on the ranks."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.k = Kernel()
+        cls.addClassCleanup(cls.k.shutdown)
+        r = cls.k.execute("%mpj start -np 4", timeout=120)
+        assert r.ok, r.describe()
+
+    def mpj(self, code, **kw):
+        return self.k.execute("%%mpj\n" + code, **kw)
+
+    def test_state_is_kept_across_cells_and_output_is_per_rank(self):
+        r = self.mpj("int mine = rank * 10;")
+        self.assertTrue(r.ok, r.describe())
+        r = self.mpj('System.out.println("mine is " + mine);\nmine + 1')
+        self.assertTrue(r.ok, r.describe())
+        for k in range(4):
+            self.assertIn(f"[rank {k}] mine is {10 * k}\n", r.stdout)
+        self.assertEqual("\n".join(f"[rank {k}] {10 * k + 1}" for k in range(4)), r.result["text/plain"])
+        self.assertIn("<b>rank 3</b>", r.result["text/html"])
+
+    def test_collectives_work_inside_a_cell(self):
+        r = self.mpj("double[] x = {rank + 1.0};\ndouble[] sum = new double[1];\n"
+                     "MPI.COMM_WORLD.Allreduce(x, 0, sum, 0, 1, MPI.DOUBLE, MPI.SUM);\nsum[0]")
+        self.assertTrue(r.ok, r.describe())
+        self.assertEqual("\n".join(f"[rank {k}] 10.0" for k in range(4)), r.result["text/plain"])
+
+    def test_an_error_names_its_rank(self):
+        r = self.mpj('if (rank == 1) throw new IllegalStateException("boom on one");\nrank')
+        self.assertFalse(r.ok)
+        tb = r.error[2]
+        self.assertIn("[rank 1] java.lang.IllegalStateException: boom on one", tb)
+        self.assertIn("3 other ranks finished", tb)
+        self.assertTrue(self.mpj("rank").ok, "the engines work after an error")
+
+    def test_ranks_waiting_for_a_failed_rank_are_interrupted(self):
+        t0 = time.monotonic()
+        r = self.mpj('if (rank == 0) throw new IllegalStateException("rank 0 gave up");\n'
+                     'int[] v = {0};\nMPI.COMM_WORLD.Bcast(v, 0, 1, MPI.INT, 0);', timeout=60)
+        self.assertFalse(r.ok)
+        self.assertIn("rank 0 gave up", r.error[2])
+        self.assertIn("interrupting them", r.stderr)
+        self.assertLess(time.monotonic() - t0, 30)
+
+    def test_display_from_a_rank(self):
+        r = self.mpj('if (rank == 2) {\n  XYChart c = new XYChartBuilder().width(200).height(150).build();\n'
+                     '  c.addSeries("r", new double[]{0, 1}, new double[]{0, rank});\n  display(c);\n}')
+        self.assertTrue(r.ok, r.describe())
+        shown = r.of_type("display_data")
+        self.assertEqual(1, len(shown), r.describe())
+        self.assertTrue(base64.b64decode(shown[0]["content"]["data"]["image/png"]).startswith(PNG_MAGIC))
+
+    def test_interrupt_stops_every_rank(self):
+        t = interrupt_after(self.k, 2)
+        r = self.mpj("long spins = 0;\nwhile (true) { spins++; }", timeout=60)
+        t.join()
+        self.assertFalse(r.ok)
+        self.assertIn("Interrupted", r.error[2])
+        after = self.mpj("rank")
+        if not after.ok:  # the engines were taken down because a rank did not stop: that must be said
+            self.assertIn("did not stop", r.error[2])
+            self.k.execute("%mpj start -np 4", timeout=120)
+
+    def test_status_lists_the_ranks(self):
+        r = self.k.execute("%mpj status")
+        self.assertTrue(r.ok, r.describe())
+        text = r.result["text/plain"]
+        self.assertIn("4 rank engines (multicore", text)
+
+    def test_one_shot_cell_starts_and_stops_its_own_engines(self):
+        r = self.k.execute("%%mpj -np 2\nProcessHandle.current().pid()", timeout=120)
+        self.assertTrue(r.ok, r.describe())
+        pid = int(re.search(r"\[rank 1\] (\d+)", r.result["text/plain"]).group(1))
+        self.assertEqual([], wait_gone([pid]), "the one-shot engines' JVM should be gone")
+
+
+class CrashAndShutdown(unittest.TestCase):
+    """A rank dies; the kernel shuts down or is killed: no process is left behind."""
+
+    def test_a_dying_rank_is_reported_and_the_others_are_stopped(self):
+        k = Kernel()
+        try:
+            r = k.execute("%mpj start -np 4 --device niodev", timeout=180)
+            self.assertTrue(r.ok, r.describe())
+            pids = pids_of(k.execute("%mpj pids"))
+            self.assertGreaterEqual(len(pids), 4)
+            r = k.execute("%%mpj\nif (rank == 2) Runtime.getRuntime().halt(7);\nMPI.COMM_WORLD.Barrier();",
+                          timeout=120)
+            self.assertFalse(r.ok)
+            self.assertIn("rank 2 died", r.error[2])
+            self.assertEqual([], wait_gone(pids), "every engine process should be gone")
+            self.assertEqual("2", k.execute("1 + 1").result["text/plain"], "the kernel stays alive")
+            self.assertIn("no rank engines", k.execute("%mpj status").result["text/plain"])
+        finally:
+            k.shutdown()
+
+    def test_shutdown_stops_every_engine(self):
+        k = Kernel()
+        kernel_pid = k.pid
+        self.assertTrue(k.execute("%mpj start -np 4", timeout=120).ok)
+        pids = pids_of(k.execute("%mpj pids")) + descendants(kernel_pid)
+        self.assertTrue(pids)
+        k.shutdown()
+        self.assertEqual([], wait_gone([kernel_pid] + pids), "kernel and engines should be gone")
+
+    def test_engines_end_when_the_kernel_is_killed(self):
+        k = Kernel()
+        kernel_pid = k.pid
+        self.assertTrue(k.execute("%mpj start -np 2 --device niodev", timeout=180).ok)
+        pids = pids_of(k.execute("%mpj pids")) + descendants(kernel_pid)
+        os.kill(kernel_pid, signal.SIGKILL)
+        try:
+            self.assertEqual([], wait_gone([kernel_pid] + pids, timeout=30),
+                             "engines must not outlive a killed kernel")
+        finally:
+            k.client.stop_channels()
+            k.km.cleanup_resources()
+
+
+if __name__ == "__main__":
+    unittest.main()
