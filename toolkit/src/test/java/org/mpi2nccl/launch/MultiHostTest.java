@@ -51,8 +51,10 @@ class MultiHostTest {
                     DAEMON_PORT, 40052, 40002);
             jobHomes.add(jobHome);
             // The second host gets its own empty /tmp, so it does not see what the launcher writes into the
-            // first host's /tmp (the job's private MPJ_HOME): as on two real machines.
-            List<String> prefix = h == 0 ? List.of("ip", "netns", "exec", ns[h])
+            // first host's /tmp (the job's private MPJ_HOME): as on two real machines. Not where the checkout
+            // itself lives under /tmp (a CI clone may): an empty /tmp would hide the class path from host B.
+            boolean checkoutUnderTmp = Path.of("").toAbsolutePath().startsWith("/tmp");
+            List<String> prefix = h == 0 || checkoutUnderTmp ? List.of("ip", "netns", "exec", ns[h])
                     : List.of("ip", "netns", "exec", ns[h], "unshare", "--mount", "sh", "-c",
                               "mount -t tmpfs tmpfs /tmp && exec \"$@\"", "host-b");
             daemons.add(MpjDaemon.start(jobHome, DAEMON_PORT, java, Map.of(), prefix, List.of(JobBuilder.NATIVE_ACCESS)));
