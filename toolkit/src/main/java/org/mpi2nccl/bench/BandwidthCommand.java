@@ -119,8 +119,8 @@ public final class BandwidthCommand implements Callable<Integer> {
             Files.createDirectories(out);
             res.writeCsv(out.resolve("bandwidth.csv"));
             String t = title != null ? title : collective + " bus bandwidth, " + ranks + " ranks";
-            res.writePng(out.resolve("busbw.png"), t, null, "out-of-place");
-            System.out.println("wrote " + out.resolve("bandwidth.csv") + " and " + out.resolve("busbw.png"));
+            boolean png = res.tryWritePng(out.resolve("busbw.png"), t, null, "out-of-place");
+            System.out.println("wrote " + out.resolve("bandwidth.csv") + (png ? " and " + out.resolve("busbw.png") : ""));
         }
         if (!res.allCorrect()) {
             System.err.println("bandwidth: WRONG RESULTS (see the #wrong columns)");

@@ -47,10 +47,11 @@ public final class BandwidthCompareCommand implements Callable<Integer> {
         BenchResults all = BenchResults.concat(parts);
         Files.createDirectories(out);
         all.writeCsv(out.resolve("all.csv"));
+        boolean png = true;
         for (String placement : List.of("in-place", "out-of-place")) {
-            all.writePng(out.resolve("busbw-" + placement + ".png"), title + " (" + placement + ")", null, placement);
+            png &= all.tryWritePng(out.resolve("busbw-" + placement + ".png"), title + " (" + placement + ")", null, placement);
         }
-        System.out.println("wrote " + out.resolve("all.csv") + " and busbw-in-place.png, busbw-out-of-place.png");
+        System.out.println("wrote " + out.resolve("all.csv") + (png ? " and busbw-in-place.png, busbw-out-of-place.png" : ""));
         if (ratio != null) {
             String[] ab = ratio.split("/", 2);
             if (ab.length != 2) {

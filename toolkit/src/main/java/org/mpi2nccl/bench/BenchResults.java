@@ -194,4 +194,20 @@ public final class BenchResults {
         Files.createDirectories(file.toAbsolutePath().getParent());
         BitmapEncoder.saveBitmap(chart(title, collective, placement), file.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
+
+    /**
+     * {@link #writePng}, or a line saying why not: drawing text needs fonts, and a bare GPU node may have none
+     * ("Fontconfig head is null"). The numbers are in the CSV either way; plot it elsewhere with
+     * {@code mpi2nccl bandwidth-compare}.
+     */
+    public boolean tryWritePng(Path file, String title, String collective, String placement) {
+        try {
+            writePng(file, title, collective, placement);
+            return true;
+        } catch (IOException | RuntimeException | Error e) {
+            System.err.println("no plot " + file.getFileName() + ": " + e + " (no fonts on this machine? install"
+                    + " fontconfig and a font such as fonts-dejavu-core, or plot the CSV elsewhere with bandwidth-compare)");
+            return false;
+        }
+    }
 }

@@ -95,7 +95,12 @@ public final class MpjCommunicator extends AbstractCommunicator {
         CollectiveCall call = begin(Collective.ALL_REDUCE, send.count(), send.dataType(), op, -1);
         collective(call, send, recv, true, (s, r) -> {
             HostBuffer src = s.sameAs(r) ? s.copy() : s;      // MPJ has no MPI_IN_PLACE
-            comm.Allreduce(src.array(), src.offset(), r.array(), r.offset(), r.length(), type(r), mpjOp(op));
+            inPieces(r.length(), elems(r, 1), (off, n) -> {
+                HostBuffer in = atZero(src.slice(off, n), true);
+                HostBuffer out = atZero(r.slice(off, n), false);
+                comm.Allreduce(in.array(), 0, out.array(), 0, n, type(r), mpjOp(op));
+                back(out, r.slice(off, n));
+            });
             if (op == Reduction.AVG) {
                 HostReduce.divide(r, size);
             }
@@ -111,7 +116,7 @@ public final class MpjCommunicator extends AbstractCommunicator {
             if (isRoot && !s.sameAs(r)) {
                 s.copyTo(r);
             }
-            comm.Bcast(r.array(), r.offset(), r.length(), type(r), root);
+            inPieces(r.length(), elems(r, 1), (off, n) -> comm.Bcast(r.array(), r.offset() + off, n, type(r), root));
         });
     }
 
@@ -124,7 +129,14 @@ public final class MpjCommunicator extends AbstractCommunicator {
             HostBuffer src = r != null && s.sameAs(r) ? s.copy() : s;
             // Non-roots get a scratch receive buffer: MPJ wants one even where it writes nothing.
             HostBuffer dst = r != null ? r : HostBuffer.allocate(s.dataType(), s.count());
-            comm.Reduce(src.array(), src.offset(), dst.array(), dst.offset(), s.length(), type(s), mpjOp(op), root);
+            inPieces(s.length(), elems(s, 1), (off, n) -> {
+                HostBuffer in = atZero(src.slice(off, n), true);
+                HostBuffer out = atZero(dst.slice(off, n), false);
+                comm.Reduce(in.array(), 0, out.array(), 0, n, type(s), mpjOp(op), root);
+                if (isRoot) {
+                    back(out, dst.slice(off, n));
+                }
+            });
             if (isRoot && op == Reduction.AVG) {
                 HostReduce.divide(r, size);
             }
@@ -137,7 +149,23 @@ public final class MpjCommunicator extends AbstractCommunicator {
         CollectiveCall call = begin(Collective.ALL_GATHER, send.count(), send.dataType(), null, -1);
         collective(call, send, recv, true, (s, r) -> {
             HostBuffer src = s.overlaps(r) ? s.copy() : s;
-            comm.Allgather(src.array(), src.offset(), src.length(), type(s), r.array(), r.offset(), s.length(), type(r));
+            int block = s.length();
+            int piece = elems(s, size);
+            if (block <= piece) {
+                HostBuffer in = atZero(src, true);
+                HostBuffer out = atZero(r, false);
+                comm.Allgather(in.array(), 0, block, type(s), out.array(), 0, block, type(r));
+                back(out, r);
+                return;
+            }
+            HostBuffer tmp = HostBuffer.allocate(s.dataType(), (long) piece * size);
+            inPieces(block, piece, (off, n) -> {        // piece by piece, then each rank's part to its place
+                HostBuffer in = atZero(src.slice(off, n), true);
+                comm.Allgather(in.array(), 0, n, type(s), tmp.array(), 0, n, type(s));
+                for (int q = 0; q < size; q++) {
+                    tmp.slice((long) q * n, n).copyTo(r.slice((long) q * block + off, n));
+                }
+            });
         });
     }
 
@@ -149,9 +177,34 @@ public final class MpjCommunicator extends AbstractCommunicator {
             // MPJ 0.44's Reduce_scatter returns wrong sums and overwrites the send buffer, so this is MPJ's
             // Reduce to rank 0 followed by its Scatter: still MPJ's own collectives, checked by the tests.
             HostBuffer whole = HostBuffer.allocate(s.dataType(), s.count());
-            comm.Reduce(s.array(), s.offset(), whole.array(), whole.offset(), s.length(), type(s), mpjOp(op), 0);
+            inPieces(s.length(), elems(s, 1), (off, n) -> {
+                HostBuffer in = atZero(s.slice(off, n), true);
+                HostBuffer out = atZero(whole.slice(off, n), false);
+                comm.Reduce(in.array(), 0, out.array(), 0, n, type(s), mpjOp(op), 0);
+                if (rank == 0) {
+                    back(out, whole.slice(off, n));
+                }
+            });
             HostBuffer dst = r.overlaps(s) ? HostBuffer.allocate(r.dataType(), r.count()) : r;
-            comm.Scatter(whole.array(), whole.offset(), r.length(), type(r), dst.array(), dst.offset(), r.length(), type(r), 0);
+            int block = r.length();
+            int piece = elems(r, size);
+            if (block <= piece) {
+                HostBuffer out = atZero(dst, false);
+                comm.Scatter(whole.array(), 0, block, type(r), out.array(), 0, block, type(r), 0);
+                back(out, dst);
+            } else {
+                HostBuffer tmp = HostBuffer.allocate(r.dataType(), (long) piece * size);
+                inPieces(block, piece, (off, n) -> {
+                    if (rank == 0) {
+                        for (int q = 0; q < size; q++) {
+                            whole.slice((long) q * block + off, n).copyTo(tmp.slice((long) q * n, n));
+                        }
+                    }
+                    HostBuffer out = atZero(dst.slice(off, n), false);
+                    comm.Scatter(tmp.array(), 0, n, type(r), out.array(), 0, n, type(r), 0);
+                    back(out, dst.slice(off, n));
+                });
+            }
             if (op == Reduction.AVG) {
                 HostReduce.divide(dst, size);
             }
@@ -165,21 +218,22 @@ public final class MpjCommunicator extends AbstractCommunicator {
     public void send(CommBuffer buffer, int peer) {
         checkPeer("send", buffer, peer);
         CollectiveCall call = begin(Collective.SEND_RECV, buffer.count(), buffer.dataType(), null, peer);
-        pointToPoint(call, buffer, null, (s, r) -> comm.Send(s.array(), s.offset(), s.length(), type(s), peer, TAG_P2P));
+        pointToPoint(call, buffer, null, (s, r) -> inPieces(s.length(), elems(s, 1),
+                (off, n) -> comm.Send(s.array(), s.offset() + off, n, type(s), peer, TAG_P2P)));
     }
 
     @Override
     public void recv(CommBuffer buffer, int peer) {
         checkPeer("recv", buffer, peer);
         CollectiveCall call = begin(Collective.SEND_RECV, buffer.count(), buffer.dataType(), null, peer);
-        pointToPoint(call, null, buffer, (s, r) -> {
-            Status st = comm.Recv(r.array(), r.offset(), r.length(), type(r), peer, TAG_P2P);
+        pointToPoint(call, null, buffer, (s, r) -> inPieces(r.length(), elems(r, 1), (off, n) -> {
+            Status st = comm.Recv(r.array(), r.offset() + off, n, type(r), peer, TAG_P2P);
             int got = st.Get_count(type(r));
-            if (got != r.length()) {
+            if (got != n) {
                 throw new CommException("rank " + rank + ": the message from rank " + peer + " has " + got
-                        + " elements but the receive expects " + r.length());
+                        + " elements but the receive expects " + n + " (of " + r.length() + ")");
             }
-        });
+        }));
     }
 
     @Override
@@ -302,6 +356,56 @@ public final class MpjCommunicator extends AbstractCommunicator {
         } catch (MPIException e) {
             throw new CommException("rank " + rank + ": MPJ " + call.describe() + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * MPJ Express rounds every message buffer up to a power of two: a message of 1 GiB needs a 2 GiB buffer and
+     * overflows its int capacity ("capacity < 0"). So no single MPJ call moves more than this (the system
+     * property {@code mpi2nccl.mpj.maxBytesPerCall} lowers it, for tests of the piecewise paths).
+     */
+    static final long MAX_BYTES_PER_CALL = Long.getLong("mpi2nccl.mpj.maxBytesPerCall", 256L << 20);
+
+    /**
+     * MPJ 0.44's collectives ignore the offsets of their buffers (tested: Allreduce, Reduce, Allgather, Scatter and
+     * Gather read or write from element 0 whatever the offset; Bcast and point-to-point honour them). So every
+     * buffer a collective gets starts at element 0: a slice that does not is copied (or received) into one.
+     */
+    private static HostBuffer atZero(HostBuffer b, boolean copyIn) {
+        if (b.offset() == 0) {
+            return b;
+        }
+        HostBuffer z = HostBuffer.allocate(b.dataType(), b.count());
+        if (copyIn) {
+            b.copyTo(z);
+        }
+        return z;
+    }
+
+    /** Copies a result received into {@link #atZero}'s stand-in back to where it belongs. */
+    private static void back(HostBuffer received, HostBuffer target) {
+        if (received != target && !received.sameAs(target)) {
+            received.copyTo(target);
+        }
+    }
+
+    /** Elements of {@code b}'s type that fit in one MPJ call when {@code parts} of them travel together. */
+    static int elems(HostBuffer b, int parts) {
+        return (int) Math.max(1, MAX_BYTES_PER_CALL / ((long) b.dataType().bytes() * parts));
+    }
+
+    @FunctionalInterface
+    private interface Piece {
+        void run(int offset, int count) throws MPIException;
+    }
+
+    /** Calls {@code body} for consecutive pieces of at most {@code max} of {@code total} elements (once if 0). */
+    private static void inPieces(int total, int max, Piece body) throws MPIException {
+        int off = 0;
+        do {
+            int n = Math.min(max, total - off);
+            body.run(off, n);
+            off += n;
+        } while (off < total);
     }
 
     static Datatype type(HostBuffer b) {

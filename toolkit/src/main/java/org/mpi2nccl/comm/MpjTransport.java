@@ -59,22 +59,56 @@ public final class MpjTransport implements Transport {
     @Override
     public Pending isend(HostBuffer buffer, int dest, int tag) {
         CommArgs.rankInRange("send", "destination", dest, size);
-        try {
-            Request r = comm.Isend(buffer.array(), buffer.offset(), buffer.length(), mpjType(buffer.dataType()), dest, tag);
-            return new MpjPending(r, null, "the message to rank " + dest + " (tag " + tag + ")");
-        } catch (MPIException e) {
-            throw new CommException("rank " + rank + ": MPJ Isend to rank " + dest + " failed: " + e.getMessage(), e);
-        }
+        String what = "the message to rank " + dest + " (tag " + tag + ")";
+        return pieces(buffer, what, (b, off, n) -> new MpjPending(
+                comm.Isend(b.array(), b.offset() + off, n, mpjType(b.dataType()), dest, tag), null, n, what));
     }
 
     @Override
     public Pending irecv(HostBuffer buffer, int src, int tag) {
         CommArgs.rankInRange("recv", "source", src, size);
+        String what = "the message from rank " + src + " (tag " + tag + ")";
+        return pieces(buffer, what, (b, off, n) -> new MpjPending(
+                comm.Irecv(b.array(), b.offset() + off, n, mpjType(b.dataType()), src, tag), b, n, what));
+    }
+
+    @FunctionalInterface
+    private interface Post {
+        MpjPending post(HostBuffer b, int offset, int count) throws MPIException;
+    }
+
+    /**
+     * One MPJ request per piece of at most {@link MpjCommunicator#MAX_BYTES_PER_CALL} (MPJ cannot buffer a
+     * message near 1 GiB); both sides cut a message the same way, and MPJ keeps messages of one tag in order.
+     */
+    private Pending pieces(HostBuffer buffer, String what, Post post) {
+        int max = MpjCommunicator.elems(buffer, 1);
+        int total = buffer.length();
         try {
-            Request r = comm.Irecv(buffer.array(), buffer.offset(), buffer.length(), mpjType(buffer.dataType()), src, tag);
-            return new MpjPending(r, buffer, "the message from rank " + src + " (tag " + tag + ")");
+            if (total <= max) {
+                return post.post(buffer, 0, total);
+            }
+            java.util.List<MpjPending> parts = new java.util.ArrayList<>();
+            for (int off = 0; off < total; off += max) {
+                parts.add(post.post(buffer, off, Math.min(max, total - off)));
+            }
+            return new Pending() {
+                @Override
+                public boolean done() {
+                    boolean all = true;
+                    for (MpjPending p : parts) {
+                        all &= p.done();
+                    }
+                    return all;
+                }
+
+                @Override
+                public String describe() {
+                    return what + " (" + parts.size() + " pieces)";
+                }
+            };
         } catch (MPIException e) {
-            throw new CommException("rank " + rank + ": MPJ Irecv from rank " + src + " failed: " + e.getMessage(), e);
+            throw new CommException("rank " + rank + ": MPJ failed to post " + what + ": " + e.getMessage(), e);
         }
     }
 
@@ -97,12 +131,14 @@ public final class MpjTransport implements Transport {
     private final class MpjPending implements Pending {
         private final Request request;
         private final HostBuffer recvBuffer;
+        private final int expected;
         private final String what;
         private boolean done;
 
-        MpjPending(Request request, HostBuffer recvBuffer, String what) {
+        MpjPending(Request request, HostBuffer recvBuffer, int expected, String what) {
             this.request = request;
             this.recvBuffer = recvBuffer;
+            this.expected = expected;
             this.what = what;
         }
 
@@ -117,11 +153,11 @@ public final class MpjTransport implements Transport {
                     return false;
                 }
                 done = true;
-                if (recvBuffer != null && recvBuffer.length() > 0) {
+                if (recvBuffer != null && expected > 0) {
                     int got = s.Get_count(mpjType(recvBuffer.dataType()));
-                    if (got != recvBuffer.length()) {
+                    if (got != expected) {
                         throw new CommException("rank " + rank + ": " + what + " has " + got
-                                + " elements but the receive expects " + recvBuffer.length()
+                                + " elements but the receive expects " + expected
                                 + ": the ranks disagree on the size of this transfer");
                     }
                 }

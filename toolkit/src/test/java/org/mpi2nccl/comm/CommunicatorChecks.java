@@ -95,6 +95,37 @@ public final class CommunicatorChecks {
             c.reduceScatter(rs, rs.slice((long) r * n, n), Reduction.SUM);
             expect(bad, "reduceScatter in place n=" + n, wantBlock, Arrays.copyOfRange(contrib, r * n, r * n + n));
         }
+        // buffers that start inside larger arrays (offsets), with the elements around them left untouched
+        for (int n : new int[] {1, 1001}) {
+            int[] big = new int[n + 5];
+            System.arraycopy(input(r, n), 0, big, 3, n);
+            int[] outBig = new int[n + 7];
+            c.allReduce(HostBuffer.of(big).slice(3, n), HostBuffer.of(outBig).slice(5, n), Reduction.SUM);
+            expect(bad, "allReduce at offsets n=" + n, reference(Reduction.SUM, p, n), Arrays.copyOfRange(outBig, 5, 5 + n));
+            expect(bad, "allReduce at offsets leaves the rest n=" + n, new int[5], Arrays.copyOfRange(outBig, 0, 5));
+            int[] redBig = new int[n + 2];
+            c.reduce(HostBuffer.of(big).slice(3, n), r == 0 ? HostBuffer.of(redBig).slice(2, n) : null, Reduction.MAX, 0);
+            if (r == 0) {
+                expect(bad, "reduce at offsets n=" + n, reference(Reduction.MAX, p, n), Arrays.copyOfRange(redBig, 2, 2 + n));
+            }
+            int[] gathered = new int[p * n + 4];
+            c.allGather(HostBuffer.of(big).slice(3, n), HostBuffer.of(gathered).slice(4, (long) p * n));
+            for (int q = 0; q < p; q++) {
+                expect(bad, "allGather at offsets n=" + n + " block " + q, input(q, n),
+                        Arrays.copyOfRange(gathered, 4 + q * n, 4 + (q + 1) * n));
+            }
+            int[] contrib = new int[p * n + 3];
+            for (int i = 0; i < p * n; i++) {
+                contrib[3 + i] = r + 3 * i;
+            }
+            int[] block = new int[n + 6];
+            c.reduceScatter(HostBuffer.of(contrib).slice(3, (long) p * n), HostBuffer.of(block).slice(6, n), Reduction.SUM);
+            int[] want = new int[n];
+            for (int i = 0; i < n; i++) {
+                want[i] = p * 3 * (r * n + i) + p * (p - 1) / 2;
+            }
+            expect(bad, "reduceScatter at offsets n=" + n, want, Arrays.copyOfRange(block, 6, 6 + n));
+        }
         if (p > 1) {
             int right = (r + 1) % p, left = (r + p - 1) % p;
             float[] out = {r, 2f * r};

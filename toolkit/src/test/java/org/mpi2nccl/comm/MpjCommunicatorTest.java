@@ -37,6 +37,21 @@ class MpjCommunicatorTest {
         }
     }
 
+    /**
+     * MPJ cannot buffer a message near 1 GiB (it rounds buffers up to a power of two), so large calls go in
+     * pieces; with pieces of 64 bytes every collective of the checks runs piecewise.
+     */
+    @ParameterizedTest(name = "{0} in 64-byte pieces")
+    @CsvSource({"mpj", "naive"})
+    void largeCallsGoInPiecesThatMpjCanBuffer(String kind) {
+        JobResult r = Mpj.launch(CommRankMain.class).ranks(3).device(MpjDevice.MULTICORE).args(kind, "checks")
+                .jvmArgs("-Dmpi2nccl.mpj.maxBytesPerCall=64").timeout(Duration.ofSeconds(180)).run();
+        assertTrue(r.succeeded(), r.toString());
+        for (Map<String, Object> rep : r.reports()) {
+            assertEquals(0L, ((Number) rep.get("failures")).longValue(), rep.toString());
+        }
+    }
+
     @ParameterizedTest(name = "{0} on {1} ranks")
     @CsvSource({"ring, 3", "ring-shm, 4", "naive, 2"})
     void theRingMatchesMpjsOwnAllreduce(String kind, int ranks) {

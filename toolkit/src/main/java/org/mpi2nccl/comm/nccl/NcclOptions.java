@@ -10,8 +10,9 @@ import java.time.Duration;
  * @param verifyCalls  the metadata check before each collective (a tiny all-gather + host round trip)
  * @param synchronous  each call returns when its result is ready; false: calls return once queued on the
  *                     stream (as in PyTorch and nccl-tests) and {@link NcclCommunicator#synchronize()} waits
- * @param blocking     NCCL's own blocking mode; false (default) lets init and calls be polled, so that a
- *                     missing peer becomes a timeout instead of a hang
+ * @param blocking     NCCL's own blocking mode (default true, as PyTorch): calls return once their GPU work is
+ *                     queued. false: NCCL's non-blocking mode, where every call is handed to a background thread
+ *                     and polled (a 1 MiB all-reduce took about 300 us so on 2x H200; torch.distributed: 34 us)
  * @param stream       a CUDA stream (cudaStream_t address) to run on, shared with other GPU work; 0 = own stream
  */
 public record NcclOptions(int device, Duration timeout, boolean verifyCalls, boolean synchronous, boolean blocking,
@@ -26,9 +27,9 @@ public record NcclOptions(int device, Duration timeout, boolean verifyCalls, boo
         }
     }
 
-    /** Device from the rank, 60 s timeout, checks on, synchronous, non-blocking NCCL, own stream. */
+    /** Device from the rank, 60 s timeout, checks on, synchronous, blocking NCCL, own stream. */
     public static NcclOptions defaults() {
-        return new NcclOptions(-1, Duration.ofSeconds(60), true, true, false, 0);
+        return new NcclOptions(-1, Duration.ofSeconds(60), true, true, true, 0);
     }
 
     /** As nccl-tests and PyTorch run: no metadata check, calls return once queued. */

@@ -57,6 +57,17 @@ public final class NcclRankMain {
                     try (NcclCommunicator fast = NcclCommunicator.overHost(host, NcclOptions.fast().timeout(timeout))) {
                         bad.addAll(asyncAndGroupChecks(nccl, fast));
                     }
+                    // NCCL's non-blocking mode (every call polled): the same group and queued checks, and a split
+                    try (NcclCommunicator polled = NcclCommunicator.overHost(host, opts.blocking(false));
+                         NcclCommunicator polledFast = NcclCommunicator.overHost(host, NcclOptions.fast().blocking(false).timeout(timeout))) {
+                        bad.addAll(asyncAndGroupChecks(polled, polledFast));
+                        try (NcclCommunicator half = polled.split(0, -rank)) {
+                            if (half.size() != size || half.rank() != size - 1 - rank) {
+                                bad.add("non-blocking split: rank " + half.rank() + " of " + half.size());
+                            }
+                            half.barrier();
+                        }
+                    }
                     ok = bad.isEmpty();
                     System.out.println(ok ? "NCCL OK rank " + rank + " of " + size + " checks" : "NCCL FAILED rank " + rank + ": " + bad);
                 }
