@@ -66,6 +66,18 @@ public final class RingTrace {
         events.clear();
     }
 
+    /** A trace holding {@code events} (e.g. received from other ranks: see {@link TraceExchange}). */
+    public static RingTrace of(Collection<Event> events) {
+        RingTrace t = new RingTrace();
+        t.events.addAll(events);
+        return t;
+    }
+
+    /** The sequence number of the latest collective in the trace (-1 when empty): the one to draw. */
+    public synchronized long lastSeq() {
+        return events.stream().mapToLong(Event::seq).max().orElse(-1);
+    }
+
     /** The events of several ranks' traces in one trace, ordered by collective, rank, phase order and step. */
     public static RingTrace merge(Collection<RingTrace> traces) {
         RingTrace all = new RingTrace();
@@ -115,15 +127,19 @@ public final class RingTrace {
      * the diagonals show each segment travelling around the ring.
      */
     public synchronized int[][] sendGrid(long seq, int ranks) {
+        // Phases in the order the algorithms run them (not the order of the merged events: the naive
+        // all-reduce's rank 0 only sends in its second phase), others after them as first seen.
         List<String> phases = new ArrayList<>();
-        int[] stepsPerPhase = new int[32];
+        for (Event e : events) {
+            if (e.seq() == seq && e.direction().equals("send") && !phases.contains(e.phase())) {
+                phases.add(e.phase());
+            }
+        }
+        phases.sort(Comparator.comparingInt(RingTrace::phaseOrder));
+        int[] stepsPerPhase = new int[phases.size()];
         for (Event e : events) {
             if (e.seq() == seq && e.direction().equals("send")) {
                 int i = phases.indexOf(e.phase());
-                if (i < 0) {
-                    phases.add(e.phase());
-                    i = phases.size() - 1;
-                }
                 stepsPerPhase[i] = Math.max(stepsPerPhase[i], e.step() + 1);
             }
         }
@@ -141,6 +157,12 @@ public final class RingTrace {
             }
         }
         return grid;
+    }
+
+    /** Where a phase comes in its collective: first halves before second halves; unknown phases last (stable sort). */
+    private static int phaseOrder(String phase) {
+        int i = List.of("reduce-scatter", "reduce", "all-gather", "broadcast").indexOf(phase);
+        return i < 0 ? Integer.MAX_VALUE : i;
     }
 
     /** {@link #sendGrid} as a heat map: x = step, y = rank, colour = segment sent. */
