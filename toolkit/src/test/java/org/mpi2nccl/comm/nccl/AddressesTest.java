@@ -38,9 +38,9 @@ class AddressesTest {
 
     @Test
     void memoryTypesAreNamedForTheBufferCheck() {
-        assertTrue(NcclCommunicator.memoryType(0).contains("unregistered host"));
-        assertTrue(NcclCommunicator.memoryType(1).contains("pinned host"));
-        assertEquals("device memory", NcclCommunicator.memoryType(2));
-        assertEquals("managed memory", NcclCommunicator.memoryType(3));
+        assertTrue(NcclPointers.memoryType(0).contains("unregistered host"));
+        assertTrue(NcclPointers.memoryType(1).contains("pinned host"));
+        assertEquals("device memory", NcclPointers.memoryType(2));
+        assertEquals("managed memory", NcclPointers.memoryType(3));
     }
 }

@@ -67,6 +67,14 @@ public final class NcclRankMain {
                             }
                             half.barrier();
                         }
+                        // the parent right after a non-blocking split: NCCL keeps it ncclInProgress until the split's
+                        // job is over ("Attempt to use communicator before the previous operation returned ncclSuccess")
+                        try (NcclCommunicator again = polled.split(0, rank)) {
+                            polled.barrier();
+                            if (again.rank() != rank) {
+                                bad.add("non-blocking split, same order: rank " + again.rank() + " for rank " + rank);
+                            }
+                        }
                     }
                     ok = bad.isEmpty();
                     System.out.println(ok ? "NCCL OK rank " + rank + " of " + size + " checks" : "NCCL FAILED rank " + rank + ": " + bad);
