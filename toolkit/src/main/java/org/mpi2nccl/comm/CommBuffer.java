@@ -5,7 +5,7 @@ package org.mpi2nccl.comm;
  * Java array) or in GPU memory ({@link DeviceBuffer}: a device address). Communicators read and write
  * buffers; they never own them.
  */
-public sealed interface CommBuffer permits HostBuffer, DeviceBuffer {
+public sealed interface CommBuffer permits BufferView {
     DataType dataType();
 
     /** Number of elements. */

@@ -5,13 +5,13 @@ package org.mpi2nccl.comm;
  * the memory (a CUDA tensor, a {@code DeviceMemory}) owns and frees it and must keep it alive while a
  * communicator uses the view.
  */
-public final class DeviceBuffer implements CommBuffer {
+public final class DeviceBuffer extends BufferView {
     private final long address;
     private final long count;
-    private final DataType type;
     private final int device;
 
     private DeviceBuffer(long address, long count, DataType type, int device) {
+        super(type);
         if (address == 0 && count > 0) {
             throw new IllegalArgumentException("device address is 0 (freed or never allocated memory)");
         }
@@ -23,7 +23,6 @@ public final class DeviceBuffer implements CommBuffer {
         }
         this.address = address;
         this.count = count;
-        this.type = type;
         this.device = device;
     }
 
@@ -42,11 +41,6 @@ public final class DeviceBuffer implements CommBuffer {
     }
 
     @Override
-    public DataType dataType() {
-        return type;
-    }
-
-    @Override
     public long count() {
         return count;
     }
@@ -58,23 +52,18 @@ public final class DeviceBuffer implements CommBuffer {
 
     @Override
     public DeviceBuffer slice(long offset, long count) {
-        if (offset < 0 || count < 0 || offset + count > this.count) {
-            throw new IndexOutOfBoundsException("slice [" + offset + ", " + (offset + count)
-                    + ") of a device buffer of " + this.count + " elements");
-        }
+        checkSlice(offset, count, "a device buffer");
         return new DeviceBuffer(address + offset * type.bytes(), count, type, device);
     }
 
     @Override
-    public boolean overlaps(CommBuffer other) {
-        return other instanceof DeviceBuffer d && d.device == device && count > 0 && d.count > 0
-                && d.address < address + bytes() && address < d.address + d.bytes();
+    long startByte() {
+        return address;
     }
 
     @Override
-    public boolean sameAs(CommBuffer other) {
-        return other instanceof DeviceBuffer d && d.device == device && d.address == address
-                && d.type == type && d.count == count;
+    boolean sameSpace(BufferView other) {
+        return other instanceof DeviceBuffer d && d.device == device;
     }
 
     @Override

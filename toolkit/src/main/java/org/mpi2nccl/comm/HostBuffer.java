@@ -7,15 +7,14 @@ import java.util.Objects;
  * A slice {@code [offset, offset + count)} of a Java primitive array: what MPI (MPJ Express) sends and
  * receives. Created with {@link #of(float[])} and friends; {@link #slice} shares the array.
  */
-public final class HostBuffer implements CommBuffer {
+public final class HostBuffer extends BufferView {
     private final Object array;
-    private final DataType type;
     private final int offset;
     private final int count;
 
     private HostBuffer(Object array, int offset, int count) {
-        this.array = Objects.requireNonNull(array, "array");
-        this.type = DataType.ofArray(array);
+        super(DataType.ofArray(Objects.requireNonNull(array, "array")));
+        this.array = array;
         int length = java.lang.reflect.Array.getLength(array);
         if (offset < 0 || count < 0 || (long) offset + count > length) {
             throw new IndexOutOfBoundsException("slice [" + offset + ", " + ((long) offset + count)
@@ -87,11 +86,6 @@ public final class HostBuffer implements CommBuffer {
     }
 
     @Override
-    public DataType dataType() {
-        return type;
-    }
-
-    @Override
     public long count() {
         return count;
     }
@@ -103,22 +97,18 @@ public final class HostBuffer implements CommBuffer {
 
     @Override
     public HostBuffer slice(long offset, long count) {
-        if (offset < 0 || count < 0 || offset + count > this.count) {
-            throw new IndexOutOfBoundsException("slice [" + offset + ", " + (offset + count)
-                    + ") of a buffer of " + this.count + " elements");
-        }
+        checkSlice(offset, count, "a buffer");
         return new HostBuffer(array, this.offset + (int) offset, (int) count);
     }
 
     @Override
-    public boolean overlaps(CommBuffer other) {
-        return other instanceof HostBuffer h && h.array == array && count > 0 && h.count > 0
-                && h.offset < offset + count && offset < h.offset + h.count;
+    long startByte() {
+        return (long) offset * type.bytes();
     }
 
     @Override
-    public boolean sameAs(CommBuffer other) {
-        return other instanceof HostBuffer h && h.array == array && h.offset == offset && h.count == count;
+    boolean sameSpace(BufferView other) {
+        return other instanceof HostBuffer h && h.array == array;
     }
 
     /** Copies all elements into {@code dst} (same type and length); overlapping slices are handled. */
