@@ -89,6 +89,7 @@ public final class BandwidthHarness {
 
             StagingSum staging = new StagingSum();
             control.barrier();
+            alignStart();
             long t0 = System.nanoTime();
             for (int i = 0; i < iters; i++) {
                 c.run(measured);
@@ -109,6 +110,19 @@ public final class BandwidthHarness {
                     sizeBytes, count, inPlace ? "in-place" : "out-of-place", iters, seconds * 1e6,
                     BusBandwidth.algbw(sizeBytes, seconds), BusBandwidth.busbw(spec.collective(), n, sizeBytes, seconds),
                     wrong, staging.d2hUs(iters), staging.collUs(iters), staging.h2dUs(iters));
+        }
+    }
+
+    /**
+     * Lines the ranks up right before the timed calls through the measured communicator itself, as nccl-tests and
+     * torch.distributed do: for NCCL a barrier on the GPUs (an all-reduce waited for), whose ranks leave it within
+     * microseconds; the host barrier before it (MPJ over TCP) releases them up to a few hundred microseconds apart,
+     * which would count into the slowest rank's time of the small, fast sizes.
+     */
+    private void alignStart() {
+        if (measured != control) {
+            measured.barrier();
+            measured.synchronize();
         }
     }
 
