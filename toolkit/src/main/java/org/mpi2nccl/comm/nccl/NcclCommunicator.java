@@ -454,7 +454,8 @@ public final class NcclCommunicator extends AbstractCommunicator {
     // ---- launching and waiting ----
 
     /**
-     * Launches one NCCL call: settles the previous one (non-blocking mode), checks the buffers, queues the call in
+     * Launches one NCCL call: settles the previous one (non-blocking mode; calls queued in an open group leave the
+     * communicator settled until the group ends), checks the buffers, queues the call in
      * the open group if there is one, else runs the metadata check ({@code collective} calls only) and the call,
      * then waits for the GPU (synchronous mode) or remembers it for {@link #synchronize}.
      */
@@ -463,9 +464,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
             Deadline d = Deadline.after(timeout());
             setDevice();
             NcclGroup g = NcclGroup.open();
-            if (g == null) {
-                settle(call, d);
-            }
+            settle(call, d);        // also inside a group: a non-blocking call still in progress would refuse the new one
             pointers.check(call, send, recv, options.verifyCalls());
             lastLaunch = () -> NcclPointers.describe(call, send, recv) + streamAndDevice();
             if (g != null) {

@@ -41,7 +41,9 @@ public final class NcclRankMain {
         NcclCommunicator nccl = null;
         try {
             if (init.equals("steps")) {
-                // the seed's bootstrap, one step at a time
+                // the seed's bootstrap, one step at a time (every rank loads NCCL first, as the seed's ranks import it:
+                // else rank 0's ncclCommInitRank would also time the other ranks loading the library)
+                NcclNatives.load();
                 byte[] id = rank == 0 ? NcclCommunicator.uniqueId() : new byte[128];
                 host.broadcast(HostBuffer.of(id), 0);
                 nccl = NcclCommunicator.initRank(id, rank, size, opts);
