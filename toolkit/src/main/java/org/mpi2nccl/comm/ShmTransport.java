@@ -36,6 +36,7 @@ public final class ShmTransport implements Transport {
     private static final int HEADER = 128;
     private static final int SLOT_HEADER = 16;   // int tag, int payload bytes, long message bytes
 
+    private final Path folder;
     private final int rank;
     private final int size;
     private final int slots;
@@ -104,11 +105,12 @@ public final class ShmTransport implements Transport {
             s[i] = new ArrayDeque<>();
             r[i] = new ArrayDeque<>();
         }
-        return new ShmTransport(rank, size, slots, slotBytes, out, in, s, r);
+        return new ShmTransport(dir, rank, size, slots, slotBytes, out, in, s, r);
     }
 
-    private ShmTransport(int rank, int size, int slots, int slotBytes, MappedByteBuffer[] out, MappedByteBuffer[] in,
-                         ArrayDeque<Send>[] sends, ArrayDeque<Recv>[] recvs) {
+    private ShmTransport(Path folder, int rank, int size, int slots, int slotBytes, MappedByteBuffer[] out,
+                         MappedByteBuffer[] in, ArrayDeque<Send>[] sends, ArrayDeque<Recv>[] recvs) {
+        this.folder = folder;
         this.rank = rank;
         this.size = size;
         this.slots = slots;
@@ -117,6 +119,11 @@ public final class ShmTransport implements Transport {
         this.in = in;
         this.sends = sends;
         this.recvs = recvs;
+    }
+
+    /** The folder its files were made in (deleted, with the files, once every rank mapped them). */
+    Path folder() {
+        return folder;
     }
 
     private static Path base() {
