@@ -9,6 +9,8 @@ export MPJ_HOME="$BUNDLE_HOME/mpj-home"
 export NCCL_NVLS_ENABLE="${NCCL_NVLS_ENABLE:-0}"
 export TORCH_SYMM_MEM_DISABLE_MULTICAST="${TORCH_SYMM_MEM_DISABLE_MULTICAST:-1}"
 export NVSHMEM_DISABLE_NVLS="${NVSHMEM_DISABLE_NVLS:-1}"
+# Charts are drawn with the bundle's own font (a GPU node may have no fonts at all).
+export FONTCONFIG_FILE="${FONTCONFIG_FILE:-$BUNDLE_HOME/fonts/fonts.conf}"
 
 _mpi2nccl_libdirs() {
   local d

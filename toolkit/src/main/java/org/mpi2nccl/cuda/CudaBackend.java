@@ -80,6 +80,17 @@ public final class CudaBackend implements Backend {
         return new CudaStorage(this, m, n);
     }
 
+    /**
+     * {@code n} floats of {@code parent} from float {@code offset}, as a storage of their own: the same GPU memory
+     * (writes through either are seen by both). It owns nothing: {@code parent} must stay open while it is used.
+     */
+    public Storage view(Storage parent, long offset, long n) {
+        checkRange("view", parent, offset, n);
+        CudaStorage v = new CudaStorage(this, memory(parent, "view").view(offset * 4, n * 4), n);
+        v.uncounted();
+        return v;
+    }
+
     void freed(long n) {
         live.addAndGet(-n);
     }

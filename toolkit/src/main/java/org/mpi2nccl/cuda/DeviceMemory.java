@@ -29,7 +29,8 @@ public final class DeviceMemory implements AutoCloseable {
     private final long address;
     private final long bytes;
     private final Release release;
-    private final Cleaner.Cleanable cleanable;
+    private final Cleaner.Cleanable cleanable;      // null for a view
+    private final DeviceMemory parent;              // the block a view lies in; null for a block of its own
     private MemoryScope scope;
 
     private DeviceMemory(CudaContext context, long address, long bytes) {
@@ -38,6 +39,26 @@ public final class DeviceMemory implements AutoCloseable {
         this.bytes = bytes;
         this.release = new Release(context, address, bytes);
         this.cleanable = CLEANER.register(this, release);
+        this.parent = null;
+    }
+
+    private DeviceMemory(DeviceMemory parent, long address, long bytes) {
+        this.context = parent.context;
+        this.address = address;
+        this.bytes = bytes;
+        this.release = null;
+        this.cleanable = null;
+        this.parent = parent;
+    }
+
+    /**
+     * {@code bytes} bytes of this block from {@code byteOffset}, as a block of their own for kernels and copies:
+     * the same memory, not a copy. The view owns nothing: closing it frees nothing, and it is unusable once
+     * this block is closed (data-parallel training makes each parameter's gradient a view of a flat bucket).
+     */
+    public DeviceMemory view(long byteOffset, long bytes) {
+        checkRange(byteOffset, bytes, 1);
+        return new DeviceMemory(this, address + byteOffset, bytes);
     }
 
     static DeviceMemory allocate(CudaContext context, long bytes) {
@@ -124,12 +145,18 @@ public final class DeviceMemory implements AutoCloseable {
     }
 
     public boolean isClosed() {
-        return release.freed;
+        return parent != null ? viewClosed || parent.isClosed() : release.freed;
     }
 
-    /** Frees the block (after the work queued so far). Closing twice is harmless. */
+    private volatile boolean viewClosed;
+
+    /** Frees the block (after the work queued so far); a view is only marked closed. Closing twice is harmless. */
     @Override
     public void close() {
+        if (parent != null) {
+            viewClosed = true;
+            return;
+        }
         release.explicit = true;
         cleanable.clean();
         MemoryScope s = scope;
@@ -249,12 +276,13 @@ public final class DeviceMemory implements AutoCloseable {
     }
 
     private void checkOpen() {
-        if (release.freed) throw new IllegalStateException("this DeviceMemory (" + bytes + " bytes) was already closed");
+        if (isClosed()) throw new IllegalStateException("this DeviceMemory (" + bytes + " bytes) was already closed");
     }
 
     @Override
     public String toString() {
-        return "DeviceMemory[" + bytes + " bytes on GPU " + context.device.ordinal + (release.freed ? ", closed" : "") + "]";
+        return "DeviceMemory[" + bytes + " bytes on GPU " + context.device.ordinal + (parent != null ? ", a view" : "")
+                + (isClosed() ? ", closed" : "") + "]";
     }
 
     /** Frees the block; runs once, from close() or from the Cleaner. Holds no reference to the DeviceMemory. */

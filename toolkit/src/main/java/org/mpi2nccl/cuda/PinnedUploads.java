@@ -30,7 +30,7 @@ import jcuda.driver.CUresult;
  * which also pipelines the host-side copy with the transfer.
  */
 final class PinnedUploads implements AutoCloseable {
-    static final int SLOTS = 4;
+    static final int SLOTS = 8;
     static final long CHUNK_BYTES = 8L << 20;
     /** Longest wait for a buffer to come free (the GPU stuck behind a collective that never ends). */
     private static final long WAIT_NANOS = Long.getLong("mpi2nccl.gpu.waitSeconds", 600) * 1_000_000_000L;
