@@ -70,4 +70,23 @@ class KernelVariantsTest {
         // columns do not depend on the row variant
         assertEquals(Reduction.plan(1, 1024, 65536, sms, true), Reduction.plan(1, 1024, 65536, sms, true, 4));
     }
+
+    @Test
+    void doctorListsEveryKernelForTheSanitizerScript() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream was = System.out;
+        int rc;
+        try {
+            System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+            rc = new picocli.CommandLine(new GpuDoctorCommand()).execute("--kernels");
+        } finally {
+            System.setOut(was);
+        }
+        assertEquals(0, rc);
+        java.util.List<String> lines = bytes.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        assertEquals(Kernel.all().size(), lines.size());
+        for (Kernel k : Kernel.all()) {
+            assertTrue(lines.contains(k + " " + k.signature + " " + k.launch), k + " missing from " + lines);
+        }
+    }
 }
