@@ -4,6 +4,7 @@ import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import org.mpi2nccl.doctor.Gpus;
 import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.SplitCell;
 import org.mpi2nccl.kernel.mpj.RankEngines;
 import org.mpi2nccl.kernel.mpj.RankResults;
 import org.mpi2nccl.launch.MpjDevice;
@@ -34,13 +35,21 @@ import java.util.function.Supplier;
 public final class MpjMagics {
     public static final int DEFAULT_RANKS = 4;
 
+    /** Cuts a cell into JShell snippets (the kernel's own evaluator does it for the engines). */
+    public interface Splitter {
+        SplitCell split(String cell) throws CellError;
+    }
+
+    private final Splitter splitter;
     private final Supplier<List<String>> classPath;
     private final PrintStream log;
     private final Supplier<DisplayStream> display;
     private volatile RankEngines engines;
     private volatile RankEngines running;
 
-    public MpjMagics(Supplier<List<String>> classPath, PrintStream log, Supplier<DisplayStream> display) {
+    public MpjMagics(Splitter splitter, Supplier<List<String>> classPath, PrintStream log,
+                     Supplier<DisplayStream> display) {
+        this.splitter = splitter;
         this.classPath = classPath;
         this.log = log;
         this.display = display;
@@ -113,6 +122,7 @@ public final class MpjMagics {
     /** {@code %%mpj [-np N] [--device D]} with the cell's body. */
     public DisplayData cell(List<String> args, String body, PrintStream out, PrintStream err) throws CellError {
         CellOptions o = parse(new CellOptions(), args);
+        SplitCell code = splitter.split(body); // an incomplete cell fails here, before any engine is started
         RankEngines target;
         boolean oneShot = o.ranks != null;
         if (oneShot) {
@@ -130,7 +140,7 @@ public final class MpjMagics {
         RankLinePrinter printer = new RankLinePrinter(out, err, display.get());
         running = target;
         try {
-            RankResults results = target.run(body, printer);
+            RankResults results = target.run(code, printer);
             printer.flush();
             if (results.failed()) {
                 throw results.combinedError();

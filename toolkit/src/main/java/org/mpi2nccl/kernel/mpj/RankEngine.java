@@ -11,6 +11,7 @@ import org.mpi2nccl.kernel.DisplaySink;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellValue;
 import org.mpi2nccl.kernel.jshell.JShellEvaluator;
+import org.mpi2nccl.kernel.jshell.SplitCell;
 
 import java.io.File;
 import java.io.IOException;
@@ -62,7 +63,7 @@ public final class RankEngine {
         // JShell takes a second or two to start: start it while MPI and the kernel link come up.
         CompletableFuture<JShellEvaluator> jshell = CompletableFuture.supplyAsync(() -> {
             try {
-                return JShellEvaluator.start(RankEngine.class.getClassLoader(), classPath, CommonImports.RANK,
+                return JShellEvaluator.startForRank(RankEngine.class.getClassLoader(), classPath, CommonImports.RANK,
                         rankGroup);
             } catch (CellError e) {
                 throw new IllegalStateException("JShell did not start: " + e.getMessage(), e);
@@ -102,8 +103,9 @@ public final class RankEngine {
 
         evaluator = jshell.get(120, TimeUnit.SECONDS);
         addClassPath(welcome.getAsJsonArray("classpath"));
-        evaluator.eval("int rank = " + rank + ", size = " + size + ", localRank = " + EngineRank.localRank()
-                + ", localSize = " + EngineRank.localSize() + ";");
+        // The first snippet that runs: it must not call MPI (see JShellEvaluator.startForRank).
+        evaluator.eval(SplitCell.single("int rank = " + rank + ", size = " + size + ", localRank = "
+                + EngineRank.localRank() + ", localSize = " + EngineRank.localSize() + ";"));
         wire.send(EngineWire.message("ready"));
 
         Thread reader = new Thread(rankGroup, this::readKernel, "kernel-link");
@@ -118,7 +120,7 @@ public final class RankEngine {
             } else if (type.equals("classpath")) {
                 addClassPath(m.getAsJsonArray("entries"));
             } else if (type.equals("exec")) {
-                runCell(m.get("id").getAsLong(), m.get("code").getAsString(), routers);
+                runCell(m.get("id").getAsLong(), EngineWire.splitCell(m), routers);
             }
         }
         evaluator.close();
@@ -133,7 +135,7 @@ public final class RankEngine {
         }
     }
 
-    private void runCell(long id, String code, CellOutputRouter[] routers) throws IOException {
+    private void runCell(long id, SplitCell code, CellOutputRouter[] routers) throws IOException {
         cellId = id;
         for (CellOutputRouter r : routers) {
             r.capture((stream, text) -> sendQuietly(stream(id, stream, text)));

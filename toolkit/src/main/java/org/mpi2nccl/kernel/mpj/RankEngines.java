@@ -4,6 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.SplitCell;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.MpjJobException;
@@ -102,15 +103,34 @@ public final class RankEngines implements AutoCloseable {
     }
 
     /**
-     * Options for the engines' JVMs from the system property {@value #JVM_ARGS_PROPERTY} (space-separated), e.g.
-     * {@code -Dmpi2nccl.engine.jvmArgs=-Xmx2g} in the kernelspec.
+     * Options for the engines' JVMs: {@link #defaultJvmArgs()}, then the system property
+     * {@value #JVM_ARGS_PROPERTY} (space-separated, e.g. {@code -Dmpi2nccl.engine.jvmArgs=-Xmx2g} in the
+     * kernelspec; a later option wins, so {@code -XX:TieredStopAtLevel=4} there brings C2 back).
      */
     public static final String JVM_ARGS_PROPERTY = "mpi2nccl.engine.jvmArgs";
 
     static List<String> jvmArgsFromProperty() {
+        List<String> args = new ArrayList<>(defaultJvmArgs());
         String s = System.getProperty(JVM_ARGS_PROPERTY, "").trim();
-        return s.isEmpty() ? List.of() : List.of(s.split("\\s+"));
+        if (!s.isEmpty()) {
+            args.addAll(List.of(s.split("\\s+")));
+        }
+        return args;
     }
+
+    /**
+     * On a machine with few cores, engines compile with C1 only. An engine spends its first seconds in javac
+     * (JShell compiling the imports on every rank), and C2 compiling javac's hot methods took a core's worth of
+     * CPU away from the ranks: on 2 cores, 4 engines used 5.5 s of CPU to start with C2 and 3.2 s without, and
+     * lesson 03's training cell (2 ranks, 3 epochs) took 7-10 s with C2 and 4.3 s without. Notebook cells are
+     * too short for C2's faster code to pay back its compile time there. With more cores the compiler threads
+     * run beside the ranks, so C2 stays.
+     */
+    static List<String> defaultJvmArgs() {
+        return Runtime.getRuntime().availableProcessors() <= FEW_CORES ? List.of("-XX:TieredStopAtLevel=1") : List.of();
+    }
+
+    static final int FEW_CORES = 4;
 
     /** As {@link #start(int, MpjDevice, List, PrintStream)}, with options for the engines' JVMs. */
     public static RankEngines start(int n, MpjDevice device, List<String> classPath, List<String> jvmArgs,
@@ -284,11 +304,12 @@ public final class RankEngines implements AutoCloseable {
     }
 
     /**
-     * Runs {@code code} on every rank at once and waits for every rank's result.
+     * Runs {@code code} on every rank at once and waits for every rank's result. The cell comes split into
+     * snippets ({@link org.mpi2nccl.kernel.jshell.JShellEvaluator#split}): engines do not split cells themselves.
      *
      * @throws CellError (kind ENGINE) when a rank died or did not stop: the engines are then closed
      */
-    public RankResults run(String code, RankOutput output) throws CellError {
+    public RankResults run(SplitCell code, RankOutput output) throws CellError {
         if (closed) {
             throw engineError("the rank engines were stopped: start new ones with %mpj start -np N");
         }
@@ -299,9 +320,7 @@ public final class RankEngines implements AutoCloseable {
             interruptRequested = false;
         }
         try {
-            JsonObject exec = EngineWire.message("exec");
-            exec.addProperty("id", id);
-            exec.addProperty("code", code);
+            JsonObject exec = EngineWire.exec(id, code);
             for (int r : wires.keySet()) {
                 send(r, exec);
             }
