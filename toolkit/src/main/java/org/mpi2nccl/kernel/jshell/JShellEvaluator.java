@@ -117,6 +117,14 @@ public final class JShellEvaluator implements AutoCloseable {
         return List.copyOf(classPath);
     }
 
+    /**
+     * Runs {@code setup} on each cell's thread before the cell (rank engines only: see {@link #startForRank};
+     * each cell runs on a fresh thread, so per-thread state such as the CUDA current device is set there).
+     */
+    public void onCellThread(Runnable setup) {
+        provider.control().onCellThread(setup);
+    }
+
     /** The class loader that defines the cells' classes. */
     public ClassLoader cellClassLoader() {
         return provider.classLoader();

@@ -106,7 +106,23 @@ public final class MpjMagics {
         RankEngines started = RankEngines.start(o.ranks, device, classPath.get(), log);
         engines = started;
         return String.format(Locale.ROOT, "%d rank engines ready (%s, %.1f s): run cells on them with %%%%mpj",
-                started.size(), device, started.startupTime().toMillis() / 1000.0);
+                started.size(), device, started.startupTime().toMillis() / 1000.0) + gpuSummary(started);
+    }
+
+    /** Which GPU each rank took, or why a GPU machine's ranks took none; "" on a machine without GPUs. */
+    static String gpuSummary(RankEngines engines) {
+        StringBuilder sb = new StringBuilder();
+        for (RankEngines.Rank r : engines.ranks()) {
+            if (r.gpu() >= 0) {
+                sb.append("\n  rank ").append(r.rank()).append(": ").append(r.gpuLabel())
+                        .append(r.gpuNote().isEmpty() ? "" : ", " + r.gpuNote());
+            }
+        }
+        if (sb.length() > 0) {
+            return "\nOne GPU per rank (variable gpu, EngineRank.device()):" + sb;
+        }
+        return engines.ranks().stream().map(RankEngines.Rank::gpuNote).filter(n -> !n.isEmpty()).findFirst()
+                .map(n -> "\nNo GPU for the ranks: " + n).orElse("");
     }
 
     private String stop() {

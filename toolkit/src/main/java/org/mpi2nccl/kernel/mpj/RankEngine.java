@@ -98,15 +98,24 @@ public final class RankEngine {
             throw new IOException("the kernel did not welcome rank " + rank + " (got " + welcome + ")");
         }
         EngineRank.set(rank, size, welcome.get("localRank").getAsInt(), welcome.get("localSize").getAsInt());
+        EngineGpu gpu = selectGpu(welcome.has("ownJvm") && welcome.get("ownJvm").getAsBoolean());
         CellOutputRouter[] routers = CellOutputRouter.install(rankGroup);
         Display.install(new LinkDisplaySink());
 
         evaluator = jshell.get(120, TimeUnit.SECONDS);
+        if (gpu.present() && gpu.note().isEmpty()) {
+            evaluator.onCellThread(gpu::makeCurrent);
+        }
         addClassPath(welcome.getAsJsonArray("classpath"));
         // The first snippet that runs: it must not call MPI (see JShellEvaluator.startForRank).
         evaluator.eval(SplitCell.single("int rank = " + rank + ", size = " + size + ", localRank = "
-                + EngineRank.localRank() + ", localSize = " + EngineRank.localSize() + ";"));
-        wire.send(EngineWire.message("ready"));
+                + EngineRank.localRank() + ", localSize = " + EngineRank.localSize() + ", gpu = " + gpu.index()
+                + ";"));
+        JsonObject ready = EngineWire.message("ready");
+        ready.addProperty("gpu", gpu.index());
+        ready.addProperty("gpuName", gpu.name());
+        ready.addProperty("gpuNote", gpu.note());
+        wire.send(ready);
 
         Thread reader = new Thread(rankGroup, this::readKernel, "kernel-link");
         reader.setDaemon(true);
@@ -125,6 +134,24 @@ public final class RankEngine {
         }
         evaluator.close();
         wire.close();
+    }
+
+    /** This rank's GPU (see {@link EngineGpu}); a GPU that cannot be made current is kept, with the reason. */
+    private static EngineGpu selectGpu(boolean ownJvm) {
+        EngineGpu gpu;
+        try {
+            gpu = EngineGpu.select(EngineRank.localRank(), ownJvm);
+        } catch (RuntimeException | LinkageError e) {
+            gpu = new EngineGpu(-1, "", "the GPUs could not be read: " + e);
+        }
+        if (gpu.present()) {
+            String problem = gpu.makeCurrent(); // once here, so that a problem is reported at start
+            if (problem != null) {
+                gpu = new EngineGpu(gpu.index(), gpu.name(), problem);
+            }
+        }
+        EngineRank.setGpu(gpu.index(), gpu.name());
+        return gpu;
     }
 
     private void addClassPath(JsonArray entries) {

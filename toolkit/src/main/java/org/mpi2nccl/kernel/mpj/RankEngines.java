@@ -55,8 +55,20 @@ public final class RankEngines implements AutoCloseable {
     static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(8);
     private static final int RECENT_LINES = 30;
 
-    /** A rank engine as the kernel knows it. */
-    public record Rank(int rank, long pid, String host, int localRank, String java) {
+    /**
+     * A rank engine as the kernel knows it. {@code gpu} is its CUDA device (-1: none), {@code gpuNote} why a GPU
+     * host's engine has none (or "").
+     */
+    public record Rank(int rank, long pid, String host, int localRank, String java, int gpu, String gpuName,
+                       String gpuNote) {
+        Rank withGpu(int gpu, String gpuName, String gpuNote) {
+            return new Rank(rank, pid, host, localRank, java, gpu, gpuName, gpuNote);
+        }
+
+        /** "GPU 1 (NVIDIA H200)", or "none". */
+        public String gpuLabel() {
+            return gpu >= 0 ? "GPU " + gpu + " (" + gpuName + ")" : "none";
+        }
     }
 
     private record Event(int rank, JsonObject message, RankLine line) {
@@ -235,7 +247,8 @@ public final class RankEngines implements AutoCloseable {
         for (int r = 0; r < n; r++) {
             String host = str(hellos.get(r), "host");
             int local = perHost.merge(host, 1, Integer::sum) - 1;
-            ranks.add(new Rank(r, hellos.get(r).get("pid").getAsLong(), host, local, str(hellos.get(r), "java")));
+            ranks.add(new Rank(r, hellos.get(r).get("pid").getAsLong(), host, local, str(hellos.get(r), "java"), -1,
+                    "", ""));
         }
         return ranks;
     }
@@ -248,6 +261,7 @@ public final class RankEngines implements AutoCloseable {
             welcome.addProperty("localRank", r.localRank());
             welcome.addProperty("localSize", perHost.get(r.host()));
             welcome.add("classpath", jsonArray(classPath));
+            welcome.addProperty("ownJvm", device == MpjDevice.NIODEV); // only then may it load CUDA
             send(r.rank(), welcome);
         }
         for (Map.Entry<Integer, EngineWire> e : wires.entrySet()) {
@@ -286,7 +300,11 @@ public final class RankEngines implements AutoCloseable {
             } else if (ev.message() == null) {
                 throw engineError("rank " + ev.rank() + " died while starting" + recent(Set.of(ev.rank())));
             } else if ("ready".equals(str(ev.message(), "type"))) {
-                waiting.remove(ev.rank());
+                JsonObject m = ev.message();
+                int r = ev.rank();
+                ranks.set(r, ranks.get(r).withGpu(m.has("gpu") ? m.get("gpu").getAsInt() : -1, str(m, "gpuName"),
+                        str(m, "gpuNote")));
+                waiting.remove(r);
             }
         }
     }
@@ -499,18 +517,20 @@ public final class RankEngines implements AutoCloseable {
         StringColumn host = StringColumn.create("host");
         LongColumn pid = LongColumn.create("pid");
         IntColumn local = IntColumn.create("local rank");
+        StringColumn gpu = StringColumn.create("GPU");
         StringColumn state = StringColumn.create("state");
         for (Rank r : ranks) {
             rank.append(r.rank());
             host.append(r.host());
             pid.append(r.pid());
             local.append(r.localRank());
+            gpu.append(r.gpuLabel());
             boolean alive = !closed && ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive).orElse(false);
             state.append(!alive ? "stopped" : cellRunning ? "running a cell" : "idle");
         }
         return Table.create(ranks.size() + " rank engines (" + device + ", up "
                 + Duration.ofNanos(System.nanoTime() - startedNanos).toSeconds() + " s, " + cellsRun + " cells)",
-                rank, host, pid, local, state);
+                rank, host, pid, local, gpu, state);
     }
 
     public int size() {
