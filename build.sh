@@ -20,7 +20,7 @@ JAVA_OPTS_DEFAULT="--enable-native-access=ALL-UNNAMED"
 # Debian packages the project needs, and the command each one provides (for the "what is missing" message).
 APT_PACKAGES=(libmpj-java liblog4j1.2-java libcommons-cli-java libcommons-io-java libcommons-codec-java
               dataset-fashion-mnist jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client
-              libopenblas0-pthread iproute2)
+              libopenblas0-pthread iproute2 fonts-dejavu-core)
 
 say()  { printf '%s\n' "$*"; }
 die()  { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
@@ -191,6 +191,10 @@ cmd_bundle() {
   mv "$out"/test/junit-platform-console-standalone-*.jar "$out/test/junit-console.jar"
   cp -aL "$MPJ_HOME" "$out/mpj-home"
   cp -a "$ROOT/toolkit/src/bundle/bin" "$out/bin"
+  # Charts need a font, and a bare GPU node may have none ("Fontconfig head is null"): carry DejaVu Sans.
+  mkdir -p "$out/fonts"
+  cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
+     "$ROOT/toolkit/src/bundle/fonts.conf" "$out/fonts/"
   say "bundle: compressing"
   tar -C "$BUILD" -cf - bundle | xz -T0 -3 > "$tarball"
   say "bundle: $tarball ($(du -h "$tarball" | cut -f1)); on the GPU machine: tar xJf $(basename "$tarball") && bundle/bin/mpi2nccl --help"

@@ -72,7 +72,8 @@ public final class SpeedupCommand implements Callable<Integer> {
     @Option(names = "--seed")
     Long seed;
 
-    @Option(names = "--warmup-steps", description = "steps run and undone before timing")
+    @Option(names = "--warmup-steps", description = "steps run and undone before timing (default 10 on CPUs, "
+            + SpeedupConfig.GPU_WARMUP_STEPS + " on GPUs)")
     Integer warmupSteps;
 
     @Option(names = "--no-overlap", description = "all-reduce only after backward has finished")
@@ -121,6 +122,9 @@ public final class SpeedupCommand implements Callable<Integer> {
             if (seed != null) c.seed = seed;
             if (lrWarmupEpochs != null) c.lrWarmupEpochs = lrWarmupEpochs;
             if (warmupSteps != null) c.warmupSteps = warmupSteps;
+            // A GPU step takes milliseconds: the JIT and the GPU memory pool need hundreds of them to settle, and
+            // a run with N ranks has N times fewer steps per epoch, so too short a warm-up flatters one rank.
+            else if (c.device.equals("cuda")) c.warmupSteps = SpeedupConfig.GPU_WARMUP_STEPS;
             if (noOverlap) c.overlap = false;
             if (bucketKib != null) c.bucketBytes = bucketKib * 1024L;
             List<Route> rs = routes != null ? routes.stream().map(Route::parse).toList()

@@ -44,6 +44,8 @@ public final class SpeedupConfig {
     public long seed = 1;
     /** Steps trained and then undone before the first epoch: JIT, kernel loading and memory pools warm up. */
     public int warmupSteps = 10;
+    /** The warm-up of GPU runs (`mpi2nccl run --device cuda`): see SpeedupCommand. */
+    public static final int GPU_WARMUP_STEPS = 300;
     public boolean overlap = true;
     public long bucketBytes = DataParallelOptions.DEFAULT_BUCKET_BYTES;
     /** {@code cpu} or {@code cuda} (rank r on GPU r % count). */

@@ -190,11 +190,15 @@ public final class SpeedupRank {
         dp.model().state().forEach((k, v) -> saved.put(k, ArrayScope.outside(v::copy)));
         try (Optimizer scratch = optimizer(cfg, dp.model(), 1e-6f)) {
             int done = 0;
-            for (Batch b : loader.epoch(1_000_000)) {
-                try (ArrayScope step = ArrayScope.open(); b) {
-                    if (done < cfg.warmupSteps) dp.step(b, scratch, lossFn);
+            // as many passes as the steps need (a short shard has fewer batches than the warm-up)
+            for (int pass = 0, before = -1; done < cfg.warmupSteps && done > before; pass++) {
+                before = done;
+                for (Batch b : loader.epoch(1_000_000 + pass)) {
+                    try (ArrayScope step = ArrayScope.open(); b) {
+                        if (done < cfg.warmupSteps) dp.step(b, scratch, lossFn);
+                    }
+                    if (++done >= cfg.warmupSteps) break;
                 }
-                if (++done >= cfg.warmupSteps) break;
             }
             dp.model().loadState(saved);
             dp.model().zeroGrad();

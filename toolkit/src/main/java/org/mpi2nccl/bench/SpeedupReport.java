@@ -53,8 +53,14 @@ public final class SpeedupReport {
         Map<String, Chart<?, ?>> charts = charts(r);
         for (Map.Entry<String, Chart<?, ?>> e : charts.entrySet()) {
             Path png = dir.resolve(e.getKey() + ".png");
-            BitmapEncoder.saveBitmap(e.getValue(), png.toString(), BitmapEncoder.BitmapFormat.PNG);
-            files.add(png);
+            try {
+                BitmapEncoder.saveBitmap(e.getValue(), png.toString(), BitmapEncoder.BitmapFormat.PNG);
+                files.add(png);
+            } catch (IOException | RuntimeException | Error x) {
+                // drawing text needs fonts (a bare GPU node may have none): the tables above hold every number
+                System.err.println("no plot " + png.getFileName() + ": " + x + " (no fonts on this machine? install fontconfig"
+                        + " and fonts-dejavu-core, or redraw later with: mpi2nccl run --from-csv " + epochs + ")");
+            }
         }
         Path meta = dir.resolve("run.txt");
         Files.writeString(meta, "command: " + command + "\nmachine: " + r.machine() + "\nsettings: " + r.settings()

@@ -79,7 +79,11 @@ public final class SpeedupResults {
         List<Table> tables = new ArrayList<>();
         for (java.nio.file.Path f : files) {
             if (!java.nio.file.Files.isReadable(f)) throw new java.io.FileNotFoundException("no results file " + f);
-            Table t = Table.read().csv(f.toFile());
+            Table t;
+            // through a UTF-8 reader: given a file, Tablesaw guesses its charset with ICU4J, which the GPU bundle leaves out
+            try (java.io.Reader in = java.nio.file.Files.newBufferedReader(f, java.nio.charset.StandardCharsets.UTF_8)) {
+                t = Table.read().usingOptions(tech.tablesaw.io.csv.CsvReadOptions.builder(in).tableName(f.toString()));
+            }
             if (!t.columnNames().contains("route") || !t.columnNames().contains("epoch_s"))
                 throw new IllegalArgumentException(f + " is not a per-epoch results file (needs route, ranks, epoch, epoch_s, ...)");
             tables.add(t);

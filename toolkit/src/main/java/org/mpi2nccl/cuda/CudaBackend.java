@@ -29,10 +29,11 @@ public final class CudaBackend implements Backend {
     private final Device device;
     private final AtomicLong live = new AtomicLong();
     private final FusedOps fused;
-    private DeviceMemory labelCheck;
+    private final LabelChecks labelChecks;
 
     private CudaBackend(CudaContext context) {
         this.context = context;
+        this.labelChecks = new LabelChecks(context);
         this.device = Device.cuda(context.device.ordinal);
         this.fused = new FusedOps(this);
     }
@@ -79,6 +80,17 @@ public final class CudaBackend implements Backend {
         return new CudaStorage(this, m, n);
     }
 
+    /**
+     * {@code n} floats of {@code parent} from float {@code offset}, as a storage of their own: the same GPU memory
+     * (writes through either are seen by both). It owns nothing: {@code parent} must stay open while it is used.
+     */
+    public Storage view(Storage parent, long offset, long n) {
+        checkRange("view", parent, offset, n);
+        CudaStorage v = new CudaStorage(this, memory(parent, "view").view(offset * 4, n * 4), n);
+        v.uncounted();
+        return v;
+    }
+
     void freed(long n) {
         live.addAndGet(-n);
     }
@@ -106,6 +118,7 @@ public final class CudaBackend implements Backend {
             throw new IllegalArgumentException("copyToHost: range [" + dstOffset + ", " + (dstOffset + n) + ") outside a float[" + dst.length + "]");
         }
         s.copyTo(srcOffset, dst, dstOffset, n);
+        labelChecks.checkAll();             // the stream was waited for: report a bad label from an earlier step
     }
 
     @Override
@@ -339,21 +352,11 @@ public final class CudaBackend implements Backend {
         checkRange("oneHot labels", labels, 0, n);
         checkRange("oneHot out", out, 0, n * classes);
         if (n == 0) return;
-        DeviceMemory flag = labelCheckFlag();
-        flag.copyFromInts(new int[] {Integer.MAX_VALUE}, 0);
-        context.launch(Kernel.ONE_HOT, n * classes, KernelArgs.of().ptr(pl).ptr(po).i64(n).i64(classes).ptr(flag.address()));
-        int[] bad = new int[1];
-        flag.copyToInts(0, bad);
-        if (bad[0] != Integer.MAX_VALUE) {
-            float[] label = new float[1];
-            copyToHost(labels, bad[0], label, 0, 1);
-            throw new IllegalArgumentException("oneHot: label " + label[0] + " at position " + bad[0] + " is not a class in [0, " + classes + ")");
-        }
-    }
-
-    private synchronized DeviceMemory labelCheckFlag() {
-        if (labelCheck == null) labelCheck = DeviceMemory.allocateUnscoped(context, 4);   // lives as long as the backend
-        return labelCheck;
+        // The bad-label check reads its flag later (LabelChecks): waiting for it here would stall every step.
+        long flag = labelChecks.flagFor(n, classes);
+        context.launch(Kernel.ONE_HOT, n * classes, KernelArgs.of().ptr(pl).ptr(po).i64(n).i64(classes).ptr(flag));
+        labelChecks.queued(flag, n, classes);
+        if (context.syncEveryLaunch()) labelChecks.checkAll();
     }
 
     @Override
@@ -403,6 +406,7 @@ public final class CudaBackend implements Backend {
     @Override
     public void synchronize() {
         context.synchronize();
+        labelChecks.checkAll();
     }
 
     // ---- argument checks ----------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ public final class CudaContext {
     private final boolean syncEveryLaunch;
     private CUmemPoolHandle_st pool;
     private Cublas cublas;
+    private PinnedUploads uploads;
 
     final AtomicLong liveBytes = new AtomicLong();
     final AtomicLong liveBuffers = new AtomicLong();
@@ -169,6 +170,11 @@ public final class CudaContext {
         return modules.loadedModules();
     }
 
+    /** MPI2NCCL_CUDA_SYNC=1: every launch waits for the GPU (errors surface at the call that caused them). */
+    boolean syncEveryLaunch() {
+        return syncEveryLaunch;
+    }
+
     boolean streamOrdered() {
         return streamOrdered;
     }
@@ -176,6 +182,12 @@ public final class CudaContext {
     /** How device memory is allocated here, in words (for the doctor). */
     public String allocatorDescription() {
         return poolNote;
+    }
+
+    /** The pinned buffers through which Java arrays are copied to this GPU without waiting for it. */
+    synchronized PinnedUploads uploads() {
+        if (uploads == null) uploads = new PinnedUploads(this);
+        return uploads;
     }
 
     /** Memory in use: the toolkit's own counters, the pool's, and the driver's view of the whole GPU. */

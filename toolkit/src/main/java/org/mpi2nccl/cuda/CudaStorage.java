@@ -31,6 +31,11 @@ final class CudaStorage implements Storage {
         return memory.isClosed();
     }
 
+    /** A view of another storage's memory: not counted in the backend's live total (its parent is). */
+    synchronized void uncounted() {
+        counted = false;
+    }
+
     @Override
     public synchronized void close() {
         if (counted) {

@@ -6,7 +6,6 @@ import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
 
 import java.lang.ref.Cleaner;
@@ -20,7 +19,8 @@ import jcuda.driver.CUresult;
  * unreachable (a safety net, counted in {@link CudaContext.MemoryStats#reclaimedByGc()}: rely on it and
  * the GPU fills up between collections). Freeing is stream-ordered: it happens after the work already
  * queued on the context's stream, so closing right after launching a kernel that uses the block is safe.
- * Copies to and from Java arrays wait for the stream (they see every queued kernel's result).
+ * Copies from Java arrays are queued on the stream through pinned buffers ({@link PinnedUploads}: the host
+ * does not wait for the GPU); copies to Java arrays wait for the stream (they see every queued kernel's result).
  */
 public final class DeviceMemory implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
@@ -29,7 +29,8 @@ public final class DeviceMemory implements AutoCloseable {
     private final long address;
     private final long bytes;
     private final Release release;
-    private final Cleaner.Cleanable cleanable;
+    private final Cleaner.Cleanable cleanable;      // null for a view
+    private final DeviceMemory parent;              // the block a view lies in; null for a block of its own
     private MemoryScope scope;
 
     private DeviceMemory(CudaContext context, long address, long bytes) {
@@ -38,6 +39,26 @@ public final class DeviceMemory implements AutoCloseable {
         this.bytes = bytes;
         this.release = new Release(context, address, bytes);
         this.cleanable = CLEANER.register(this, release);
+        this.parent = null;
+    }
+
+    private DeviceMemory(DeviceMemory parent, long address, long bytes) {
+        this.context = parent.context;
+        this.address = address;
+        this.bytes = bytes;
+        this.release = null;
+        this.cleanable = null;
+        this.parent = parent;
+    }
+
+    /**
+     * {@code bytes} bytes of this block from {@code byteOffset}, as a block of their own for kernels and copies:
+     * the same memory, not a copy. The view owns nothing: closing it frees nothing, and it is unusable once
+     * this block is closed (data-parallel training makes each parameter's gradient a view of a flat bucket).
+     */
+    public DeviceMemory view(long byteOffset, long bytes) {
+        checkRange(byteOffset, bytes, 1);
+        return new DeviceMemory(this, address + byteOffset, bytes);
     }
 
     static DeviceMemory allocate(CudaContext context, long bytes) {
@@ -124,12 +145,18 @@ public final class DeviceMemory implements AutoCloseable {
     }
 
     public boolean isClosed() {
-        return release.freed;
+        return parent != null ? viewClosed || parent.isClosed() : release.freed;
     }
 
-    /** Frees the block (after the work queued so far). Closing twice is harmless. */
+    private volatile boolean viewClosed;
+
+    /** Frees the block (after the work queued so far); a view is only marked closed. Closing twice is harmless. */
     @Override
     public void close() {
+        if (parent != null) {
+            viewClosed = true;
+            return;
+        }
         release.explicit = true;
         cleanable.clean();
         MemoryScope s = scope;
@@ -158,12 +185,9 @@ public final class DeviceMemory implements AutoCloseable {
             throw new IndexOutOfBoundsException("float[" + src.length + "] has no range [" + srcIndex + ", " + (srcIndex + count) + ")");
         }
         if (count == 0) return;
-        // A part of an array goes through a copy of that part: plain Pointer.to(array) is the one form every
-        // JCuda version passes exactly; the extra host copy is small next to the transfer.
-        float[] whole = srcIndex == 0 && count == src.length ? src : java.util.Arrays.copyOfRange(src, srcIndex, srcIndex + count);
-        context.makeCurrent();
-        // stream 0 (legacy) waits for the toolkit's blocking stream, so the copy is ordered after queued kernels
-        CudaException.check(cuMemcpyHtoD(pointer(dstIndex * 4), Pointer.to(whole), count * 4L),
+        // Queued on the stream through pinned memory: ordered after the kernels before it, without waiting for them.
+        context.uploads().upload(address(dstIndex * 4), count * 4L,
+                (b, off) -> b.asFloatBuffer().put(src, srcIndex + (int) (off / 4), b.remaining() / 4),
                 "copying " + count + " floats to the GPU");
     }
 
@@ -199,15 +223,15 @@ public final class DeviceMemory implements AutoCloseable {
     public void copyFromBytes(byte[] src, long dstOffset) {
         checkRange(dstOffset, src.length, 1);
         if (src.length == 0) return;
-        context.makeCurrent();
-        CudaException.check(cuMemcpyHtoD(pointer(dstOffset), Pointer.to(src), src.length), "copying bytes to the GPU");
+        context.uploads().upload(address(dstOffset), src.length, (b, off) -> b.put(src, (int) (long) off, b.remaining()),
+                "copying " + src.length + " bytes to the GPU");
     }
 
     public void copyFromInts(int[] src, long dstIndex) {
         checkRange(dstIndex, src.length, 4);
         if (src.length == 0) return;
-        context.makeCurrent();
-        CudaException.check(cuMemcpyHtoD(pointer(dstIndex * 4), Pointer.to(src), src.length * 4L), "copying ints to the GPU");
+        context.uploads().upload(address(dstIndex * 4), src.length * 4L,
+                (b, off) -> b.asIntBuffer().put(src, (int) (off / 4), b.remaining() / 4), "copying " + src.length + " ints to the GPU");
     }
 
     public void copyToInts(long srcIndex, int[] dst) {
@@ -252,12 +276,13 @@ public final class DeviceMemory implements AutoCloseable {
     }
 
     private void checkOpen() {
-        if (release.freed) throw new IllegalStateException("this DeviceMemory (" + bytes + " bytes) was already closed");
+        if (isClosed()) throw new IllegalStateException("this DeviceMemory (" + bytes + " bytes) was already closed");
     }
 
     @Override
     public String toString() {
-        return "DeviceMemory[" + bytes + " bytes on GPU " + context.device.ordinal + (release.freed ? ", closed" : "") + "]";
+        return "DeviceMemory[" + bytes + " bytes on GPU " + context.device.ordinal + (parent != null ? ", a view" : "")
+                + (isClosed() ? ", closed" : "") + "]";
     }
 
     /** Frees the block; runs once, from close() or from the Cleaner. Holds no reference to the DeviceMemory. */

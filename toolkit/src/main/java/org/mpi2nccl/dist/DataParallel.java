@@ -16,6 +16,9 @@ import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.StagingTimes;
 import org.mpi2nccl.comm.Tensors;
+import org.mpi2nccl.comm.nccl.NcclCommunicator;
+import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.cuda.StreamHandoff;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
@@ -63,6 +66,8 @@ public final class DataParallel implements AutoCloseable {
     private final boolean queuedOnDevice;
     private final ExecutorService commThread;
     private final PhaseClock clock;
+    private final StreamHandoff toComm;     // NCCL on a stream of its own: model stream -> NCCL stream per bucket
+    private final StreamHandoff fromComm;   // ... and NCCL stream -> model stream before the optimizer
     private final List<Future<?>> inFlight = new ArrayList<>();
     private final boolean alone;
     private int nextLaunch;
@@ -107,6 +112,12 @@ public final class DataParallel implements AutoCloseable {
             return t;
         }) : null;
         this.clock = PhaseClock.forBackend(backend);
+        // NCCL on its own stream: ordered with the model's stream by events, so that backward's remaining kernels
+        // run beside the all-reduce (on one stream they would queue behind it) and the host never waits.
+        long modelStream = backend instanceof CudaBackend gpu ? gpu.context().streamAddress() : 0;
+        boolean ownStream = !alone && comm instanceof NcclCommunicator n && modelStream != 0 && n.streamAddress() != modelStream;
+        this.toComm = ownStream ? new StreamHandoff(device.index(), modelStream, ((NcclCommunicator) comm).streamAddress()) : null;
+        this.fromComm = ownStream ? new StreamHandoff(device.index(), ((NcclCommunicator) comm).streamAddress(), modelStream) : null;
         try {
             broadcastState();
         } catch (RuntimeException e) {
@@ -228,7 +239,8 @@ public final class DataParallel implements AutoCloseable {
 
     private void launch(GradientBucket b) {
         b.pack();
-        if (!device.isCpu() && !options.commOnComputeStream()) backend.synchronize();
+        if (toComm != null) toComm.handOff();
+        else if (!device.isCpu() && !options.commOnComputeStream()) backend.synchronize();
         if (commThread != null) inFlight.add(commThread.submit(() -> reduce(b)));
         else reduce(b);
     }
@@ -259,7 +271,8 @@ public final class DataParallel implements AutoCloseable {
             while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
             Duration wait = comm.timeout().plus(WAIT_MARGIN);
             for (int i = 0; i < inFlight.size(); i++) await(inFlight.get(i), i, wait);
-            if (!options.commOnComputeStream()) comm.synchronize();
+            if (fromComm != null) fromComm.handOff();
+            else if (!options.commOnComputeStream()) comm.synchronize();
             for (GradientBucket b : buckets.buckets) b.unpack();
         } finally {
             inFlight.clear();
@@ -289,6 +302,8 @@ public final class DataParallel implements AutoCloseable {
     @Override
     public void close() {
         if (commThread != null) commThread.shutdownNow();
+        if (toComm != null) toComm.close();
+        if (fromComm != null) fromComm.close();
         buckets.close();
         clock.close();
     }

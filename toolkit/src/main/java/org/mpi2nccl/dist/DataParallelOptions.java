@@ -13,8 +13,12 @@ package org.mpi2nccl.dist;
  *                             Default on.
  * @param commOnComputeStream  the communicator queues its work on the model backend's own CUDA stream (an
  *                             NCCL communicator created with that stream): then nothing has to wait for the
- *                             GPU before a collective. False: the GPU is synchronised before each collective
- *                             (always right; what the MPI route needs anyway for its device-to-host copy).
+ *                             GPU before a collective, but the all-reduce also holds up the kernels queued
+ *                             after it. False (default): an NCCL communicator with a stream of its own is
+ *                             ordered with the model's stream by events (backward goes on beside the
+ *                             all-reduce, the host never waits, as in PyTorch DDP); any other communicator gets
+ *                             the GPU synchronised before each collective (what the MPI route needs anyway for
+ *                             its device-to-host copy).
  */
 public record DataParallelOptions(long bucketBytes, boolean overlap, boolean commOnComputeStream) {
 

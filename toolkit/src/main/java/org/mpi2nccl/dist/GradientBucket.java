@@ -18,8 +18,10 @@ import org.mpi2nccl.tensor.Storage;
  * microseconds in NCCL, far more through MPI). On the CPU the buffer is a Java {@code float[]} (what MPJ
  * sends); on a GPU it is device memory, which NCCL reduces in place and the MPI route stages through the host.
  *
- * <p>{@link #pack} copies the gradients in, {@link #unpack} copies the reduced values back (device-local copies
- * on a GPU, queued on the backend's stream).
+ * <p>On a GPU each parameter's gradient <em>is</em> its slice of the bucket (a view, as PyTorch's
+ * {@code gradient_as_bucket_view}): backward accumulates straight into the bucket and the all-reduce averages
+ * the gradients in place, so there is nothing to copy. {@link #pack} and {@link #unpack} copy only gradients
+ * that are not such a view (on the CPU, where MPJ needs a Java array, or a gradient someone replaced).
  */
 final class GradientBucket implements AutoCloseable {
     final int index;
@@ -30,6 +32,7 @@ final class GradientBucket implements AutoCloseable {
     private final float[] host;          // CPU buckets
     private final Storage device;        // GPU buckets
     private final CommBuffer buffer;
+    private final NDArray[] views;       // GPU buckets: each parameter's gradient as a view of the bucket
     int ready;                           // parameters whose gradient is final in this step
 
     GradientBucket(int index, List<Tensor> params, Backend backend) {
@@ -50,12 +53,31 @@ final class GradientBucket implements AutoCloseable {
             host = new float[(int) n];
             device = null;
             buffer = HostBuffer.of(host);
+            views = null;
         } else {
             host = null;
+            CudaBackend gpu = (CudaBackend) backend;
             device = backend.allocate(n);
-            long address = ((CudaBackend) backend).deviceAddress(device);
+            backend.fill(device, 0, n, 0f);
+            long address = gpu.deviceAddress(device);
             buffer = DeviceBuffer.wrap(address, n, DataType.FLOAT32, backend.device().index());
+            views = new NDArray[params.size()];
+            for (int i = 0; i < views.length; i++) {
+                Tensor p = params.get(i);
+                NDArray old = p.grad();
+                long at = offsets[i];
+                NDArray v = ArrayScope.outside(() -> NDArray.onStorage(gpu.view(device, at, p.size()), p.shape()));
+                if (old != null && !old.isClosed()) v.assign(old);       // keep a gradient already computed
+                views[i] = v;
+                p.setGrad(v);
+                if (old != null && old != v) old.close();
+            }
         }
+    }
+
+    /** True when parameter {@code i}'s gradient is still its view of the bucket (nothing to copy). */
+    private boolean isView(int i) {
+        return views != null && params.get(i).grad() == views[i] && !views[i].isClosed();
     }
 
     /** What the communicator reduces. */
@@ -70,6 +92,7 @@ final class GradientBucket implements AutoCloseable {
     /** Copies every parameter's gradient into the flat buffer (zeros for a parameter that got none). */
     void pack() {
         for (int i = 0; i < params.size(); i++) {
+            if (isView(i)) continue;
             Tensor p = params.get(i);
             int n = (int) p.size();
             NDArray g = p.grad();
@@ -82,12 +105,17 @@ final class GradientBucket implements AutoCloseable {
                 if (host != null) backend.copyToHost(c.storage(), 0, host, (int) offsets[i], n);
                 else backend.copy(c.storage(), 0, device, offsets[i], n);
             }
+            if (views != null && !views[i].isClosed()) {
+                p.setGrad(views[i]);                // back to accumulating in the bucket from the next step
+                g.close();
+            }
         }
     }
 
     /** Copies the reduced values back into the gradients (creating the gradient of a parameter that had none). */
     void unpack() {
         for (int i = 0; i < params.size(); i++) {
+            if (isView(i)) continue;
             Tensor p = params.get(i);
             int n = (int) p.size();
             NDArray g = p.grad();
@@ -100,8 +128,18 @@ final class GradientBucket implements AutoCloseable {
         }
     }
 
+    /** Gives every parameter a gradient of its own again (a copy of its view), then frees the bucket. */
     @Override
     public void close() {
+        if (views != null) {
+            for (int i = 0; i < views.length; i++) {
+                if (isView(i)) {
+                    NDArray own = ArrayScope.outside(views[i]::copy);
+                    params.get(i).setGrad(own);
+                }
+                views[i].close();
+            }
+        }
         if (device != null) device.close();
     }
 

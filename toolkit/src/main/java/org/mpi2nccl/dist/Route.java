@@ -6,7 +6,6 @@ import org.mpi2nccl.comm.MpjCommunicator;
 import org.mpi2nccl.comm.RingCommunicator;
 import org.mpi2nccl.comm.nccl.NcclCommunicator;
 import org.mpi2nccl.comm.nccl.NcclOptions;
-import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.tensor.Device;
 
 /**
@@ -59,16 +58,15 @@ public enum Route {
                     throw new IllegalArgumentException("the NCCL route needs the model on a GPU (rank " + host.rank()
                             + " has it on the CPU): use --device cuda, or the MPI route on CPUs");
                 }
-                CudaBackend gpu = (CudaBackend) device.backend();
-                // The model's stream: NCCL's all-reduce is then ordered after backward's kernels without waiting.
-                yield NcclCommunicator.overHost(host, NcclOptions.fast().timeout(host.timeout()).device(device.index())
-                        .stream(gpu.context().streamAddress()));
+                // NCCL on a stream of its own, ordered with the model's by events (see DataParallel): the all-reduce
+                // of a bucket runs while backward computes the next one.
+                yield NcclCommunicator.overHost(host, NcclOptions.fast().timeout(host.timeout()).device(device.index()));
             }
         };
     }
 
     /** The data-parallel settings that go with the route's communicator. */
     public DataParallelOptions options(DataParallelOptions base) {
-        return base.commOnComputeStream(this == NCCL);
+        return base;
     }
 }

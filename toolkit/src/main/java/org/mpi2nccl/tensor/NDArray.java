@@ -42,6 +42,21 @@ public final class NDArray implements AutoCloseable {
         return new NDArray(new SharedStorage(storage), s, Shapes.rowMajorStrides(s), 0);
     }
 
+    /**
+     * A compact array over a storage the caller made, which it owns from now on (closing the array's last view
+     * closes it). For storages a backend hands out directly, such as a CUDA view of a larger buffer: data-parallel
+     * training makes each parameter's gradient such a view of one flat gradient bucket.
+     */
+    public static NDArray onStorage(Storage storage, int... shape) {
+        int[] s = shape.clone();
+        Shapes.checkShape(s, "onStorage");
+        if (storage.size() != Shapes.size(s)) {
+            throw new IllegalArgumentException("onStorage: a storage of " + storage.size() + " elements cannot hold shape "
+                    + Shapes.str(s) + " (" + Shapes.size(s) + " elements)");
+        }
+        return new NDArray(new SharedStorage(storage), s, Shapes.rowMajorStrides(s), 0);
+    }
+
     public static NDArray full(Device device, float value, int... shape) {
         NDArray a = empty(device, shape);
         a.backend().fill(a.storage(), 0, a.size, value);

@@ -26,11 +26,32 @@ class CudaBackendContractTest extends BackendContractTest {
     }
 
     @Test
-    void badLabelIsNamedAfterTheKernel() {
+    void badLabelIsReportedAtTheNextWait() {
         Storage labels = upload(new float[] {0, 1, 3, 1.5f});
         Storage out = alloc(12);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> backend.oneHot(labels, out, 4, 3));
-        assertTrue(e.getMessage().contains("label 3.0 at position 2"), e.getMessage());
+        // checked on the GPU without stalling the host: the error comes when the host next waits for the GPU
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+            backend.oneHot(labels, out, 4, 3);
+            backend.synchronize();
+        });
+        assertTrue(e.getMessage().contains("position 2 of a batch of 4") && e.getMessage().contains("not a class in [0, 3)"),
+                e.getMessage());
+        // the check was consumed: good labels afterwards raise nothing
+        Storage good = upload(new float[] {0, 1, 2, 1});
+        backend.oneHot(good, out, 4, 3);
+        backend.synchronize();
+    }
+
+    @Test
+    void badLabelSeveralStepsAgoIsStillReported() {
+        Storage bad = upload(new float[] {0, 7});
+        Storage good = upload(new float[] {0, 1});
+        Storage out = alloc(6);
+        backend.oneHot(bad, out, 2, 3);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+            for (int i = 0; i < 20; i++) backend.oneHot(good, out, 2, 3);   // the slot comes round: reported on the way
+        });
+        assertTrue(e.getMessage().contains("position 1 of a batch of 2"), e.getMessage());
     }
 
     @Test

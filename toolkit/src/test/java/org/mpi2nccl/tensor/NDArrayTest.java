@@ -39,6 +39,20 @@ class NDArrayTest {
     }
 
     @Test
+    void anArrayOverAGivenStorageOwnsItAndChecksItsSize() {
+        Storage st = Device.cpu().backend().allocate(6);
+        NDArray a = NDArray.onStorage(st, 2, 3);
+        assertTrue(a.isCompact());
+        a.fill(2f);
+        assertArrayEquals(new float[] {2, 2, 2, 2, 2, 2}, a.toArray());
+        a.close();
+        assertTrue(st.isClosed(), "the array owned the storage");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NDArray.onStorage(Device.cpu().backend().allocate(5), 2, 3));
+        assertTrue(e.getMessage().contains("5 elements cannot hold shape"), e.getMessage());
+    }
+
+    @Test
     void assignWritesThroughViews() {
         NDArray a = NDArray.zeros(Device.cpu(), 3, 4);
         a.slice(1, 1, 3).assign(NDArray.of(new float[] {7, 8}, 2));

@@ -1,0 +1,114 @@
+package org.mpi2nccl.cuda;
+
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuEventSynchronize;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
+
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
+import jcuda.Pointer;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+
+/**
+ * The check that every label handed to {@code oneHot} is a class, without making the host wait for the GPU
+ * at every training step. The kernel writes the first bad row into a flag on the GPU; the flag is copied
+ * back into pinned memory on the same stream, and the host reads it later: when it next waits for the GPU
+ * anyway ({@link CudaBackend#synchronize()}, a copy to the host), or when the flag's slot comes round again
+ * {@link #SLOTS} calls later. PyTorch reports its device-side asserts the same way; with
+ * {@code MPI2NCCL_CUDA_SYNC=1} every launch waits, and the error comes from the call itself.
+ */
+final class LabelChecks implements AutoCloseable {
+    static final int SLOTS = 8;
+    private static final int NONE = Integer.MAX_VALUE;
+
+    private final CudaContext context;
+    private DeviceMemory flags;
+    private Pointer host;
+    private IntBuffer hostView;
+    private final CUevent[] done = new CUevent[SLOTS];
+    private final Call[] pending = new Call[SLOTS];
+    private int next;
+    private long calls;
+
+    /** What a pending check needs for its message. */
+    private record Call(long number, long rows, int classes) {}
+
+    LabelChecks(CudaContext context) {
+        this.context = context;
+    }
+
+    /**
+     * A flag slot for the next oneHot launch, reset to "no bad row" on the stream; reads (and reports) the
+     * slot's previous check first.
+     */
+    synchronized long flagFor(long rows, int classes) {
+        ensureBuffers();
+        int i = next;
+        next = (next + 1) % SLOTS;
+        if (pending[i] != null) check(i);
+        long flag = flags.address(i * 4L);
+        CudaException.check(cuMemsetD32Async(Handles.device(flag), NONE, 1, context.stream()), "resetting a label check flag");
+        return flag;
+    }
+
+    /** After the kernel was queued: the flag's copy to the host, and the event that says it has arrived. */
+    synchronized void queued(long flag, long rows, int classes) {
+        int i = (int) ((flag - flags.address()) / 4);
+        CudaException.check(cuMemcpyDtoHAsync(host.withByteOffset(i * 4L), Handles.device(flag), 4, context.stream()),
+                "copying a label check flag back");
+        CudaException.check(cuEventRecord(done[i], context.stream()), "recording a label check");
+        pending[i] = new Call(++calls, rows, classes);
+    }
+
+    /** Reports the first bad label among the checks still pending (call after the stream was synchronised). */
+    synchronized void checkAll() {
+        if (flags == null) return;
+        for (int k = 1; k <= SLOTS; k++) {
+            int i = (next + k) % SLOTS;           // oldest first
+            if (pending[i] != null) check(i);
+        }
+    }
+
+    private void check(int i) {
+        CudaException.check(cuEventSynchronize(done[i]), "waiting for a label check");
+        Call c = pending[i];
+        pending[i] = null;
+        int bad = hostView.get(i);
+        if (bad != NONE) {
+            long ago = calls - c.number;
+            throw new IllegalArgumentException("oneHot: the label at position " + bad + " of a batch of " + c.rows()
+                    + " is not a class in [0, " + c.classes() + ")" + (ago == 0 ? "" : " (found by the GPU " + ago
+                    + " oneHot call(s) ago: labels are checked without waiting; set MPI2NCCL_CUDA_SYNC=1 to stop at the call)")
+                    + ". Labels must be class indices 0.." + (c.classes() - 1));
+        }
+    }
+
+    private void ensureBuffers() {
+        if (flags != null) return;
+        context.makeCurrent();
+        flags = DeviceMemory.allocateUnscoped(context, SLOTS * 4L);
+        host = new Pointer();
+        CudaException.check(cuMemHostAlloc(host, SLOTS * 4L, 0), "allocating pinned memory for the label checks");
+        hostView = host.getByteBuffer(0, SLOTS * 4L).order(ByteOrder.nativeOrder()).asIntBuffer();
+        for (int i = 0; i < SLOTS; i++) {
+            done[i] = new CUevent();
+            CudaException.check(cuEventCreate(done[i], CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (flags == null) return;
+        context.makeCurrent();
+        for (CUevent e : done) cuEventDestroy(e);
+        cuMemFreeHost(host);
+        flags.close();
+        flags = null;
+    }
+}

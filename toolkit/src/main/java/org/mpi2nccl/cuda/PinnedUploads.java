@@ -1,0 +1,137 @@
+package org.mpi2nccl.cuda;
+
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventQuery;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
+import jcuda.Pointer;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUresult;
+
+/**
+ * Host-to-device copies that do not make the host wait for the GPU. A plain {@code cuMemcpyHtoD} from a Java
+ * array is synchronous: it waits for every kernel already queued, so a training loop that uploads each batch
+ * that way can never run ahead of the GPU (the GPU then idles while the host prepares the next step). Here
+ * the data is first copied into one of a few page-locked (pinned) host buffers, and the copy to the GPU is
+ * queued on the context's stream with {@code cuMemcpyHtoDAsync}: ordered after the kernels before it, like the
+ * synchronous copy, but the call returns at once. The Java array may be reused as soon as the call returns.
+ *
+ * <p>A buffer is reused only after the GPU has finished the copy out of it (an event per buffer), so at most
+ * {@link #SLOTS} uploads are in flight; larger arrays go in {@link #CHUNK_BYTES} pieces through the same ring,
+ * which also pipelines the host-side copy with the transfer.
+ */
+final class PinnedUploads implements AutoCloseable {
+    static final int SLOTS = 8;
+    static final long CHUNK_BYTES = 8L << 20;
+    /** Longest wait for a buffer to come free (the GPU stuck behind a collective that never ends). */
+    private static final long WAIT_NANOS = Long.getLong("mpi2nccl.gpu.waitSeconds", 600) * 1_000_000_000L;
+
+    private final CudaContext context;
+    private final Slot[] slots = new Slot[SLOTS];
+    private int next;
+    private long pinnedBytes;
+
+    private static final class Slot {
+        Pointer host;
+        ByteBuffer view;
+        long capacity;
+        final CUevent done = new CUevent();
+        boolean recorded;
+    }
+
+    PinnedUploads(CudaContext context) {
+        this.context = context;
+    }
+
+    /**
+     * Queues a copy of {@code bytes} bytes to device address {@code dst}. {@code fill} receives a native-order
+     * buffer (position 0, limit = the piece's size) and the byte offset of that piece in the whole copy, and
+     * writes the piece's bytes.
+     */
+    synchronized void upload(long dst, long bytes, BiConsumer<ByteBuffer, Long> fill, String what) {
+        context.makeCurrent();
+        for (long off = 0; off < bytes; off += CHUNK_BYTES) {
+            long piece = Math.min(CHUNK_BYTES, bytes - off);
+            Slot s = take(piece, what);
+            ByteBuffer b = s.view.duplicate().order(ByteOrder.nativeOrder());
+            b.limit((int) piece);
+            fill.accept(b.slice().order(ByteOrder.nativeOrder()), off);
+            CudaException.check(cuMemcpyHtoDAsync(Handles.device(dst + off), s.host, piece, context.stream()), what);
+            CudaException.check(cuEventRecord(s.done, context.stream()), what + " (recording its event)");
+            s.recorded = true;
+        }
+    }
+
+    /** The next buffer of the ring, at least {@code bytes} large, once the GPU has copied out of it. */
+    private Slot take(long bytes, String what) {
+        int i = next;
+        next = (next + 1) % SLOTS;
+        Slot s = slots[i];
+        if (s == null) {
+            s = new Slot();
+            CudaException.check(cuEventCreate(s.done, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+            slots[i] = s;
+        }
+        if (s.recorded) awaitFree(s, what);
+        if (s.capacity < bytes) {
+            if (s.host != null) {
+                CudaException.check(cuMemFreeHost(s.host), "freeing a pinned upload buffer");
+                pinnedBytes -= s.capacity;
+            }
+            long cap = Math.max(bytes, 1L << 20);
+            s.host = new Pointer();
+            CudaException.check(cuMemHostAlloc(s.host, cap, 0), "allocating " + cap + " bytes of pinned host memory for " + what);
+            s.view = s.host.getByteBuffer(0, cap);
+            s.capacity = cap;
+            pinnedBytes += cap;
+        }
+        return s;
+    }
+
+    private void awaitFree(Slot s, String what) {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        int spins = 0;
+        while (true) {
+            int r = cuEventQuery(s.done);
+            if (r == CUresult.CUDA_SUCCESS) break;
+            if (r != CUresult.CUDA_ERROR_NOT_READY) CudaException.check(r, "an earlier upload before " + what);
+            if (System.nanoTime() > deadline) {
+                throw new CudaException(CUresult.CUDA_ERROR_NOT_READY, "GPU " + context.device.ordinal + " did not finish the work queued"
+                        + " before " + what + " within " + WAIT_NANOS / 1_000_000_000L + " s (a collective waiting for a rank that"
+                        + " stopped?); set -Dmpi2nccl.gpu.waitSeconds to wait longer");
+            }
+            if (++spins < 1000) Thread.onSpinWait();
+            else LockSupport.parkNanos(20_000);
+        }
+        s.recorded = false;
+    }
+
+    /** Bytes of pinned host memory held (for the memory report). */
+    synchronized long pinnedBytes() {
+        return pinnedBytes;
+    }
+
+    /** Waits for the copies in flight, then frees the pinned buffers and events. */
+    @Override
+    public synchronized void close() {
+        context.makeCurrent();
+        for (int i = 0; i < SLOTS; i++) {
+            Slot s = slots[i];
+            if (s == null) continue;
+            if (s.recorded) awaitFree(s, "closing the upload buffers");
+            if (s.host != null) cuMemFreeHost(s.host);
+            cuEventDestroy(s.done);
+            slots[i] = null;
+        }
+        pinnedBytes = 0;
+    }
+}

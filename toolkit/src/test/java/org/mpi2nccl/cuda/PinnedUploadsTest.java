@@ -1,0 +1,85 @@
+package org.mpi2nccl.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Copies to the GPU that do not wait for it (pinned staging ring): right data, reusable arrays, no stall. */
+@Tag("gpu")
+class PinnedUploadsTest {
+    private static CudaContext ctx;
+
+    @BeforeAll
+    static void gpu() {
+        GpuTests.requireGpu();
+        ctx = Cuda.device(0).context();
+    }
+
+    private static float[] randoms(int n, long seed) {
+        Random r = new Random(seed);
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) v[i] = r.nextFloat();
+        return v;
+    }
+
+    @Test
+    void largeAndPartialCopiesArriveEvenWhenTheArrayIsReusedAtOnce() {
+        // more than two chunks and not a multiple of the chunk size: every piece of the ring is used
+        int n = (int) (PinnedUploads.CHUNK_BYTES / 4 * 2 + 12345);
+        float[] src = randoms(n, 1);
+        float[] expected = src.clone();
+        try (DeviceMemory m = DeviceMemory.allocateUnscoped(ctx, n * 4L)) {
+            m.copyFrom(src);
+            java.util.Arrays.fill(src, -1f);                 // the caller's array is free as soon as copyFrom returns
+            assertArrayEquals(expected, m.toFloatArray());
+            float[] part = randoms(1000, 2);
+            m.copyFrom(part, 100, 5000, 700);                // src[100..800) -> device [5000..5700)
+            float[] back = new float[700];
+            m.copyTo(5000, back, 0, 700);
+            assertArrayEquals(java.util.Arrays.copyOfRange(part, 100, 800), back);
+            int[] ints = {7, -3, Integer.MAX_VALUE};
+            m.copyFromInts(ints, 10);
+            int[] intsBack = new int[3];
+            m.copyToInts(10, intsBack);
+            assertArrayEquals(ints, intsBack);
+        }
+    }
+
+    @Test
+    void manySmallUploadsInARowKeepTheirOrder() {
+        // more uploads than ring slots, each overwriting the last: the device must hold the final one
+        try (DeviceMemory m = DeviceMemory.allocateUnscoped(ctx, 4 * 256)) {
+            float[] v = new float[256];
+            for (int k = 0; k < 50; k++) {
+                java.util.Arrays.fill(v, k);
+                m.copyFrom(v);
+            }
+            float[] back = m.toFloatArray();
+            for (float x : back) assertEquals(49f, x);
+        }
+    }
+
+    @Test
+    void uploadsDoNotWaitForQueuedKernels() {
+        // a long fill queued first: the upload must return long before the GPU gets to it
+        long big = 1L << 28;                              // 1 GiB of floats to fill, many times over
+        try (DeviceMemory work = DeviceMemory.allocateUnscoped(ctx, big * 4); DeviceMemory m = DeviceMemory.allocateUnscoped(ctx, 4096)) {
+            ctx.synchronize();
+            long t0 = System.nanoTime();
+            for (int i = 0; i < 20; i++) work.zero();
+            long queued = System.nanoTime();
+            m.copyFrom(new float[1024]);
+            long uploaded = System.nanoTime();
+            ctx.synchronize();
+            long gpuDone = System.nanoTime();
+            double uploadMs = (uploaded - queued) / 1e6, gpuMs = (gpuDone - t0) / 1e6;
+            System.out.printf("upload behind 20 GiB of memset: returned in %.3f ms; GPU finished after %.1f ms%n", uploadMs, gpuMs);
+            assertTrue(uploadMs < gpuMs / 4, "the upload waited for the GPU: " + uploadMs + " ms of " + gpuMs + " ms");
+        }
+    }
+}
