@@ -194,15 +194,6 @@ public final class RunningJob implements AutoCloseable {
         }
     }
 
-    static List<String> hosts(Path machines) {
-        try {
-            return Files.readAllLines(machines).stream().map(String::trim)
-                    .filter(l -> !l.isEmpty() && !l.startsWith("#")).distinct().toList();
-        } catch (IOException e) {
-            throw new MpjLaunchException("cannot read machines file " + machines + ": " + e.getMessage());
-        }
-    }
-
     private Path workingDirectory() {
         return (spec.workingDirectory != null ? spec.workingDirectory : Path.of("")).toAbsolutePath();
     }
@@ -376,17 +367,17 @@ public final class RunningJob implements AutoCloseable {
             future.completeExceptionally(new RankFailedException(job + " failed: " + why
                     + (unfinished.isEmpty() ? "" : "; stopped ranks " + unfinished) + hint, result, failed));
         } else if (timedOut) {
-            future.completeExceptionally(new JobTimeoutException(job + " timed out after " + human(spec.timeout)
+            future.completeExceptionally(new JobTimeoutException(job + " timed out after " + MpjSaid.human(spec.timeout)
                     + ": ranks " + unfinished + " had not finished (all stopped); raise the timeout or look for a"
-                    + " rank that waits for a message nobody sends" + lastWords(mpjSaid), result, unfinished,
+                    + " rank that waits for a message nobody sends" + MpjSaid.lastWords(mpjSaid), result, unfinished,
                     spec.timeout));
         } else if (stopRequested) {
             future.completeExceptionally(new MpjJobException(job + " was stopped: ranks " + unfinished
                     + " had not finished", result, unfinished));
-        } else if (noDaemon(mpjSaid) != null) {
-            future.completeExceptionally(new MpjLaunchException(noDaemon(mpjSaid)));
+        } else if (MpjSaid.noDaemon(mpjSaid) != null) {
+            future.completeExceptionally(new MpjLaunchException(MpjSaid.noDaemon(mpjSaid)));
         } else if (!unfinished.isEmpty()) {
-            String said = lastWords(mpjSaid);
+            String said = MpjSaid.lastWords(mpjSaid);
             String which = daemon != null && !daemon.isAlive() && main.isAlive() ? "the MPJ daemon" : "the job's JVM";
             List<RankFailure> lost = unfinished.stream().map(r -> new RankFailure(r, "process ended", 
                     "rank " + r + " ended before its main returned", "", "")).toList();
@@ -398,33 +389,8 @@ public final class RunningJob implements AutoCloseable {
         }
     }
 
-    private static final java.util.regex.Pattern NO_DAEMON = java.util.regex.Pattern.compile(
-            ".*Cannot connect to the daemon at machine <([^>]*)> and port <(\\d+)>.*");
-
-    /** MPJ's starter could not reach a daemon: the one-line cause and what to do, or null. */
-    private static String noDaemon(List<String> mpjSaid) {
-        for (String line : mpjSaid) {
-            var m = NO_DAEMON.matcher(line);
-            if (m.matches()) {
-                return "no MPJ daemon answers at " + m.group(1) + ":" + m.group(2) + ": start one there"
-                        + " (MPJ_HOME=... java -jar $MPJ_HOME/lib/daemon.jar " + m.group(2) + ") or fix the daemon port";
-            }
-        }
-        return null;
-    }
-
-    /** The last lines MPJ or the JVM printed outside any rank (its errors), for an exception's message. */
-    private static String lastWords(List<String> mpjSaid) {
-        return mpjSaid.isEmpty() ? "" : ". MPJ said: " + String.join(" | ",
-                mpjSaid.subList(Math.max(0, mpjSaid.size() - 4), mpjSaid.size()));
-    }
-
     private String exitCode() {
         return main.isAlive() ? "" : " with status " + main.exitValue();
-    }
-
-    private static String human(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     // --- the caller's side ------------------------------------------------------------------------------
