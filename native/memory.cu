@@ -29,46 +29,108 @@ extern "C" __global__ void copy_strided_f32(const float* __restrict__ in, Layout
 // A batch of 2-D planes (a transpose, a permute that moves the last axis) where the source is contiguous
 // along one plane axis (p: stride sp_in, 1 for full speed) and the destination along the other (q: stride
 // sq_out). copy_strided_f32 would read or write such a copy with a stride: one 32-byte memory sector per
-// element. Here a block takes a TILE x TILE tile: its warps read it along p (whole sectors), park it in
-// shared memory, and write it along q (whole sectors). The batch axes are the Layouts bi/bo (their offsets
-// are the views' offsets; ndim 0 for a single plane). Tiles are walked grid-stride: any grid is correct.
-// The block must have TILE_THREADS threads (Kernel.BLOCK_THREADS); another size traps rather than copy part.
-#define TILE 64
+// element. Here a block takes a TP x TQ tile (TP along p, TQ along q): it reads the tile along p (whole
+// sectors), parks it in shared memory, and writes it along q (whole sectors). The batch axes are the Layouts
+// bi/bo (their offsets are the views' offsets; ndim 0 for a single plane). Tiles are walked grid-stride: any
+// grid is correct. The block must have TILE_THREADS threads (Kernel.BLOCK_THREADS); another size traps rather
+// than copy part.
+// V = 4: a full tile of a plane whose rows start 16-byte aligned on both sides is read and written as float4
+// (4x fewer memory instructions, 16 bytes per thread per access); partial tiles at the plane's edges and
+// unaligned planes take the scalar path (V = 1) of the same kernel. The variants below (tile shape, V) are
+// weighed against each other on the GPU by `mpi2nccl bench-gpu --only variants`
+// (org.mpi2nccl.cuda.TransposeVariant names them).
 #define TILE_THREADS 256
-#define TILE_ROWS (TILE_THREADS / 32)            // rows of a tile one pass of the block covers
-#define TILE_PER_THREAD (TILE * TILE / TILE_THREADS)
-extern "C" __global__ void copy_transpose_f32(const float* __restrict__ in, Layout bi, float* __restrict__ out,
-                                              Layout bo, long long np, long long nq, long long sp_in,
-                                              long long sq_in, long long sp_out, long long sq_out) {
+
+// One pass of the tile: thread t of TILE_THREADS covers element (x, y + k * ROWS) of a W-wide, H-high grid of
+// V-element groups for k < H / ROWS, where x = t % (W / V), y = t / (W / V), ROWS = TILE_THREADS / (W / V).
+template <int W, int H, int V>
+struct TilePass {
+    static constexpr int PER_ROW = W / V;                      // threads along a row
+    static constexpr int ROWS = TILE_THREADS / PER_ROW;        // rows one pass of the block covers
+    static constexpr int PASSES = H / ROWS;
+    static_assert(PER_ROW <= TILE_THREADS && TILE_THREADS % PER_ROW == 0 && H % ROWS == 0, "tile shape");
+};
+
+template <int TP, int TQ, int V>
+__device__ __forceinline__ void transpose_tile(const float* __restrict__ src, float* __restrict__ dst, long long p0,
+                                               long long q0, long long np, long long nq, long long sp_in,
+                                               long long sq_in, long long sp_out, long long sq_out,
+                                               float (*tile)[TP + 1]) {
+    using Read = TilePass<TP, TQ, V>;      // rows of the tile along p: source row q, V consecutive p per access
+    using Write = TilePass<TQ, TP, V>;     // rows along q: destination row p, V consecutive q per access
+    const int t = threadIdx.x;
+    {
+        const int x = (t % Read::PER_ROW) * V, y = t / Read::PER_ROW;
+        float v[Read::PASSES][V];
+#pragma unroll
+        for (int k = 0; k < Read::PASSES; ++k) {
+            const long long q = q0 + y + k * Read::ROWS, p = p0 + x;
+            if constexpr (V == 4) {        // only for full, aligned tiles (the caller checks)
+                const float4 f = *reinterpret_cast<const float4*>(src + q * sq_in + p);
+                v[k][0] = f.x; v[k][1] = f.y; v[k][2] = f.z; v[k][3] = f.w;
+            } else {
+                v[k][0] = (p < np && q < nq) ? src[p * sp_in + q * sq_in] : 0.f;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < Read::PASSES; ++k)
+#pragma unroll
+            for (int e = 0; e < V; ++e) tile[y + k * Read::ROWS][x + e] = v[k][e];
+    }
+    __syncthreads();
+    {
+        const int x = (t % Write::PER_ROW) * V, y = t / Write::PER_ROW;
+#pragma unroll
+        for (int k = 0; k < Write::PASSES; ++k) {
+            const int pt = y + k * Write::ROWS;
+            const long long p = p0 + pt, q = q0 + x;
+            if constexpr (V == 4) {
+                *reinterpret_cast<float4*>(dst + p * sp_out + q) =
+                    make_float4(tile[x][pt], tile[x + 1][pt], tile[x + 2][pt], tile[x + 3][pt]);
+            } else {
+                if (p < np && q < nq) dst[p * sp_out + q * sq_out] = tile[x][pt];
+            }
+        }
+    }
+    __syncthreads();                       // the tile is refilled by the next one
+}
+
+template <int TP, int TQ, bool VECTOR>
+__device__ __forceinline__ void copy_transpose(const float* __restrict__ in, const Layout& bi, float* __restrict__ out,
+                                               const Layout& bo, long long np, long long nq, long long sp_in,
+                                               long long sq_in, long long sp_out, long long sq_out) {
     if (blockDim.x != TILE_THREADS) __trap();
-    __shared__ float tile[TILE][TILE + 1];       // +1: a column of the tile falls in 32 different banks
-    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    __shared__ float tile[TQ][TP + 1];     // +1: a column of the tile falls in different banks
     long long batches = 1;
     for (int d = 0; d < (int)bi.ndim; ++d) batches *= bi.shape[d];
-    const long long tiles_p = (np + TILE - 1) / TILE, tiles_q = (nq + TILE - 1) / TILE;
+    const long long tiles_p = (np + TP - 1) / TP, tiles_q = (nq + TQ - 1) / TQ;
     const long long tiles = batches * tiles_p * tiles_q;
+    // float4 rows: unit strides inside the rows, row strides and both planes' starts multiples of 4 floats
+    const bool rows4 = VECTOR && sp_in == 1 && sq_out == 1 && (sq_in & 3) == 0 && (sp_out & 3) == 0;
     for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
         const long long b = t / (tiles_p * tiles_q), pq = t - b * tiles_p * tiles_q;
-        const long long p0 = (pq / tiles_q) * TILE, q0 = (pq % tiles_q) * TILE;
+        const long long p0 = (pq / tiles_q) * TP, q0 = (pq % tiles_q) * TQ;
         const float* src = in + layout_offset(bi, b);
         float* dst = out + layout_offset(bo, b);
-        // element (p0 + h*32 + tx, q0 + k*TILE_ROWS + ty) of the plane -> tile[q][p]: a warp reads 32 consecutive p
-        float v[TILE_PER_THREAD];
-#pragma unroll
-        for (int j = 0; j < TILE_PER_THREAD; ++j) {
-            const long long p = p0 + (j & 1) * 32 + tx, q = q0 + (j >> 1) * TILE_ROWS + ty;
-            if (p < np && q < nq) v[j] = src[p * sp_in + q * sq_in];
+        if constexpr (VECTOR) {
+            if (rows4 && aligned16(src) && aligned16(dst) && p0 + TP <= np && q0 + TQ <= nq) {
+                transpose_tile<TP, TQ, 4>(src, dst, p0, q0, np, nq, sp_in, sq_in, sp_out, sq_out, tile);
+                continue;
+            }
         }
-#pragma unroll
-        for (int j = 0; j < TILE_PER_THREAD; ++j) tile[(j >> 1) * TILE_ROWS + ty][(j & 1) * 32 + tx] = v[j];
-        __syncthreads();
-        // element (p0 + k*TILE_ROWS + ty, q0 + h*32 + tx) <- tile[q][p]: a warp writes 32 consecutive q
-#pragma unroll
-        for (int j = 0; j < TILE_PER_THREAD; ++j) {
-            const int qt = (j & 1) * 32 + tx, pt = (j >> 1) * TILE_ROWS + ty;
-            const long long p = p0 + pt, q = q0 + qt;
-            if (p < np && q < nq) dst[p * sp_out + q * sq_out] = tile[qt][pt];
-        }
-        __syncthreads();                         // the tile is refilled by the next iteration
+        transpose_tile<TP, TQ, 1>(src, dst, p0, q0, np, nq, sp_in, sq_in, sp_out, sq_out, tile);
     }
 }
+
+#define DEFINE_TRANSPOSE(NAME, TP, TQ, VECTOR)                                                              \
+    extern "C" __global__ void NAME(const float* __restrict__ in, Layout bi, float* __restrict__ out, Layout bo, \
+                                    long long np, long long nq, long long sp_in, long long sq_in,        \
+                                    long long sp_out, long long sq_out) {                                \
+        copy_transpose<TP, TQ, VECTOR>(in, bi, out, bo, np, nq, sp_in, sq_in, sp_out, sq_out);           \
+    }
+
+DEFINE_TRANSPOSE(copy_transpose_64x64_f32, 64, 64, false)        // the first kernel: 16 scalar loads per thread
+DEFINE_TRANSPOSE(copy_transpose_64x64_v4_f32, 64, 64, true)      // the same tile, 4 float4 loads per thread
+DEFINE_TRANSPOSE(copy_transpose_128x64_v4_f32, 128, 64, true)    // 512-byte source rows, 8 float4 per thread
+DEFINE_TRANSPOSE(copy_transpose_64x128_v4_f32, 64, 128, true)    // 512-byte destination rows
+DEFINE_TRANSPOSE(copy_transpose_32x32_f32, 32, 32, false)        // the textbook tile: 4 loads per thread

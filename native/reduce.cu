@@ -2,11 +2,12 @@
 //   reduce_{sum,max,min}_rows_f32       inner == 1: a block per (row, part); `parts` blocks share a long row
 //   reduce_{sum,max,min}_rows_warp_f32  inner == 1, many short rows: one warp per row, no block barriers
 //   reduce_{sum,max,min}_cols_f32       inner  > 1: a block per (outer, chunk of r, 32 or 128 columns)
+//   reduce_{sum,max,min}_rows_last_f32  inner == 1, rows shared by `parts` blocks, finished in the same launch
 // The Java side (org.mpi2nccl.cuda.Reduction) splits a long axis into parts/chunks when there are too few
 // outputs to keep the GPU busy: the outputs are then [outer, parts, inner] partials that a second launch
 // reduces. Every thread keeps LOADS_IN_FLIGHT float4 loads in flight (a reduction is a pure read stream).
-// No atomics, and every combination happens in an order fixed by the shape and the launch: the same input on
-// the same GPU always gives the same bits.
+// The one-pass kernels count finished blocks with an atomic, but every combination still happens in an order
+// fixed by the shape and the launch: the same input on the same GPU always gives the same bits.
 #include "common.cuh"
 
 struct SumOp {
@@ -51,7 +52,7 @@ __device__ __forceinline__ float block_reduce(float v) {
 // a head of up to 3 floats (to the first 16-byte boundary), a body of float4s and a tail of up to 3 floats.
 // Body float4 j belongs to part (j / width) % parts, thread j % width: the parts interleave, so at any time
 // all the blocks of a row read one contiguous stretch of it. Head and tail go to part 0.
-template <class Op>
+template <class Op, int LOADS = LOADS_IN_FLIGHT>
 __device__ __forceinline__ float row_share(const float* row, long long r, long long part, long long parts, int t,
                                            int width) {
     const long long misaligned = (long long)(((uintptr_t)row >> 2) & 3);   // floats past a 16-byte boundary
@@ -61,13 +62,13 @@ __device__ __forceinline__ float row_share(const float* row, long long r, long l
     const long long n4 = (r - head) >> 2;
     const float4* body = reinterpret_cast<const float4*>(row + head);
     const long long step = (long long)width * parts;
-    for (long long j = part * width + t; j < n4; j += LOADS_IN_FLIGHT * step) {
-        float4 v[LOADS_IN_FLIGHT];
+    for (long long j = part * width + t; j < n4; j += LOADS * step) {
+        float4 v[LOADS];
 #pragma unroll
-        for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
+        for (int u = 0; u < LOADS; ++u)
             if (j + u * step < n4) v[u] = body[j + u * step];
 #pragma unroll
-        for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
+        for (int u = 0; u < LOADS; ++u)
             if (j + u * step < n4) acc = combine4<Op>(acc, v[u]);
     }
     const long long tail = head + (n4 << 2);
@@ -83,6 +84,42 @@ __device__ __forceinline__ void reduce_rows(const float* in, float* out, long lo
         float acc = row_share<Op>(in + o * r, r, c, parts, threadIdx.x, blockDim.x);
         acc = block_reduce<Op>(acc);
         if (threadIdx.x == 0) out[item] = acc;
+    }
+}
+
+// The same split in ONE launch ("last block finishes"): each block stores its part's result in partials[item]
+// as reduce_rows does, then counts itself in counters[o]; the block that brings a row's count to `parts` (the
+// last of that row's blocks to finish) combines the row's partials in index order, writes out[o] and sets the
+// count back to 0 for the next launch. No block waits for another, the second launch (and its gap) is gone,
+// and the result does not depend on which block finished last: the same input gives the same bits.
+// counters[0 .. outer) must be 0 on entry (the Java side keeps them in a zeroed per-context buffer). LOADS
+// float4 loads per thread are in flight at a time.
+template <class Op, int LOADS>
+__device__ __forceinline__ void reduce_rows_last(const float* in, float* out, long long outer, long long r, long long parts,
+                                                 float* partials, unsigned int* counters) {
+    __shared__ int last;
+    for (long long item = blockIdx.x; item < outer * parts; item += gridDim.x) {
+        const long long o = item / parts, c = item - o * parts;
+        float acc = row_share<Op, LOADS>(in + o * r, r, c, parts, threadIdx.x, blockDim.x);
+        acc = block_reduce<Op>(acc);
+        if (threadIdx.x == 0) {
+            partials[item] = acc;
+            __threadfence();                   // the partial is visible GPU-wide before the count says so
+            last = atomicAdd(&counters[o], 1u) == (unsigned int)(parts - 1);
+        }
+        __syncthreads();
+        if (last) {
+            __threadfence();
+            float v = Op::identity();
+            for (long long k = threadIdx.x; k < parts; k += blockDim.x)
+                v = Op::combine(v, __ldcg(partials + o * parts + k));   // from L2: other SMs wrote them
+            v = block_reduce<Op>(v);
+            if (threadIdx.x == 0) {
+                out[o] = v;
+                counters[o] = 0;
+            }
+        }
+        __syncthreads();                       // `last` is rewritten by the next item
     }
 }
 
@@ -175,11 +212,23 @@ __device__ __forceinline__ void reduce_cols_any(const float* in, float* out, lon
                                                         long long outer, long long r, long long inner,  \
                                                         long long chunk, long long chunks) {            \
         reduce_cols_any<OP>(in, out, outer, r, inner, chunk, chunks);                                   \
+    }                                                                                                   \
+    extern "C" __global__ void reduce_##NAME##_rows_last_f32(const float* __restrict__ in, float* __restrict__ out, \
+                                                             long long outer, long long r, long long parts, \
+                                                             float* partials, unsigned int* counters) { \
+        reduce_rows_last<OP, LOADS_IN_FLIGHT>(in, out, outer, r, parts, partials, counters);            \
     }
 
 DEFINE_REDUCE(sum, SumOp)
 DEFINE_REDUCE(max, MaxOp)
 DEFINE_REDUCE(min, MinOp)
+
+// The one-pass sum with twice the loads in flight per thread (8 float4 = 128 bytes): a variant for the benchmark
+// (org.mpi2nccl.cuda.KernelVariants) to weigh against the 4-load one on the GPU at hand.
+extern "C" __global__ void reduce_sum_rows_last8_f32(const float* __restrict__ in, float* __restrict__ out, long long outer,
+                                                     long long r, long long parts, float* partials, unsigned int* counters) {
+    reduce_rows_last<SumOp, 8>(in, out, outer, r, parts, partials, counters);
+}
 
 // Index (as float, the NDArray dtype) of the first maximum along the middle axis; one thread per output.
 // Same rule as the CPU: element r replaces the best only when strictly greater.

@@ -141,6 +141,16 @@ inline void __trap() {
     std::abort();
 }
 
+// Blocks run one after another on one OS thread: a fence has nothing to order, an atomic nothing to race with.
+inline void __threadfence() {}
+inline unsigned int atomicAdd(unsigned int* address, unsigned int value) {
+    const unsigned int old = *address;
+    *address = old + value;
+    return old;
+}
+template <class T>
+inline T __ldcg(const T* p) { return *p; }
+
 template <class T>
 T __shfl_xor_sync(unsigned, T v, int lane_mask) {
     static_assert(sizeof(T) <= 8, "shuffle of at most 8 bytes");

@@ -221,57 +221,116 @@ static Layout batch_layout(const std::vector<long long>& shape, const std::vecto
     return l;
 }
 
+using TransposeKernel = void (*)(const float*, Layout, float*, Layout, long long, long long, long long, long long, long long, long long);
+struct TransposeVariant { const char* name; TransposeKernel kernel; };
+static const TransposeVariant TRANSPOSES[] = {
+    {"copy_transpose_64x64_f32", copy_transpose_64x64_f32},
+    {"copy_transpose_64x64_v4_f32", copy_transpose_64x64_v4_f32},
+    {"copy_transpose_128x64_v4_f32", copy_transpose_128x64_v4_f32},
+    {"copy_transpose_64x128_v4_f32", copy_transpose_64x128_v4_f32},
+    {"copy_transpose_32x32_f32", copy_transpose_32x32_f32},
+};
+
+// One batch of planes: source [batch][nq][np] (contiguous along p), destination [batch][np][nq] (along q), both
+// inside larger buffers at an offset, batch strides padded. Offsets and paddings that are multiples of 4 keep
+// every row 16-byte aligned (the float4 path for full tiles); others force the scalar path.
+static void transpose_case(const TransposeVariant& tv, long long np, long long nq, long long batch, long long in_off,
+                           long long out_off, long long pad, unsigned grid) {
+    long long in_bs = np * nq + pad, out_bs = np * nq + pad;
+    View in(in_off + batch * in_bs, 0), out(out_off + batch * out_bs, 0, -1.f);
+    for (long long i = 0; i < in.n; ++i) in.base()[i] = small_int();
+    Layout bi = batch == 1 ? batch_layout({}, {}, in_off) : batch_layout({batch}, {in_bs}, in_off);
+    Layout bo = batch == 1 ? batch_layout({}, {}, out_off) : batch_layout({batch}, {out_bs}, out_off);
+    emulate_launch(grid, 256, [&] { tv.kernel(in.data(), bi, out.data(), bo, np, nq, 1, np, nq, 1); });
+    ++cases;
+    std::string what = std::string(tv.name) + " np=" + std::to_string(np) + " nq=" + std::to_string(nq) + " batch=" +
+                       std::to_string(batch) + " offsets " + std::to_string(in_off) + "/" + std::to_string(out_off) +
+                       " grid=" + std::to_string(grid);
+    std::vector<float> want(out.n, -1.f);
+    for (long long b = 0; b < batch; ++b)
+        for (long long p = 0; p < np; ++p)
+            for (long long q = 0; q < nq; ++q)
+                want[out_off + b * out_bs + p * nq + q] = in.base()[in_off + b * in_bs + q * np + p];
+    if (!out.guards_intact()) fail(what + ": wrote outside the buffer");
+    for (size_t i = 0; i < want.size(); ++i)
+        if (!(out.base()[i] == want[i])) {
+            fail(what + ": element " + std::to_string(i));
+            break;
+        }
+}
+
 static void check_transpose() {
     const long long sizes[] = {1, 5, 31, 32, 33, 64, 65, 100, 130};
     long long before = cases;
-    for (long long np : sizes)
-        for (long long nq : sizes)
-            for (long long batch : {1LL, 3LL}) {
-                // source [batch][nq][np] contiguous (contiguous along p), destination [batch][np][nq] (along q),
-                // both inside larger buffers at an offset, the destination's batch stride padded by 7
-                long long in_off = 3, out_off = 5, in_bs = np * nq, out_bs = np * nq + 7;
-                View in(in_off + batch * in_bs, 0), out(out_off + batch * out_bs, 0, -1.f);
-                for (long long i = 0; i < in.n; ++i) in.base()[i] = small_int();
-                Layout bi = batch == 1 ? batch_layout({}, {}, in_off) : batch_layout({batch}, {in_bs}, in_off);
-                Layout bo = batch == 1 ? batch_layout({}, {}, out_off) : batch_layout({batch}, {out_bs}, out_off);
-                unsigned grid = GRIDS[(np + nq + batch) % 4];
-                emulate_launch(grid, 256, [&] {
-                    copy_transpose_f32(in.data(), bi, out.data(), bo, np, nq, 1, np, nq, 1);
-                });
-                ++cases;
-                std::vector<float> want(out.n, -1.f);
-                for (long long b = 0; b < batch; ++b)
-                    for (long long p = 0; p < np; ++p)
-                        for (long long q = 0; q < nq; ++q)
-                            want[out_off + b * out_bs + p * nq + q] = in.base()[in_off + b * in_bs + q * np + p];
-                if (!out.guards_intact()) fail("copy_transpose_f32 np=" + std::to_string(np) + " nq=" + std::to_string(nq) + ": wrote outside the buffer");
-                for (size_t i = 0; i < want.size(); ++i)
-                    if (!(out.base()[i] == want[i])) {
-                        fail("copy_transpose_f32 np=" + std::to_string(np) + " nq=" + std::to_string(nq) + " batch=" +
-                             std::to_string(batch) + " grid=" + std::to_string(grid) + ": element " + std::to_string(i));
-                        break;
-                    }
-            }
-    // two batch axes with their own strides, non-unit plane strides (a 4-D permute (a, b, p, q) <- (b, q, a, p))
-    {
+    for (const TransposeVariant& tv : TRANSPOSES) {
+        // misaligned (offsets 3 and 5, batch stride padded by 7): the scalar path, partial tiles at every edge
+        for (long long np : sizes)
+            for (long long nq : sizes)
+                for (long long batch : {1LL, 3LL})
+                    transpose_case(tv, np, nq, batch, 3, 5, 7, GRIDS[(np + nq + batch) % 4]);
+        // aligned planes with full tiles of every variant (128 x 128 holds whole 128x64 and 64x128 tiles) next to
+        // partial ones (132, 196): the float4 path and the scalar path in one launch
+        for (long long np : {128LL, 132LL, 196LL})
+            for (long long nq : {128LL, 196LL})
+                for (long long batch : {1LL, 2LL})
+                    transpose_case(tv, np, nq, batch, 4, 8, 4 * (np % 3), GRIDS[(np + nq + batch) % 4]);
+        // aligned rows but a misaligned plane start: scalar path on full tiles
+        transpose_case(tv, 128, 128, 1, 1, 0, 0, 3);
+        transpose_case(tv, 128, 128, 1, 0, 2, 0, 2);
+        // two batch axes with their own strides, non-unit plane strides (a 4-D permute (a, b, p, q) <- (b, q, a, p))
         long long A = 2, B = 3, np = 40, nq = 70;
         View in(B * nq * A * np, 0), out(A * B * np * nq, 0, -1.f);
         for (long long i = 0; i < in.n; ++i) in.base()[i] = small_int();
         // source index (b, q, a, p) contiguous: strides b: nq*A*np, q: A*np, a: np, p: 1
         Layout bi = batch_layout({A, B}, {np, nq * A * np}, 0);
         Layout bo = batch_layout({A, B}, {B * np * nq, np * nq}, 0);
-        emulate_launch(5, 256, [&] { copy_transpose_f32(in.data(), bi, out.data(), bo, np, nq, 1, A * np, nq, 1); });
+        emulate_launch(5, 256, [&] { tv.kernel(in.data(), bi, out.data(), bo, np, nq, 1, A * np, nq, 1); });
         ++cases;
-        for (long long a = 0; a < A; ++a)
-            for (long long b = 0; b < B; ++b)
-                for (long long p = 0; p < np; ++p)
-                    for (long long q = 0; q < nq; ++q) {
-                        float want = in.base()[((b * nq + q) * A + a) * np + p];
-                        float got = out.base()[((a * B + b) * np + p) * nq + q];
-                        if (!(got == want)) { fail("copy_transpose_f32 4-d permute at " + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(p) + "," + std::to_string(q)); a = A; b = B; p = np; break; }
+        bool ok = out.guards_intact();
+        for (long long a = 0; a < A && ok; ++a)
+            for (long long b = 0; b < B && ok; ++b)
+                for (long long p = 0; p < np && ok; ++p)
+                    for (long long q = 0; q < nq && ok; ++q)
+                        ok = in.base()[((b * nq + q) * A + a) * np + p] == out.base()[((a * B + b) * np + p) * nq + q];
+        if (!ok) fail(std::string(tv.name) + " 4-d permute");
+    }
+    std::printf("tiled transpose (%zu variants): %lld cases\n", sizeof(TRANSPOSES) / sizeof(TRANSPOSES[0]), cases - before);
+}
+
+// ---- one-pass row reductions (last block finishes) ------------------------------------------------------------
+
+using LastKernel = void (*)(const float*, float*, long long, long long, long long, float*, unsigned int*);
+static const LastKernel LAST[] = {reduce_sum_rows_last_f32, reduce_max_rows_last_f32, reduce_min_rows_last_f32};
+
+static void check_rows_last() {
+    long long before = cases;
+    for (int variant = 0; variant < 4; ++variant) {
+        const int op = variant == 3 ? 0 : variant;          // variant 3: the 8-load sum
+        LastKernel kernel = variant == 3 ? reduce_sum_rows_last8_f32 : LAST[op];
+        const std::string name = variant == 3 ? "reduce_sum_rows_last8_f32" : std::string("reduce_") + REFS[op].name + "_rows_last_f32";
+        for (long long r : {1LL, 7LL, 1029LL, 5000LL, 40000LL})
+            for (long long outer : {1LL, 3LL})
+                for (long long parts : {1LL, 2LL, 5LL, 13LL})
+                    for (int off : {0, 3}) {
+                        View in(outer * r, off);
+                        fill_input(in, outer * r, op);
+                        std::vector<float> want = expected(REFS[op], in.data(), outer, r, 1);
+                        View partials(outer * parts, 0, 99.f), got(outer, 0, 99.f);
+                        std::vector<unsigned int> counters(outer, 0u);
+                        unsigned grid = GRIDS[(r + parts + off + outer) % 4];
+                        std::string what = name + " outer=" + std::to_string(outer) + " r=" + std::to_string(r) + " parts=" +
+                                           std::to_string(parts) + " offset=" + std::to_string(off) + " grid=" + std::to_string(grid);
+                        for (int run = 0; run < 2; ++run) {  // the second run relies on the counters the first reset
+                            emulate_launch(grid, 256, [&] { kernel(in.data(), got.data(), outer, r, parts, partials.data(), counters.data()); });
+                            compare(got.data(), want, what + " run " + std::to_string(run));
+                            ++cases;
+                            for (long long o = 0; o < outer; ++o)
+                                if (counters[o] != 0) { fail(what + ": counter " + std::to_string(o) + " left at " + std::to_string(counters[o])); break; }
+                            if (!got.guards_intact() || !partials.guards_intact()) fail(what + ": wrote outside its output");
+                        }
                     }
     }
-    std::printf("tiled transpose: %lld cases\n", cases - before);
+    std::printf("one-pass row reductions: %lld cases\n", cases - before);
 }
 
 int main() {
@@ -279,6 +338,7 @@ int main() {
     check_rows();
     check_cols();
     check_transpose();
+    check_rows_last();
     std::printf("kernel-check: %lld cases, %lld failures\n", cases, failures);
     return failures == 0 ? 0 : 1;
 }

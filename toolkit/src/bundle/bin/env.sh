@@ -32,11 +32,43 @@ _mpi2nccl_libdirs() {
     [ -d "$d" ] && echo "$d"
   done
 }
+# The version of a libnccl.so.2: from the name it links to (libnccl.so.2.28.3), the pip wheel's dist-info next to
+# it (nvidia_nccl_cu13-2.28.9.dist-info), or the "NCCL version 2.28.9" string inside it. Empty when unknown.
+_mpi2nccl_nccl_version() {
+  local f=$1 real v sp
+  real=$(readlink -f "$f")
+  v=$(basename "$real" | sed -nE 's/^libnccl\.so\.([0-9]+\.[0-9]+\.[0-9]+)$/\1/p')
+  if [ -z "$v" ]; then
+    sp=$(dirname "$(dirname "$(dirname "$(dirname "$real")")")")     # site-packages of .../nvidia/nccl/lib/libnccl.so.2
+    v=$(ls -d "$sp"/nvidia_nccl_cu*-*.dist-info 2>/dev/null | sed -nE 's/.*-([0-9]+\.[0-9]+\.[0-9]+)\.dist-info$/\1/p' | sort -V | tail -1)
+  fi
+  [ -z "$v" ] && v=$(grep -a -o -m1 -E 'NCCL version [0-9]+\.[0-9]+\.[0-9]+' "$real" 2>/dev/null | head -1 | sed 's/NCCL version //')
+  echo "$v"
+}
+# Every folder holding libnccl.so.2 (LD_LIBRARY_PATH's and ours), newest NCCL first: the newest goes to the front of
+# LD_LIBRARY_PATH (NCCL_HOME, when set, is the caller's explicit choice and stays first). The toolkit itself
+# makes the same choice (org.mpi2nccl.cuda.LibrarySearch); `mpi2nccl doctor-gpu` says which one and what else it saw.
+_mpi2nccl_nccl_first() {
+  local d v
+  [ -n "${NCCL_HOME:-}" ] && return 0
+  { tr ':' '\n' <<< "${LD_LIBRARY_PATH:-}"; _mpi2nccl_libdirs; } | while read -r d; do
+    [ -n "$d" ] && [ -e "$d/libnccl.so.2" ] || continue
+    v=$(_mpi2nccl_nccl_version "$d/libnccl.so.2")
+    echo "${v:-0.0.0} $d"
+  done | sort -k1,1Vr -s | head -1 | cut -d' ' -f2-
+}
 _mpi2nccl_ld=""
+_mpi2nccl_nccl_dir=$(_mpi2nccl_nccl_first)
 while read -r _d; do
-  case ":${LD_LIBRARY_PATH:-}:$_mpi2nccl_ld:" in *":$_d:"*) ;; *) _mpi2nccl_ld="$_mpi2nccl_ld:$_d";; esac
+  case ":${LD_LIBRARY_PATH:-}:$_mpi2nccl_ld:$_mpi2nccl_nccl_dir:" in *":$_d:"*) ;; *) _mpi2nccl_ld="$_mpi2nccl_ld:$_d";; esac
 done < <(_mpi2nccl_libdirs)
-export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}${_mpi2nccl_ld}"
+if [ -n "$_mpi2nccl_nccl_dir" ]; then
+  # the newest NCCL's folder first, then the caller's folders (without it), then the ones found here
+  _mpi2nccl_rest=$(tr ':' '\n' <<< "${LD_LIBRARY_PATH:-}" | grep -vxF "$_mpi2nccl_nccl_dir" | grep -v '^$' | paste -sd: -)
+  export LD_LIBRARY_PATH="$_mpi2nccl_nccl_dir${_mpi2nccl_rest:+:$_mpi2nccl_rest}${_mpi2nccl_ld}"
+else
+  export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}${_mpi2nccl_ld}"
+fi
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH#:}"
 MPI2NCCL_CP="$BUNDLE_HOME/lib/*"
 MPI2NCCL_JAVA_OPTS="--enable-native-access=ALL-UNNAMED"

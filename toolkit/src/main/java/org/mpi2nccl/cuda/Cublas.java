@@ -2,16 +2,21 @@ package org.mpi2nccl.cuda;
 
 import static org.bytedeco.cuda.global.cublas.CUBLAS_COMPUTE_32F;
 import static org.bytedeco.cuda.global.cublas.CUBLAS_COMPUTE_32F_FAST_TF32;
+import static org.bytedeco.cuda.global.cublas.CUBLAS_DEFAULT_MATH;
 import static org.bytedeco.cuda.global.cublas.CUBLAS_GEMM_DEFAULT;
 import static org.bytedeco.cuda.global.cublas.CUBLAS_OP_N;
 import static org.bytedeco.cuda.global.cublas.CUBLAS_OP_T;
 import static org.bytedeco.cuda.global.cublas.CUBLAS_POINTER_MODE_HOST;
 import static org.bytedeco.cuda.global.cublas.CUBLAS_STATUS_SUCCESS;
+import static org.bytedeco.cuda.global.cublas.CUBLAS_TF32_TENSOR_OP_MATH;
 import static org.bytedeco.cuda.global.cublas.cublasCreate_v2;
 import static org.bytedeco.cuda.global.cublas.cublasGemmEx;
 import static org.bytedeco.cuda.global.cublas.cublasGemmStridedBatchedEx;
 import static org.bytedeco.cuda.global.cublas.cublasGetProperty;
 import static org.bytedeco.cuda.global.cublas.cublasGetStatusString;
+import static org.bytedeco.cuda.global.cublas.cublasSetMathMode;
+import static org.bytedeco.cuda.global.cublas.cublasSetWorkspace_v2;
+import static org.bytedeco.cuda.global.cublas.cublasSgemm_v2;
 import static org.bytedeco.cuda.global.cublas.cublasSetPointerMode_v2;
 import static org.bytedeco.cuda.global.cublas.cublasSetStream_v2;
 import static org.bytedeco.cuda.global.cudart.CUDA_R_32F;
@@ -26,6 +31,11 @@ import org.bytedeco.javacpp.FloatPointer;
  * {@code C^T = op(B)^T op(A)^T}, so each call swaps the operands instead of transposing anything.
  * <p>TF32 (tensor cores, 10-bit mantissa inputs) is off by default so results match the CPU to ~1e-6;
  * {@link #setTf32(boolean)} turns it on (PyTorch's {@code allow_tf32}).
+ * <p>The handle gets the workspace PyTorch gives its cuBLAS handles (32 MiB on Hopper and newer, 8.1 MiB before;
+ * CUBLAS_WORKSPACE_CONFIG=:SIZE_KIB:COUNT as in PyTorch overrides it), owned here for the context's lifetime, so
+ * cuBLAS has the same room to choose its kernels as in the PyTorch peer of the benchmark. Two routes into cuBLAS
+ * ({@link Route}): cublasGemmEx with the compute type saying TF32 or not (the default), or cublasSgemm with the
+ * handle's math mode saying it, which is what PyTorch calls; the benchmark times both.
  */
 public final class Cublas {
     private final CudaContext context;
@@ -33,6 +43,16 @@ public final class Cublas {
     private final FloatPointer alpha = new FloatPointer(1);
     private final FloatPointer beta = new FloatPointer(1);
     private volatile boolean tf32;
+    private volatile Route route = Route.GEMM_EX;
+    private final DeviceMemory workspace;
+
+    /** How a float32 GEMM is handed to cuBLAS. */
+    public enum Route {
+        /** cublasGemmEx, compute type CUBLAS_COMPUTE_32F or CUBLAS_COMPUTE_32F_FAST_TF32 */
+        GEMM_EX,
+        /** cublasSgemm with the math mode CUBLAS_DEFAULT_MATH or CUBLAS_TF32_TENSOR_OP_MATH (PyTorch's call) */
+        SGEMM_MATH_MODE
+    }
 
     Cublas(CudaContext context) {
         this.context = context;
@@ -45,6 +65,41 @@ public final class Cublas {
         check(cublasSetStream_v2(handle, new CUstream_st(new Handles.JavaCppAddress(context.streamAddress()))), "cublasSetStream");
         check(cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
         tf32 = "1".equals(System.getenv("MPI2NCCL_TF32"));
+        long bytes = workspaceBytes(context.device.computeMajor, System.getenv("CUBLAS_WORKSPACE_CONFIG"));
+        workspace = DeviceMemory.allocateUnscoped(context, bytes);
+        check(cublasSetWorkspace_v2(handle, new Handles.JavaCppAddress(workspace.address()), bytes), "cublasSetWorkspace");
+    }
+
+    /**
+     * PyTorch's cuBLAS workspace size: CUBLAS_WORKSPACE_CONFIG ":SIZE_KIB:COUNT[:SIZE_KIB:COUNT...]" summed, else
+     * 4096 KiB x 8 on compute capability 9 and newer, 4096 KiB x 2 + 16 KiB x 8 before.
+     */
+    static long workspaceBytes(int computeMajor, String config) {
+        if (config != null) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(":(\\d+):(\\d+)").matcher(config);
+            long total = 0;
+            boolean any = false;
+            while (m.find()) {
+                total += Long.parseLong(m.group(1)) * 1024 * Long.parseLong(m.group(2));
+                any = true;
+            }
+            if (any) return total;
+        }
+        return computeMajor >= 9 ? 4096L * 1024 * 8 : 4096L * 1024 * 2 + 16L * 1024 * 8;
+    }
+
+    /** The size of the workspace the handle was given. */
+    public long workspaceBytes() {
+        return workspace.bytes();
+    }
+
+    /** Which cuBLAS call float32 GEMMs go through (the benchmark compares them; results are the same either way). */
+    public void setRoute(Route r) {
+        route = java.util.Objects.requireNonNull(r);
+    }
+
+    public Route route() {
+        return route;
     }
 
     /** Allows TF32 tensor-core math for float32 GEMMs (faster, ~1e-3 relative error). */
@@ -77,6 +132,16 @@ public final class Cublas {
         context.makeCurrent();
         alpha.put(alphaValue);
         beta.put(betaValue);
+        if (route == Route.SGEMM_MATH_MODE) {
+            check(cublasSetMathMode(handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+            try {
+                check(cublasSgemm_v2(handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+                        alpha, floats(b), ldb, floats(a), lda, beta, floats(c), ldc), "cublasSgemm " + m + "x" + n + "x" + k);
+            } finally {
+                check(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+            }
+            return;
+        }
         check(cublasGemmEx(handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
                 alpha, new Handles.JavaCppAddress(b), CUDA_R_32F, ldb, new Handles.JavaCppAddress(a), CUDA_R_32F, lda,
                 beta, new Handles.JavaCppAddress(c), CUDA_R_32F, ldc, computeType(), CUBLAS_GEMM_DEFAULT),
@@ -97,6 +162,10 @@ public final class Cublas {
                 new Handles.JavaCppAddress(a), CUDA_R_32F, lda, strideA, beta,
                 new Handles.JavaCppAddress(c), CUDA_R_32F, ldc, strideC, batch, computeType(), CUBLAS_GEMM_DEFAULT),
                 "cublasGemmStridedBatchedEx " + batch + "x(" + m + "x" + n + "x" + k + ")");
+    }
+
+    private static FloatPointer floats(long deviceAddress) {
+        return new FloatPointer(new Handles.JavaCppAddress(deviceAddress));
     }
 
     private int computeType() {

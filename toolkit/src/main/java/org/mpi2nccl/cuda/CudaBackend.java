@@ -153,7 +153,8 @@ public final class CudaBackend implements Backend {
         Layout a = new Layout(merged, st[0], srcOffset), b = new Layout(merged, st[1], dstOffset);
         StridedCopyPlan.Transpose t = StridedCopyPlan.transpose(a, b);
         if (t != null) {
-            context.launch(Kernel.COPY_TRANSPOSE, t.tiles(), KernelArgs.of().ptr(s).layout(t.batchIn()).ptr(d).layout(t.batchOut())
+            TransposeVariant v = KernelVariants.transpose();
+            context.launch(v.kernel, t.tiles(v), KernelArgs.of().ptr(s).layout(t.batchIn()).ptr(d).layout(t.batchOut())
                     .i64(t.np()).i64(t.nq()).i64(t.spIn()).i64(t.sqIn()).i64(t.spOut()).i64(t.sqOut()));
         } else {
             context.launch(Kernel.COPY_STRIDED, n, KernelArgs.of().ptr(s).layout(a).ptr(d).layout(b).i64(n));

@@ -37,27 +37,85 @@ public final class CudaBenchmarks {
 
     // ---- GEMM --------------------------------------------------------------------------------------------
 
+    /** Seconds of GEMMs run untimed before each GEMM figure: the GPU's clocks and temperature settle first. */
+    static final double GEMM_WARMUP_SECONDS = 1.0;
+    /** GEMMs queued back to back between two events per sample (the host's launch time stays out of the figure). */
+    static final int GEMM_BATCH = 10;
+    /** Fewest samples per GEMM figure. */
+    static final int GEMM_MIN_SAMPLES = 30;
+
+    /**
+     * n x n x n float32 GEMM, row-major C = A B (as torch.mm(a, b, out=c) in the peer), TF32 off and on, through
+     * both cuBLAS routes ({@link Cublas.Route}). Each figure: {@value #GEMM_WARMUP_SECONDS} s of untimed GEMMs,
+     * then at least {@value #GEMM_MIN_SAMPLES} samples of {@value #GEMM_BATCH} GEMMs between two events; the
+     * median sample is the figure, the note gives the spread. The rows named like the peer's
+     * ("sgemm 4096^3 tf32") are the backend's default route.
+     */
     public static List<Result> gemm(CudaBackend backend, int n, int reps) {
         CudaContext ctx = backend.context();
+        Cublas blas = ctx.cublas();
+        Cublas.Route routeBefore = blas.route();
         List<Result> out = new ArrayList<>();
         Storage a = backend.allocate((long) n * n), b = backend.allocate((long) n * n), c = backend.allocate((long) n * n);
         try {
             backend.fillUniform(a, (long) n * n, -1, 1, 1, 0);
             backend.fillUniform(b, (long) n * n, -1, 1, 2, 0);
-            for (boolean tf32 : new boolean[] {false, true}) {
-                backend.setTf32(tf32);
-                double ms = timeGpu(ctx, reps, 3, () -> backend.matmul(a, b, c, 1, n, n, n, false, false, 0, 0));
-                double tflops = 2.0 * n * n * n / (ms * 1e-3) / 1e12;
-                out.add(new Result("gemm", "sgemm " + n + "^3 " + (tf32 ? "tf32" : "float32"), tflops, "TFLOP/s", ms,
-                        "cublasGemmEx, compute " + (tf32 ? "32F_FAST_TF32" : "32F")));
+            for (Cublas.Route route : new Cublas.Route[] {routeBefore, other(routeBefore)}) {
+                blas.setRoute(route);
+                for (boolean tf32 : new boolean[] {false, true}) {
+                    backend.setTf32(tf32);
+                    Runnable gemm = () -> backend.matmul(a, b, c, 1, n, n, n, false, false, 0, 0);
+                    int warm = warmUp(ctx, gemm, GEMM_WARMUP_SECONDS);
+                    double[] ms = timeGpuBatches(ctx, Math.max(reps, GEMM_MIN_SAMPLES), GEMM_BATCH, gemm);
+                    double[] tflops = Arrays.stream(ms).map(t -> 2.0 * n * n * n / (t * 1e-3) / 1e12).sorted().toArray();
+                    double med = median(ms);
+                    String call = route == Cublas.Route.GEMM_EX ? "cublasGemmEx, compute " + (tf32 ? "32F_FAST_TF32" : "32F")
+                            : "cublasSgemm, math mode " + (tf32 ? "TF32_TENSOR_OP" : "DEFAULT") + " (PyTorch's call)";
+                    String name = "sgemm " + n + "^3 " + (tf32 ? "tf32" : "float32") + (route == routeBefore ? "" : " [" + route.name().toLowerCase(java.util.Locale.ROOT) + "]");
+                    out.add(new Result("gemm", name, 2.0 * n * n * n / (med * 1e-3) / 1e12, "TFLOP/s", med,
+                            String.format("%s; median of %d samples of %d back to back (%.1f .. %.1f TFLOP/s) after %d warm-up GEMMs; workspace %d MiB",
+                                    call, ms.length, GEMM_BATCH, tflops[0], tflops[tflops.length - 1], warm, blas.workspaceBytes() >> 20)));
+                }
             }
         } finally {
+            blas.setRoute(routeBefore);
             backend.setTf32(false);
             a.close();
             b.close();
             c.close();
         }
         return out;
+    }
+
+    private static Cublas.Route other(Cublas.Route r) {
+        return r == Cublas.Route.GEMM_EX ? Cublas.Route.SGEMM_MATH_MODE : Cublas.Route.GEMM_EX;
+    }
+
+    /** Runs {@code body} until {@code seconds} have passed on the GPU (at least 10 calls); returns the calls made. */
+    static int warmUp(CudaContext ctx, Runnable body, double seconds) {
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        int calls = 0;
+        do {
+            for (int i = 0; i < 10; i++) body.run();
+            calls += 10;
+            ctx.synchronize();
+        } while (System.nanoTime() < end);
+        return calls;
+    }
+
+    /** Milliseconds per call of {@code reps} samples, each {@code batch} calls queued between two events. */
+    static double[] timeGpuBatches(CudaContext ctx, int reps, int batch, Runnable body) {
+        ctx.synchronize();
+        double[] ms = new double[reps];
+        try (CudaEvent start = new CudaEvent(ctx); CudaEvent end = new CudaEvent(ctx)) {
+            for (int i = 0; i < reps; i++) {
+                start.record();
+                for (int k = 0; k < batch; k++) body.run();
+                end.record();
+                ms[i] = CudaEvent.elapsedMillis(start, end) / batch;
+            }
+        }
+        return ms;
     }
 
     // ---- memory-bound kernels ----------------------------------------------------------------------------------
@@ -195,6 +253,11 @@ public final class CudaBenchmarks {
 
     /** Median GPU milliseconds of {@code body} over {@code reps} event-timed runs, after {@code warmup} untimed ones. */
     static double timeGpu(CudaContext ctx, int reps, int warmup, Runnable body) {
+        return median(timeGpuSamples(ctx, reps, warmup, body));
+    }
+
+    /** The GPU milliseconds of each of {@code reps} event-timed runs of {@code body}, after {@code warmup} untimed ones. */
+    static double[] timeGpuSamples(CudaContext ctx, int reps, int warmup, Runnable body) {
         for (int i = 0; i < warmup; i++) body.run();
         ctx.synchronize();
         double[] ms = new double[reps];
@@ -206,22 +269,12 @@ public final class CudaBenchmarks {
                 ms[i] = CudaEvent.elapsedMillis(start, end);
             }
         }
-        return median(ms);
+        return ms;
     }
 
     /** Median GPU milliseconds per call of {@code body} when {@code batch} calls are queued between two events. */
     static double timeGpuQueued(CudaContext ctx, int reps, int batch, Runnable body) {
-        ctx.synchronize();
-        double[] ms = new double[reps];
-        try (CudaEvent start = new CudaEvent(ctx); CudaEvent end = new CudaEvent(ctx)) {
-            for (int i = 0; i < reps; i++) {
-                start.record();
-                for (int k = 0; k < batch; k++) body.run();
-                end.record();
-                ms[i] = CudaEvent.elapsedMillis(start, end) / batch;
-            }
-        }
-        return median(ms);
+        return median(timeGpuBatches(ctx, reps, batch, body));
     }
 
     /** Median wall-clock milliseconds of a blocking {@code body}, after one warm-up run. */

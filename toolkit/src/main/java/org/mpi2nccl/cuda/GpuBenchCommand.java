@@ -23,7 +23,7 @@ public final class GpuBenchCommand implements Callable<Integer> {
     @Option(names = "--device", description = "GPU number (default ${DEFAULT-VALUE})", defaultValue = "0")
     int device;
 
-    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, staging, train (default: all)")
+    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, variants, staging, train (default: all)")
     Set<String> only;
 
     @Option(names = "--gemm-size", description = "n of the n x n x n GEMM (default ${DEFAULT-VALUE})", defaultValue = "4096")
@@ -44,6 +44,10 @@ public final class GpuBenchCommand implements Callable<Integer> {
     @Option(names = "--channels", split = ",", description = "CNN channels c1,c2 (default ${DEFAULT-VALUE})", defaultValue = "32,64")
     int[] channels;
 
+    @Option(names = "--kernel-variants", paramLabel = "SPEC",
+            description = "kernel variants for the whole run, e.g. transpose=128x64-v4,full-reduction=one-pass/4 (as MPI2NCCL_KERNEL_VARIANTS)")
+    String kernelVariants;
+
     @Option(names = "--json", description = "also write the results to this JSON file")
     Path json;
 
@@ -57,11 +61,21 @@ public final class GpuBenchCommand implements Callable<Integer> {
             System.err.println("bench-gpu: --gemm-size, --mib and --reps must be positive");
             return 2;
         }
+        if (kernelVariants != null) {
+            try {
+                KernelVariants.use(kernelVariants);
+            } catch (IllegalArgumentException e) {
+                System.err.println("bench-gpu: --kernel-variants: " + e.getMessage());
+                return 2;
+            }
+        }
         CudaBackend backend = CudaBackend.open(device);
         System.out.println(backend.describe());
+        System.out.println("kernel variants in use: " + KernelVariants.describe());
         List<CudaBenchmarks.Result> results = new ArrayList<>();
         if (wants("gemm")) results.addAll(print(CudaBenchmarks.gemm(backend, gemmSize, reps)));
         if (wants("bandwidth")) results.addAll(print(CudaBenchmarks.bandwidth(backend, mib << 20, reps)));
+        if (wants("variants")) results.addAll(print(KernelVariantBench.run(backend, mib << 20, reps)));
         if (wants("staging")) {
             long[] bytes = new long[stagingMib.length];
             for (int i = 0; i < bytes.length; i++) bytes[i] = stagingMib[i] << 20;
@@ -72,6 +86,7 @@ public final class GpuBenchCommand implements Callable<Integer> {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("device", backend.describe());
             doc.put("driver_cuda", Cuda.versionString(Cuda.driverVersion()));
+            doc.put("kernel_variants", KernelVariants.describe());
             doc.put("results", results);
             Files.writeString(json, new GsonBuilder().setPrettyPrinting().create().toJson(doc));
             System.out.println("written: " + json);

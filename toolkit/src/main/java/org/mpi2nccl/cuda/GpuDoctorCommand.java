@@ -13,8 +13,15 @@ public final class GpuDoctorCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the rows as JSON")
     boolean json;
 
+    @Option(names = "--kernels", description = "list the project's CUDA kernels (module.cu:name, argument letters, launch shape) and exit; no GPU needed")
+    boolean kernels;
+
     @Override
     public Integer call() {
+        if (kernels) {
+            for (Kernel k : Kernel.all()) System.out.println(k + " " + k.signature + " " + k.launch);
+            return 0;
+        }
         List<CudaDoctor.Row> rows = CudaDoctor.report();
         System.out.print(json ? new GsonBuilder().setPrettyPrinting().create().toJson(rows) + "\n" : CudaDoctor.format(rows));
         boolean failed = rows.stream().anyMatch(r -> r.status() == CudaDoctor.Status.FAIL);

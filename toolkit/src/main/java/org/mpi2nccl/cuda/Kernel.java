@@ -144,8 +144,13 @@ public final class Kernel {
     public static final Kernel FILL = of("memory", "fill_f32", "pfl", Launch.PER_ELEMENT);
     public static final Kernel FILL_STRIDED = of("memory", "fill_strided_f32", "pLfl", Launch.PER_ELEMENT);
     public static final Kernel COPY_STRIDED = of("memory", "copy_strided_f32", "pLpLl", Launch.PER_ELEMENT);
-    /** A batch of 2-D tiles transposed through shared memory (see {@link StridedCopyPlan}); needs 256-thread blocks. */
-    public static final Kernel COPY_TRANSPOSE = of("memory", "copy_transpose_f32", "pLpLllllll", Launch.PER_BLOCK);
+    // A batch of 2-D planes transposed tile by tile through shared memory (see {@link StridedCopyPlan}); 256-thread
+    // blocks. One kernel per tile shape; {@link TransposeVariant} says which one copies (the benchmark weighs them).
+    public static final Kernel COPY_TRANSPOSE_64X64 = of("memory", "copy_transpose_64x64_f32", "pLpLllllll", Launch.PER_BLOCK);
+    public static final Kernel COPY_TRANSPOSE_64X64_V4 = of("memory", "copy_transpose_64x64_v4_f32", "pLpLllllll", Launch.PER_BLOCK);
+    public static final Kernel COPY_TRANSPOSE_128X64_V4 = of("memory", "copy_transpose_128x64_v4_f32", "pLpLllllll", Launch.PER_BLOCK);
+    public static final Kernel COPY_TRANSPOSE_64X128_V4 = of("memory", "copy_transpose_64x128_v4_f32", "pLpLllllll", Launch.PER_BLOCK);
+    public static final Kernel COPY_TRANSPOSE_32X32 = of("memory", "copy_transpose_32x32_f32", "pLpLllllll", Launch.PER_BLOCK);
 
     // native/optim.cu
     public static final Kernel SGD_STEP = of("optim", "sgd_step_f32", "ppplfff", Launch.PER_ELEMENT);
@@ -170,6 +175,12 @@ public final class Kernel {
     public static final Kernel REDUCE_SUM_COLS = of("reduce", "reduce_sum_cols_f32", "pplllll", Launch.PER_BLOCK);
     public static final Kernel REDUCE_MAX_COLS = of("reduce", "reduce_max_cols_f32", "pplllll", Launch.PER_BLOCK);
     public static final Kernel REDUCE_MIN_COLS = of("reduce", "reduce_min_cols_f32", "pplllll", Launch.PER_BLOCK);
+    // rows_last: (in, out, outer, r, parts, partials, counters): the split row finished in the same launch
+    public static final Kernel REDUCE_SUM_ROWS_LAST = of("reduce", "reduce_sum_rows_last_f32", "pplllpp", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_MAX_ROWS_LAST = of("reduce", "reduce_max_rows_last_f32", "pplllpp", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_MIN_ROWS_LAST = of("reduce", "reduce_min_rows_last_f32", "pplllpp", Launch.PER_BLOCK);
+    /** The one-pass sum with 8 float4 loads in flight per thread (a {@link FullReductionVariant}). */
+    public static final Kernel REDUCE_SUM_ROWS_LAST8 = of("reduce", "reduce_sum_rows_last8_f32", "pplllpp", Launch.PER_BLOCK);
     public static final Kernel ARGMAX = of("reduce", "argmax_f32", "pplll", Launch.PER_ELEMENT);
 
     // native/softmax.cu

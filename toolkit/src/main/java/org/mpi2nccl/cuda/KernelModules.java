@@ -82,7 +82,24 @@ final class KernelModules {
         CudaException.check(cuModuleGetFunction(f, module, kernel.name),
                 "finding kernel " + kernel.name + " in " + resourceName(kernel.module, target));
         functions.put(kernel, f);
+        logFirstLaunch(kernel);
         return f;
+    }
+
+    /**
+     * With {@code MPI2NCCL_KERNEL_LOG=FILE}, appends "module.cu:name" to FILE the first time a kernel is looked up,
+     * i.e. launched (every launch looks its kernel up first): results/device/cuda-sanitizer-check.sh compares the
+     * log with {@code doctor-gpu --kernels} to say which kernels a sanitizer run covered.
+     */
+    private static void logFirstLaunch(Kernel kernel) {
+        String log = System.getenv("MPI2NCCL_KERNEL_LOG");
+        if (log == null || log.isBlank()) return;
+        try {
+            java.nio.file.Files.writeString(java.nio.file.Path.of(log), kernel + System.lineSeparator(),
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("MPI2NCCL_KERNEL_LOG=" + log + ": cannot append to it", e);
+        }
     }
 
     synchronized int loadedModules() {

@@ -21,6 +21,10 @@ import java.util.stream.Stream;
  *       {@code .../bin} folder on {@code PATH}, {@code /opt/*}{@code /.venv}, the user's and the system's Python;</li>
  *   <li>the usual system folders ({@code /usr/local/cuda/lib64}, {@code /usr/lib/x86_64-linux-gnu}, ...).</li>
  * </ol>
+ * The first folder holding the library wins, except for NCCL: several are common on one machine (the system's,
+ * PyTorch's wheel, a conda one), so every copy found is read for its version ({@link LibraryVersion}) and the
+ * newest is taken, unless {@code NCCL_HOME} holds one (the caller's explicit choice). The result lists the copies
+ * passed over, with their versions, for the doctor to show.
  * The environment and the file-system root are parameters, so tests can build a fake tree.
  */
 public final class LibrarySearch {
@@ -33,16 +37,36 @@ public final class LibrarySearch {
     /** One place that was searched, and why it was on the list. */
     public record Folder(Path path, String reason) {}
 
-    /** The outcome for one library: where it is (if anywhere), every folder tried, other versions seen. */
+    /** A copy of the library, the reason its folder was searched, and its version where it can be read (else null). */
+    public record Candidate(Path path, String foundVia, String version) {
+        @Override
+        public String toString() {
+            return path + " (" + (version == null ? "version unknown" : version) + ", " + foundVia + ")";
+        }
+    }
+
+    /**
+     * The outcome for one library: where it is (if anywhere), every folder tried, other versions seen (other
+     * sonames), and for NCCL its version and the other copies of the same soname that were passed over.
+     */
     public record Result(NativeLibrary library, Optional<Path> path, String foundVia, List<Folder> searched,
-                         List<Path> otherVersions) {
+                         List<Path> otherVersions, String version, List<Candidate> passedOver) {
+        Result(NativeLibrary library, Optional<Path> path, String foundVia, List<Folder> searched, List<Path> otherVersions) {
+            this(library, path, foundVia, searched, otherVersions, null, List.of());
+        }
+
         public boolean found() {
             return path.isPresent();
         }
 
         /** One line for people: where it was found, or what was searched and what to set. */
         public String explain() {
-            if (path.isPresent()) return path.get() + " (via " + foundVia + ")";
+            if (path.isPresent()) {
+                String where = path.get() + " (via " + foundVia + (version != null ? ", version " + version : "") + ")";
+                if (passedOver.isEmpty()) return where;
+                return where + "; picked as " + (foundVia.equals(library.homeVariable) ? "set by " + foundVia : "the newest")
+                        + " of " + (passedOver.size() + 1) + " found; also saw " + passedOver;
+            }
             StringBuilder s = new StringBuilder(library.soname).append(" not found in ").append(searched.size())
                     .append(" folders (").append(summarize(searched)).append(")");
             if (!otherVersions.isEmpty()) {
@@ -81,6 +105,7 @@ public final class LibrarySearch {
     }
 
     public Result find(NativeLibrary library) {
+        if (library == NativeLibrary.NCCL) return findNewest(library);
         List<Folder> folders = folders(library);
         List<Path> others = new ArrayList<>();
         for (Folder folder : folders) {
@@ -91,6 +116,42 @@ public final class LibrarySearch {
             others.addAll(otherVersions(folder.path(), library));
         }
         return new Result(library, Optional.empty(), null, folders, List.copyOf(others));
+    }
+
+    /** Every copy in the search folders, by version; NCCL_HOME's copy when there is one, else the newest (ties: search order). */
+    private Result findNewest(NativeLibrary library) {
+        List<Folder> folders = folders(library);
+        List<Candidate> copies = new ArrayList<>();
+        List<Path> others = new ArrayList<>();
+        java.util.Set<Path> seen = new java.util.HashSet<>();   // one file reached through two folders (/lib -> /usr/lib) counts once
+        for (Folder folder : folders) {
+            Path candidate = folder.path().resolve(library.soname);
+            if (Files.isRegularFile(candidate)) {
+                if (seen.add(realPath(candidate))) {
+                    copies.add(new Candidate(candidate, folder.reason(), LibraryVersion.ofNccl(candidate).orElse(null)));
+                }
+            } else {
+                others.addAll(otherVersions(folder.path(), library));
+            }
+        }
+        if (copies.isEmpty()) return new Result(library, Optional.empty(), null, folders, List.copyOf(others));
+        Candidate pick = copies.get(0);
+        if (!pick.foundVia().equals(library.homeVariable)) {
+            for (Candidate c : copies) {
+                if (LibraryVersion.compare(c.version(), pick.version()) > 0) pick = c;
+            }
+        }
+        List<Candidate> passedOver = new ArrayList<>(copies);
+        passedOver.remove(pick);
+        return new Result(library, Optional.of(pick.path()), pick.foundVia(), folders, List.of(), pick.version(), List.copyOf(passedOver));
+    }
+
+    private static Path realPath(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (IOException | SecurityException e) {
+            return p.toAbsolutePath().normalize();
+        }
     }
 
     /** The folders for one library, in search order, without duplicates, only those that exist. */

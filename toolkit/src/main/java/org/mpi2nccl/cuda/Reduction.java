@@ -14,9 +14,11 @@ import org.mpi2nccl.tensor.ReduceOp;
  *       again by a second pass.</li>
  * </ul>
  * Enough blocks for the GPU is {@value #BLOCKS_PER_SM_TARGET} per SM: with several float4 loads in flight per
- * thread that covers the memory latency, and it leaves a small tail when the last blocks run alone.
- * Deterministic: no atomics, and the split depends only on the shape, the input's alignment and the GPU's
- * SM count.
+ * thread that covers the memory latency, and it leaves a small tail when the last blocks run alone. Rows shared
+ * by several blocks follow {@link KernelVariants#fullReduction()}: its blocks per SM, and either the second pass
+ * or one launch whose last block per row combines the partials (reduce_*_rows_last_f32).
+ * Deterministic: the split depends only on the shape, the input's alignment, the variant and the GPU's SM
+ * count, and partials are always combined in index order.
  */
 final class Reduction {
     private Reduction() {}
@@ -45,14 +47,29 @@ final class Reduction {
     record Pass(Shape shape, long split, long chunk, long items) {}
 
     static void run(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner) {
-        Pass pass = plan(outer, reduced, inner, context.device.multiprocessors, columnsAsFloat4(in, inner));
+        run(context, op, in, out, outer, reduced, inner, KernelVariants.fullReduction());
+    }
+
+    /** As {@link #run}, rows shared by several blocks reduced the way {@code rows} says. */
+    static void run(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner,
+                    FullReductionVariant rows) {
+        int sms = context.device.multiprocessors;
+        Pass pass = plan(outer, reduced, inner, sms, columnsAsFloat4(in, inner), rows.blocksPerSm);
+        if (rows.onePass && pass.shape() == Shape.ROWS_BLOCK && pass.split() > 1 && ReductionScratch.fits(outer, pass.split())) {
+            ReductionScratch scratch = ReductionScratch.of(context);
+            Kernel k = op == ReduceOp.SUM && rows.loads8 ? Kernel.REDUCE_SUM_ROWS_LAST8
+                    : kernel(op, Kernel.REDUCE_SUM_ROWS_LAST, Kernel.REDUCE_MAX_ROWS_LAST, Kernel.REDUCE_MIN_ROWS_LAST);
+            context.launch(k, pass.items(), KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced).i64(pass.split())
+                    .ptr(scratch.partials()).ptr(scratch.counters()));
+            return;
+        }
         if (pass.split() <= 1) {
             launch(context, op, pass, in, out, outer, reduced, inner);
             return;
         }
         try (DeviceMemory partial = DeviceMemory.allocateUnscoped(context, outer * pass.split() * inner * 4)) {
             launch(context, op, pass, in, partial.address(), outer, reduced, inner);
-            run(context, op, partial.address(), out, outer, pass.split(), inner);
+            run(context, op, partial.address(), out, outer, pass.split(), inner, rows);
         }   // freed in stream order: after the second pass has read it
     }
 
@@ -62,8 +79,14 @@ final class Reduction {
     }
 
     static Pass plan(long outer, long reduced, long inner, int sms, boolean float4Columns) {
+        return plan(outer, reduced, inner, sms, float4Columns, BLOCKS_PER_SM_TARGET);
+    }
+
+    /** As above, a row split into parts until there are {@code rowBlocksPerSm} blocks per SM. */
+    static Pass plan(long outer, long reduced, long inner, int sms, boolean float4Columns, int rowBlocksPerSm) {
         long target = (long) Math.max(1, sms) * BLOCKS_PER_SM_TARGET;
         if (inner == 1) {
+            target = (long) Math.max(1, sms) * Math.max(1, rowBlocksPerSm);
             long parts = 1;
             if (outer < target && reduced >= 2 * MIN_ROW_PART) {
                 parts = Math.min((target + outer - 1) / outer, reduced / MIN_ROW_PART);

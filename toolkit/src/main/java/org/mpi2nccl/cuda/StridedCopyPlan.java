@@ -5,22 +5,21 @@ package org.mpi2nccl.cuda;
  * layouts come simplified ({@link org.mpi2nccl.tensor.Shapes#coalesce}: no extent-1 axes, jointly contiguous
  * neighbours merged). When the source is contiguous along one axis and the destination along another (a
  * transpose, a permute that moves the last axis), the copy is a batch of 2-D planes done tile by tile through
- * shared memory by {@code copy_transpose_f32}: both sides are then read and written in whole memory sectors,
+ * shared memory by a {@code copy_transpose_*} kernel ({@link TransposeVariant}): both sides are then read and written in whole memory sectors,
  * where {@code copy_strided_f32} would touch one 32-byte sector per element on one side. Otherwise
  * {@code copy_strided_f32} it is, one thread per element.
  */
 final class StridedCopyPlan {
     private StridedCopyPlan() {}
 
-    /** Tile side of copy_transpose_f32 (native/memory.cu TILE); only the grid size depends on it here. */
-    static final int TILE = 64;
     /** Planes thinner than this stay with the per-element kernel (most of a tile's threads would idle). */
     static final long MIN_PLANE_SIDE = 8;
 
-    /** The arguments of copy_transpose_f32: the batch axes as layouts, the plane's extents and strides. */
+    /** The arguments of the copy_transpose_* kernels: the batch axes as layouts, the plane's extents and strides. */
     record Transpose(Layout batchIn, Layout batchOut, long np, long nq, long spIn, long sqIn, long spOut, long sqOut) {
-        long tiles() {
-            return batchIn.size() * ((np + TILE - 1) / TILE) * ((nq + TILE - 1) / TILE);
+        /** Tiles of the variant's shape the copy has (the launch's block count before the cap). */
+        long tiles(TransposeVariant v) {
+            return batchIn.size() * ((np + v.tileP - 1) / v.tileP) * ((nq + v.tileQ - 1) / v.tileQ);
         }
     }
 

@@ -11,14 +11,19 @@ import java.util.Arrays;
  *
  * <p>Lifetime: every view holds a reference on the shared storage; {@link #close()} drops it and the last
  * close frees the memory. Inside an {@link ArrayScope} arrays are closed for you.
+ *
+ * <p>This class is the API; the longer rules live next to it, one concern per class: {@link ArrayViews} (reshape,
+ * permute, broadcast, slices), {@link BroadcastOps} (binary ops between arrays), {@link AxisReductions},
+ * {@link BatchedMatmul} and {@link ArrayJoins} (stack, concat).
  */
 public final class NDArray implements AutoCloseable {
 
-    private final SharedStorage shared;
-    private final int[] shape;
-    private final long[] strides;
-    private final long offset;
-    private final long size;
+    // package-private: the tensor package's ArrayViews, BroadcastOps, AxisReductions, BatchedMatmul read them
+    final SharedStorage shared;
+    final int[] shape;
+    final long[] strides;
+    final long offset;
+    final long size;
     private boolean closed;
     ArrayScope scope;
 
@@ -142,78 +147,25 @@ public final class NDArray implements AutoCloseable {
 
     public boolean isClosed() { return closed; }
 
-    // ---- views ------------------------------------------------------------------------------------------------
+    // ---- views (the rules in ArrayViews) ----------------------------------------------------------------------
 
-    private NDArray view(int[] newShape, long[] newStrides, long newOffset) {
+    /** A new view of the same storage. */
+    NDArray view(int[] newShape, long[] newStrides, long newOffset) {
         checkOpen("view");
         return new NDArray(shared, newShape, newStrides, newOffset);
     }
 
     /** Same elements, new shape (one dimension may be -1). A view when contiguous, else a compact copy. */
-    public NDArray reshape(int... newShape) {
-        int[] s = newShape.clone();
-        int unknown = -1;
-        long known = 1;
-        for (int i = 0; i < s.length; i++) {
-            if (s[i] == -1) {
-                if (unknown >= 0) throw new IllegalArgumentException("reshape: only one -1 allowed in " + Shapes.str(newShape));
-                unknown = i;
-            } else {
-                known *= s[i];
-            }
-        }
-        if (unknown >= 0) {
-            if (known == 0 || size % known != 0)
-                throw new IllegalArgumentException("reshape: cannot reshape " + Shapes.str(shape) + " into " + Shapes.str(newShape));
-            s[unknown] = (int) (size / known);
-        }
-        Shapes.checkShape(s, "reshape");
-        if (Shapes.size(s) != size)
-            throw new IllegalArgumentException("reshape: cannot reshape " + Shapes.str(shape) + " (" + size
-                    + " elements) into " + Shapes.str(newShape) + " (" + Shapes.size(s) + " elements)");
-        if (isContiguous()) return view(s, Shapes.rowMajorStrides(s), offset);
-        try (NDArray c = compact()) {
-            return c.view(s, Shapes.rowMajorStrides(s), 0);
-        }
-    }
+    public NDArray reshape(int... newShape) { return ArrayViews.reshape(this, newShape); }
 
     /** Collapses axes {@code startAxis..} into one: (N, C, H, W).flatten(1) is (N, C*H*W). */
-    public NDArray flatten(int startAxis) {
-        int a = Shapes.axis(startAxis, Math.max(shape.length, 1), "flatten");
-        int[] s = new int[a + 1];
-        System.arraycopy(shape, 0, s, 0, a);
-        long rest = 1;
-        for (int i = a; i < shape.length; i++) rest *= shape[i];
-        s[a] = (int) rest;
-        return reshape(s);
-    }
+    public NDArray flatten(int startAxis) { return ArrayViews.flatten(this, startAxis); }
 
     /** Reorders axes: the result's axis i is this array's axis {@code axes[i]}. A view. */
-    public NDArray permute(int... axes) {
-        if (axes.length != shape.length)
-            throw new IllegalArgumentException("permute: " + axes.length + " axes given for shape " + Shapes.str(shape));
-        int[] s = new int[axes.length];
-        long[] st = new long[axes.length];
-        boolean[] seen = new boolean[axes.length];
-        for (int i = 0; i < axes.length; i++) {
-            int a = Shapes.axis(axes[i], shape.length, "permute");
-            if (seen[a]) throw new IllegalArgumentException("permute: axis " + a + " given twice in " + Arrays.toString(axes));
-            seen[a] = true;
-            s[i] = shape[a];
-            st[i] = strides[a];
-        }
-        return view(s, st, offset);
-    }
+    public NDArray permute(int... axes) { return ArrayViews.permute(this, axes); }
 
     /** Swaps two axes. A view. */
-    public NDArray transpose(int axis1, int axis2) {
-        int[] p = new int[shape.length];
-        for (int i = 0; i < p.length; i++) p[i] = i;
-        int a = Shapes.axis(axis1, shape.length, "transpose"), b = Shapes.axis(axis2, shape.length, "transpose");
-        p[a] = b;
-        p[b] = a;
-        return permute(p);
-    }
+    public NDArray transpose(int axis1, int axis2) { return ArrayViews.transpose(this, axis1, axis2); }
 
     /** Swaps the last two axes (a matrix transpose; batched for more dimensions). A view. */
     public NDArray transpose() {
@@ -222,64 +174,18 @@ public final class NDArray implements AutoCloseable {
     }
 
     /** NumPy broadcasting to {@code target} (stride 0 on stretched axes). A view. */
-    public NDArray broadcastTo(int... target) {
-        if (target.length < shape.length)
-            throw new IllegalArgumentException("broadcastTo: cannot broadcast " + Shapes.str(shape) + " to " + Shapes.str(target));
-        int lead = target.length - shape.length;
-        long[] st = new long[target.length];
-        for (int i = 0; i < target.length; i++) {
-            if (i < lead) { st[i] = 0; continue; }
-            int d = shape[i - lead];
-            if (d == target[i]) st[i] = strides[i - lead];
-            else if (d == 1) st[i] = 0;
-            else throw new IllegalArgumentException("broadcastTo: cannot broadcast " + Shapes.str(shape) + " to " + Shapes.str(target));
-        }
-        return view(target.clone(), st, offset);
-    }
+    public NDArray broadcastTo(int... target) { return ArrayViews.broadcastTo(this, target); }
 
     /** Elements {@code start, start+step, ..} below {@code end} along {@code axis}. A view. */
-    public NDArray slice(int axis, int start, int end, int step) {
-        int a = Shapes.axis(axis, shape.length, "slice");
-        if (step < 1) throw new IllegalArgumentException("slice: step must be >= 1, got " + step);
-        if (start < 0 || end > shape[a] || start > end)
-            throw new IllegalArgumentException("slice: range [" + start + ", " + end + ") out of bounds for axis " + a
-                    + " of shape " + Shapes.str(shape));
-        int[] s = shape.clone();
-        long[] st = strides.clone();
-        s[a] = (end - start + step - 1) / step;
-        st[a] = strides[a] * step;
-        return view(s, st, offset + start * strides[a]);
-    }
+    public NDArray slice(int axis, int start, int end, int step) { return ArrayViews.slice(this, axis, start, end, step); }
 
     public NDArray slice(int axis, int start, int end) { return slice(axis, start, end, 1); }
 
     /** Index {@code i} along {@code axis}, that axis removed. A view. */
-    public NDArray select(int axis, int index) {
-        int a = Shapes.axis(axis, shape.length, "select");
-        if (index < 0 || index >= shape[a])
-            throw new IllegalArgumentException("select: index " + index + " out of bounds for axis " + a + " of shape " + Shapes.str(shape));
-        int[] s = new int[shape.length - 1];
-        long[] st = new long[shape.length - 1];
-        for (int i = 0, j = 0; i < shape.length; i++) {
-            if (i == a) continue;
-            s[j] = shape[i];
-            st[j++] = strides[i];
-        }
-        return view(s, st, offset + index * strides[a]);
-    }
+    public NDArray select(int axis, int index) { return ArrayViews.select(this, axis, index); }
 
     /** Inserts an axis of size 1 at {@code axis}. A view. */
-    public NDArray unsqueeze(int axis) {
-        int a = Shapes.axis(axis, shape.length + 1, "unsqueeze");
-        int[] s = new int[shape.length + 1];
-        long[] st = new long[shape.length + 1];
-        for (int i = 0, j = 0; i < s.length; i++) {
-            if (i == a) { s[i] = 1; st[i] = 0; continue; }
-            s[i] = shape[j];
-            st[i] = strides[j++];
-        }
-        return view(s, st, offset);
-    }
+    public NDArray unsqueeze(int axis) { return ArrayViews.unsqueeze(this, axis); }
 
     // ---- copies -----------------------------------------------------------------------------------------------
 
@@ -380,78 +286,7 @@ public final class NDArray implements AutoCloseable {
     }
 
     /** {@code this op other} with NumPy broadcasting. */
-    public NDArray binary(BinaryOp op, NDArray other) {
-        requireSameDevice(other, op.name().toLowerCase());
-        int[] s = Shapes.broadcast(shape, other.shape, op.name().toLowerCase());
-        NDArray viaChannels = channelBroadcast(op, other, s);
-        if (viaChannels != null) return viaChannels;
-        try (NDArray ab = broadcastTo(s); NDArray a = ab.compact();
-             NDArray bb = other.broadcastTo(s); NDArray b = bb.compact()) {
-            NDArray out = empty(device(), s);
-            backend().binary(op, a.storage(), b.storage(), out.storage(), out.size);
-            return out;
-        }
-    }
-
-    /**
-     * The broadcast cases {@link Backend#binaryBroadcast} does without expanding an operand: one side already
-     * has the full shape {@code s}, the other's elements (compact) line up with one contiguous block of axes.
-     * Returns null when the case does not apply.
-     */
-    private NDArray channelBroadcast(BinaryOp op, NDArray other, int[] s) {
-        boolean thisFull = Arrays.equals(shape, s), otherFull = Arrays.equals(other.shape, s);
-        if (thisFull == otherFull) return null;
-        NDArray full = thisFull ? this : other, small = thisFull ? other : this;
-        BinaryOp effective = thisFull ? op : swapped(op);
-        if (effective == null || !small.isCompact()) return null;
-        long[] bst;
-        try (NDArray b = small.broadcastTo(s)) {
-            bst = b.strides;
-        }
-        // the axes where the small operand varies must be one block [p, q], laid out row-major within it
-        int p = -1, q = -1;
-        for (int i = 0; i < s.length; i++) {
-            if (bst[i] != 0 && s[i] != 1) {
-                if (p < 0) p = i;
-                else if (q != i - 1) return null;
-                q = i;
-            }
-        }
-        long outer = 1, channels = 1, inner = 1;
-        if (p >= 0) {
-            long expected = 1;
-            for (int i = q; i >= p; i--) {
-                if (s[i] != 1 && bst[i] != expected) return null;
-                expected *= s[i];
-            }
-            for (int i = 0; i < p; i++) outer *= s[i];
-            for (int i = p; i <= q; i++) channels *= s[i];
-            for (int i = q + 1; i < s.length; i++) inner *= s[i];
-        } else {
-            for (int d : s) inner *= d;
-        }
-        try (NDArray a = full.compact()) {
-            NDArray out = empty(device(), s);
-            backend().binaryBroadcast(effective, a.storage(), small.storage(), out.storage(), outer, channels, inner);
-            return out;
-        }
-    }
-
-    /** The op with operands exchanged ({@code b op a} as {@code a op' b}), or null if there is none. */
-    private static BinaryOp swapped(BinaryOp op) {
-        return switch (op) {
-            case ADD, MUL, MAXIMUM, MINIMUM, EQ, NE -> op;
-            case SUB -> BinaryOp.RSUB;
-            case RSUB -> BinaryOp.SUB;
-            case DIV -> BinaryOp.RDIV;
-            case RDIV -> BinaryOp.DIV;
-            case GT -> BinaryOp.LT;
-            case LT -> BinaryOp.GT;
-            case GE -> BinaryOp.LE;
-            case LE -> BinaryOp.GE;
-            case POW -> null;
-        };
-    }
+    public NDArray binary(BinaryOp op, NDArray other) { return BroadcastOps.binary(this, op, other); }
 
     /** {@code this op scalar}. */
     public NDArray binary(BinaryOp op, float scalar) {
@@ -503,50 +338,9 @@ public final class NDArray implements AutoCloseable {
 
     /**
      * Reduces over {@code axes} (none = all). {@code keepDims} keeps them as size-1 axes. A contiguous block
-     * of axes is one backend reduction of the (outer, reduced, inner) array; several blocks (e.g. axes 0, 2, 3
-     * of NCHW) are reduced one block at a time, so nothing is permuted or copied.
+     * of axes is one backend reduction; several blocks are reduced one at a time (see {@link AxisReductions}).
      */
-    public NDArray reduce(ReduceOp op, boolean keepDims, int... axes) {
-        String name = op.name().toLowerCase();
-        int[] ax = Shapes.axes(axes, shape.length, name);
-        boolean[] reduced = new boolean[shape.length];
-        for (int a : ax) reduced[a] = true;
-        for (int a : ax)
-            if (shape[a] == 0) throw new IllegalArgumentException(name + ": cannot reduce over empty axis " + a + " of " + Shapes.str(shape));
-        int[] outShape = new int[keepDims ? shape.length : shape.length - ax.length];
-        for (int i = 0, j = 0; i < shape.length; i++) {
-            if (keepDims) outShape[i] = reduced[i] ? 1 : shape[i];
-            else if (!reduced[i]) outShape[j++] = shape[i];
-        }
-        if (ax.length == 0) return op == ReduceOp.ARGMAX ? zeros(device(), shape) : copy(); // a 0-d array
-        if (op == ReduceOp.ARGMAX && ax.length != 1)
-            throw new IllegalArgumentException("argmax: reduces over exactly one axis, got " + Arrays.toString(axes));
-        boolean block = ax[ax.length - 1] - ax[0] == ax.length - 1;
-        if (!block) {
-            // several blocks of axes, e.g. (0, 2, 3) of NCHW: reduce the last block in place of a permuted copy
-            int start = ax.length - 1;
-            while (start > 0 && ax[start - 1] == ax[start] - 1) start--;
-            int[] last = Arrays.copyOfRange(ax, start, ax.length), rest = Arrays.copyOfRange(ax, 0, start);
-            try (NDArray partial = reduce(op, true, last)) {
-                NDArray kept = partial.reduce(op, true, rest);
-                if (keepDims) return kept;
-                try (kept) {
-                    return kept.reshape(outShape);
-                }
-            }
-        }
-        // the reduced axes are one contiguous block: (outer, reduced, inner) of the compact array
-        NDArray src = compact();
-        long outer = 1, red = 1, inner = 1;
-        for (int i = 0; i < ax[0]; i++) outer *= shape[i];
-        for (int a : ax) red *= shape[a];
-        for (int i = ax[ax.length - 1] + 1; i < shape.length; i++) inner *= shape[i];
-        try (src) {
-            NDArray out = empty(device(), outShape);
-            backend().reduce(op, src.storage(), out.storage(), outer, red, inner);
-            return out;
-        }
-    }
+    public NDArray reduce(ReduceOp op, boolean keepDims, int... axes) { return AxisReductions.reduce(this, op, keepDims, axes); }
 
     public NDArray sum(int... axes) { return reduce(ReduceOp.SUM, false, axes); }
     public NDArray sumKeepDims(int... axes) { return reduce(ReduceOp.SUM, true, axes); }
@@ -568,128 +362,17 @@ public final class NDArray implements AutoCloseable {
 
     /**
      * Matrix product over the last two axes, NumPy's matmul: (m, k) @ (k, n), or batched with broadcast batch
-     * axes. A transposed compact operand is passed to GEMM as transposed, not copied.
+     * axes. A transposed compact operand is passed to GEMM as transposed, not copied ({@link BatchedMatmul}).
      */
-    public NDArray matmul(NDArray other) {
-        requireSameDevice(other, "matmul");
-        if (shape.length < 2 || other.shape.length < 2)
-            throw new IllegalArgumentException("matmul: needs 2 or more dimensions, got " + Shapes.str(shape) + " and " + Shapes.str(other.shape));
-        int m = shape[shape.length - 2], k = shape[shape.length - 1];
-        int k2 = other.shape[other.shape.length - 2], n = other.shape[other.shape.length - 1];
-        if (k != k2)
-            throw new IllegalArgumentException("matmul: shapes " + Shapes.str(shape) + " and " + Shapes.str(other.shape)
-                    + " do not match (inner dimensions " + k + " vs " + k2 + ")");
-        int[] batchA = Arrays.copyOf(shape, shape.length - 2), batchB = Arrays.copyOf(other.shape, other.shape.length - 2);
-        int[] batchShape = Shapes.broadcast(batchA, batchB, "matmul");
-        int batch = (int) Shapes.size(batchShape);
-        int[] outShape = Arrays.copyOf(batchShape, batchShape.length + 2);
-        outShape[batchShape.length] = m;
-        outShape[batchShape.length + 1] = n;
-        try (GemmOperand a = GemmOperand.of(this, batchShape); GemmOperand b = GemmOperand.of(other, batchShape)) {
-            NDArray out = empty(device(), outShape);
-            backend().matmul(a.array.storage(), b.array.storage(), out.storage(), batch, m, n, k,
-                    a.transposed, b.transposed, a.batchStride, b.batchStride);
-            return out;
-        }
-    }
-
-    /** A matmul operand as GEMM wants it: compact, maybe transposed, batch stride 0 when shared by the batch. */
-    private static final class GemmOperand implements AutoCloseable {
-        final NDArray array;
-        final boolean transposed;
-        final long batchStride;
-
-        private GemmOperand(NDArray array, boolean transposed, long batchStride) {
-            this.array = array;
-            this.transposed = transposed;
-            this.batchStride = batchStride;
-        }
-
-        static GemmOperand of(NDArray x, int[] batchShape) {
-            int nd = x.shape.length;
-            int rows = x.shape[nd - 2], cols = x.shape[nd - 1];
-            long matrix = (long) rows * cols;
-            boolean sharedByBatch = Shapes.size(Arrays.copyOf(x.shape, nd - 2)) == 1;
-            if (sharedByBatch) {
-                // one matrix for the whole batch: plain, or a transposed view of a compact matrix
-                int[] s2 = {rows, cols};
-                try (NDArray m2 = x.reshapeView2d()) {
-                    if (m2 != null) {
-                        if (m2.isCompact()) return new GemmOperand(m2.compact(), false, 0);
-                        if (m2.offset == 0 && m2.strides[0] == 1 && m2.strides[1] == rows)
-                            return new GemmOperand(m2.view(new int[] {cols, rows}, new long[] {rows, 1}, 0), true, 0);
-                    }
-                }
-                try (NDArray r = x.reshape(s2)) {
-                    return new GemmOperand(r.compact(), false, 0);
-                }
-            }
-            int[] full = Arrays.copyOf(batchShape, batchShape.length + 2);
-            full[batchShape.length] = rows;
-            full[batchShape.length + 1] = cols;
-            try (NDArray b = x.broadcastTo(full)) {
-                return new GemmOperand(b.compact(), false, matrix);
-            }
-        }
-
-        @Override
-        public void close() { array.close(); }
-    }
-
-    /** The last two axes as a 2-d view when every leading axis has size 1, else null. */
-    private NDArray reshapeView2d() {
-        int nd = shape.length;
-        for (int i = 0; i < nd - 2; i++) if (shape[i] != 1) return null;
-        return view(new int[] {shape[nd - 2], shape[nd - 1]}, new long[] {strides[nd - 2], strides[nd - 1]}, offset);
-    }
+    public NDArray matmul(NDArray other) { return BatchedMatmul.matmul(this, other); }
 
     // ---- joining ----------------------------------------------------------------------------------------------
 
     /** Joins arrays of equal shape along a new axis. */
-    public static NDArray stack(int axis, NDArray... arrays) {
-        if (arrays.length == 0) throw new IllegalArgumentException("stack: no arrays given");
-        int[] s0 = arrays[0].shape;
-        for (NDArray a : arrays)
-            if (!Arrays.equals(a.shape, s0))
-                throw new IllegalArgumentException("stack: shapes " + Shapes.str(s0) + " and " + Shapes.str(a.shape) + " differ");
-        int ax = Shapes.axis(axis, s0.length + 1, "stack");
-        int[] s = new int[s0.length + 1];
-        for (int i = 0, j = 0; i < s.length; i++) s[i] = i == ax ? arrays.length : s0[j++];
-        NDArray out = empty(arrays[0].device(), s);
-        for (int i = 0; i < arrays.length; i++) {
-            try (NDArray dst = out.select(ax, i)) {
-                dst.assign(arrays[i]);
-            }
-        }
-        return out;
-    }
+    public static NDArray stack(int axis, NDArray... arrays) { return ArrayJoins.stack(axis, arrays); }
 
     /** Joins arrays along an existing axis; the other dimensions must agree. */
-    public static NDArray concat(int axis, NDArray... arrays) {
-        if (arrays.length == 0) throw new IllegalArgumentException("concat: no arrays given");
-        int[] s0 = arrays[0].shape;
-        int ax = Shapes.axis(axis, s0.length, "concat");
-        int total = 0;
-        for (NDArray a : arrays) {
-            boolean ok = a.shape.length == s0.length;
-            for (int i = 0; ok && i < s0.length; i++) ok = i == ax || a.shape[i] == s0[i];
-            if (!ok)
-                throw new IllegalArgumentException("concat: shapes " + Shapes.str(s0) + " and " + Shapes.str(a.shape)
-                        + " differ outside axis " + ax);
-            total += a.shape[ax];
-        }
-        int[] s = s0.clone();
-        s[ax] = total;
-        NDArray out = empty(arrays[0].device(), s);
-        int at = 0;
-        for (NDArray a : arrays) {
-            try (NDArray dst = out.slice(ax, at, at + a.shape[ax])) {
-                dst.assign(a);
-            }
-            at += a.shape[ax];
-        }
-        return out;
-    }
+    public static NDArray concat(int axis, NDArray... arrays) { return ArrayJoins.concat(axis, arrays); }
 
     // ---- lifetime and printing --------------------------------------------------------------------------------
 
@@ -701,11 +384,11 @@ public final class NDArray implements AutoCloseable {
         shared.release();
     }
 
-    private void checkOpen(String op) {
+    void checkOpen(String op) {
         if (closed) throw new IllegalStateException(op + ": array of shape " + Shapes.str(shape) + " was already closed");
     }
 
-    private void requireSameDevice(NDArray other, String op) {
+    void requireSameDevice(NDArray other, String op) {
         checkOpen(op);
         other.checkOpen(op);
         if (!device().equals(other.device()))

@@ -21,8 +21,9 @@ import org.mpi2nccl.tensor.cpu.CpuBackend;
  * Every launch plan of the streaming kernels on the GPU against the CPU backend: each reduction plan (a warp
  * per row, a block per row, a row shared by many blocks plus the pass over their partials, float4 and scalar
  * column tiles, split columns), the tiled transpose (one plane, batches of planes, thin planes left to the
- * per-element kernel), elementwise and fill at lengths that leave a tail after the float4 part. Sizes are
- * large enough that the grids loop. Reductions are also run twice: the same bits both times.
+ * per-element kernel), elementwise and fill at lengths that leave a tail after the float4 part; and every
+ * {@link KernelVariants} variant of the split-row reductions and of the transpose. Sizes are large enough that
+ * the grids loop. Reductions are also run twice: the same bits both times.
  */
 @Tag("gpu")
 class CudaStreamingKernelsTest {
@@ -89,7 +90,8 @@ class CudaStreamingKernelsTest {
         CPU.reduce(op, c, co, outer, reduced, inner);
         float[] got = download(gpu, go, outs);
         String what = op + " over (" + outer + ", " + reduced + ", " + inner + "), plan "
-                + Reduction.plan(outer, reduced, inner, gpu.context().device.multiprocessors, Reduction.columnsAsFloat4(gpu.deviceAddress(g), inner));
+                + Reduction.plan(outer, reduced, inner, gpu.context().device.multiprocessors, Reduction.columnsAsFloat4(gpu.deviceAddress(g), inner),
+                        KernelVariants.fullReduction().blocksPerSm) + ", " + KernelVariants.fullReduction();
         float[] want = download(CPU, co, outs);
         for (int i = 0; i < outs; i++) {
             // max/min are exact; a float sum's rounding grows with the magnitudes summed (|x| <= 1 here, the CPU
@@ -117,7 +119,44 @@ class CudaStreamingKernelsTest {
         }
     }
 
+    @Test
+    void everyFullReductionVariant() {
+        try {
+            for (FullReductionVariant v : FullReductionVariant.values()) {
+                KernelVariants.use(v);
+                for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN}) {
+                    reduceBoth(op, 1, 3_000_001, 1);   // one misaligned-tail row shared by many blocks
+                    reduceBoth(op, 7, 100_003, 1);     // a few rows, each shared; rows start misaligned
+                    reduceBoth(op, 1, 9_000, 1);       // barely long enough to be split in two
+                }
+            }
+        } finally {
+            KernelVariants.use(KernelVariants.DEFAULT_FULL_REDUCTION);
+        }
+    }
+
+    @Test
+    void everyTransposeVariant() {
+        try {
+            for (TransposeVariant v : TransposeVariant.values()) {
+                KernelVariants.use(v);
+                copyBoth(new int[] {1000, 1500}, new int[] {1, 0});          // partial tiles at both edges, misaligned
+                copyBoth(new int[] {512, 384}, new int[] {1, 0}, 0);         // whole tiles of every shape: the float4 path
+                copyBoth(new int[] {512, 384}, new int[] {1, 0}, 4);
+                copyBoth(new int[] {3, 256, 132}, new int[] {0, 2, 1}, 4);   // a batch of aligned planes, partial tiles too
+                copyBoth(new int[] {3, 40, 50, 60}, new int[] {2, 0, 3, 1}); // two batch axes
+            }
+        } finally {
+            KernelVariants.use(KernelVariants.DEFAULT_TRANSPOSE);
+        }
+    }
+
     private void copyBoth(int[] sourceShape, int[] axes) {
+        copyBoth(sourceShape, axes, 5);
+    }
+
+    /** The permute on both backends into a destination {@code at} floats into its buffer (4: rows stay 16-byte aligned). */
+    private void copyBoth(int[] sourceShape, int[] axes, int at) {
         int nd = axes.length;
         long[] srcStrides = Layout.contiguous(Arrays.stream(sourceShape).asLongStream().toArray()).strides();
         int[] shape = new int[nd];
@@ -129,13 +168,13 @@ class CudaStreamingKernelsTest {
         long[] to = Layout.contiguous(Arrays.stream(shape).asLongStream().toArray()).strides();
         int n = Arrays.stream(shape).reduce(1, (a, b) -> a * b);
         float[] x = randoms(n);
-        Storage g = onGpu(x), c = onCpu(x), go = gpuAlloc(n + 5), co = cpuAlloc(n + 5);
-        gpu.fill(go, 0, n + 5, -7f);
-        CPU.fill(co, 0, n + 5, -7f);
-        gpu.copyStrided(g, 0, from, go, 5, to, shape);
-        CPU.copyStrided(c, 0, from, co, 5, to, shape);
-        assertArrayEquals(download(CPU, co, n + 5), download(gpu, go, n + 5),
-                Arrays.toString(sourceShape) + " permuted " + Arrays.toString(axes));
+        Storage g = onGpu(x), c = onCpu(x), go = gpuAlloc(n + at), co = cpuAlloc(n + at);
+        gpu.fill(go, 0, n + at, -7f);
+        CPU.fill(co, 0, n + at, -7f);
+        gpu.copyStrided(g, 0, from, go, at, to, shape);
+        CPU.copyStrided(c, 0, from, co, at, to, shape);
+        assertArrayEquals(download(CPU, co, n + at), download(gpu, go, n + at),
+                Arrays.toString(sourceShape) + " permuted " + Arrays.toString(axes) + " to offset " + at + ", transpose " + KernelVariants.transpose());
     }
 
     @Test

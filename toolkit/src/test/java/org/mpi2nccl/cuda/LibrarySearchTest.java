@@ -90,4 +90,53 @@ class LibrarySearchTest {
         LibrarySearch.Result driver = new LibrarySearch(Map.of(), root).find(NativeLibrary.DRIVER);
         assertTrue(driver.explain().contains("NVIDIA driver"), driver.explain());
     }
+
+    @Test
+    void theNewestNcclIsPickedAndTheOthersAreNamed() throws IOException {
+        // the system's 2.28.3 (a link to its versioned file), PyTorch's wheel 2.28.9 (version in the dist-info),
+        // another copy whose version is only in its banner (2.27.5)
+        Path sysDir = root.resolve("usr/lib/x86_64-linux-gnu");
+        Files.createDirectories(sysDir);
+        Files.writeString(sysDir.resolve("libnccl.so.2.28.3"), "not really ELF");
+        Files.createSymbolicLink(sysDir.resolve("libnccl.so.2"), Path.of("libnccl.so.2.28.3"));
+        Path wheel = lib("/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl/lib", "libnccl.so.2");
+        Files.createDirectories(root.resolve("opt/torch/.venv/lib/python3.12/site-packages/nvidia_nccl_cu13-2.28.9.dist-info"));
+        Path banner = lib("/custom/nccl", "libnccl.so.2");
+        Files.write(banner, "\0\0ELF junk NCCL version 2.27.5+cuda12.9\0more".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+
+        LibrarySearch s = new LibrarySearch(Map.of("LD_LIBRARY_PATH", "/usr/lib/x86_64-linux-gnu:/custom/nccl"), root);
+        LibrarySearch.Result r = s.find(NativeLibrary.NCCL);
+        assertEquals(wheel, r.path().orElseThrow(), "the wheel's 2.28.9 beats LD_LIBRARY_PATH's 2.28.3");
+        assertEquals("2.28.9", r.version());
+        assertEquals(2, r.passedOver().size(), r.passedOver().toString());
+        String explained = r.explain();
+        assertTrue(explained.contains("the newest of 3") && explained.contains("2.28.3") && explained.contains("2.27.5"), explained);
+
+        // NCCL_HOME is the caller's choice, even when older
+        LibrarySearch home = new LibrarySearch(Map.of("NCCL_HOME", "/custom", "LD_LIBRARY_PATH", "/usr/lib/x86_64-linux-gnu"), root);
+        Files.createDirectories(root.resolve("custom/lib"));
+        Files.copy(banner, root.resolve("custom/lib/libnccl.so.2"));
+        LibrarySearch.Result h = home.find(NativeLibrary.NCCL);
+        assertEquals(root.resolve("custom/lib/libnccl.so.2"), h.path().orElseThrow());
+        assertEquals("2.27.5", h.version());
+        assertTrue(h.explain().contains("set by NCCL_HOME"), h.explain());
+    }
+
+    @Test
+    void ncclVersionsCompareNumerically() {
+        assertTrue(LibraryVersion.compare("2.28.10", "2.28.9") > 0);
+        assertTrue(LibraryVersion.compare("2.28.3", "2.28.9") < 0);
+        assertTrue(LibraryVersion.compare(null, "2.0.0") < 0, "an unknown version is older than any");
+        assertEquals(0, LibraryVersion.compare("2.28", "2.28.0"));
+    }
+
+    @Test
+    void aBannerCutBetweenTwoReadPiecesIsStillFound() throws IOException {
+        Path f = root.resolve("big.so");
+        byte[] data = new byte[(1 << 20) + 100];
+        byte[] banner = "NCCL version 2.21.5+cuda12.4".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        System.arraycopy(banner, 0, data, (1 << 20) - 15, banner.length);    // straddles the first 1 MiB piece
+        Files.write(f, data);
+        assertEquals("2.21.5", LibraryVersion.fromBanner(f).orElseThrow());
+    }
 }

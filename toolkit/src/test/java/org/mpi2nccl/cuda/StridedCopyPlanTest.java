@@ -13,7 +13,7 @@ import org.mpi2nccl.tensor.Shapes;
 /**
  * The host side of strided copies, without a GPU: which copies become tiled transposes, and that the
  * transpose's arguments (batch layouts, plane extents and strides) name the same elements as the original
- * layouts. A copy is replayed on float arrays the way copy_transpose_f32 walks it (batch, p, q; the kernel's
+ * layouts. A copy is replayed on float arrays the way the copy_transpose_* kernels walk it (batch, p, q; the kernel's
  * own tiling is checked by native/cpu-check) and compared with a plain element-by-element copy.
  */
 class StridedCopyPlanTest {
@@ -34,7 +34,7 @@ class StridedCopyPlanTest {
         return off;
     }
 
-    /** The copy as copy_transpose_f32 does it: every (batch, p, q). */
+    /** The copy as the copy_transpose_* kernels do it: every (batch, p, q). */
     private static void replay(float[] src, float[] dst, StridedCopyPlan.Transpose t) {
         for (long b = 0; b < t.batchIn().size(); b++) {
             long bi = offset(t.batchIn(), b), bo = offset(t.batchOut(), b);
@@ -144,7 +144,11 @@ class StridedCopyPlanTest {
         StridedCopyPlan.Transpose t = planFor(new int[] {8192, 8192}, new int[] {1, 0});
         assertNotNull(t, "the benchmark's transpose");
         assertEquals(0, t.batchIn().shape().length);
-        assertEquals(8192L * 8192 / (64 * 64), t.tiles());
+        assertEquals(8192L * 8192 / (64 * 64), t.tiles(TransposeVariant.TILE_64X64));
+        assertEquals(8192L * 8192 / (128 * 64), t.tiles(TransposeVariant.TILE_128X64_V4));
+        assertEquals(8192L * 8192 / (32 * 32), t.tiles(TransposeVariant.TILE_32X32));
+        assertEquals(2, planFor(new int[] {100, 65}, new int[] {1, 0}).tiles(TransposeVariant.TILE_64X128_V4),
+                "partial tiles count: p (65) needs 2 tiles of 64, q (100) 1 tile of 128");
         StridedCopyPlan.Transpose nchw = planFor(new int[] {16, 3, 32, 32}, new int[] {0, 2, 3, 1});
         assertNull(nchw, "NCHW -> NHWC with 3 channels: a plane 3 wide stays per-element");
         StridedCopyPlan.Transpose nhwc = planFor(new int[] {16, 64, 32, 32}, new int[] {0, 2, 3, 1});

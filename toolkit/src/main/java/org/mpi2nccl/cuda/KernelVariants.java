@@ -1,0 +1,67 @@
+package org.mpi2nccl.cuda;
+
+/**
+ * Which variant of a kernel family the CUDA backend launches, for the families whose best form depends on the
+ * GPU: the tiled transpose ({@link TransposeVariant}) and the reduction of a few long rows
+ * ({@link FullReductionVariant}). The defaults are chosen by reasoning (float4 accesses, no second launch), not
+ * yet by measurement: `bench-gpu --only variants` on the GPU machine times every variant in one run;
+ * {@code MPI2NCCL_KERNEL_VARIANTS="transpose=64x64,full-reduction=two-pass/16"} chooses others for a whole run,
+ * {@link #use} for the rest of the process (the benchmark switches between them this way). Every variant gives
+ * the same results: the GPU tests and native/cpu-check check each one.
+ */
+public final class KernelVariants {
+    private KernelVariants() {}
+
+    /** The defaults: change them here when `bench-gpu --only variants` on the GPU machine names a better one. */
+    public static final TransposeVariant DEFAULT_TRANSPOSE = TransposeVariant.TILE_64X64_V4;
+    public static final FullReductionVariant DEFAULT_FULL_REDUCTION = FullReductionVariant.ONE_PASS_4;
+
+    private static volatile TransposeVariant transpose = DEFAULT_TRANSPOSE;
+    private static volatile FullReductionVariant fullReduction = DEFAULT_FULL_REDUCTION;
+
+    static {
+        String env = System.getenv("MPI2NCCL_KERNEL_VARIANTS");
+        if (env != null && !env.isBlank()) use(env);
+    }
+
+    public static TransposeVariant transpose() {
+        return transpose;
+    }
+
+    public static FullReductionVariant fullReduction() {
+        return fullReduction;
+    }
+
+    public static void use(TransposeVariant v) {
+        transpose = java.util.Objects.requireNonNull(v);
+    }
+
+    public static void use(FullReductionVariant v) {
+        fullReduction = java.util.Objects.requireNonNull(v);
+    }
+
+    /**
+     * Applies a comma-separated list of {@code family=variant} ({@code transpose=128x64-v4,full-reduction=one-pass/4}).
+     * A bad family or variant name is an IllegalArgumentException that lists the valid ones.
+     */
+    public static void use(String spec) {
+        for (String item : spec.split(",")) {
+            String s = item.trim();
+            if (s.isEmpty()) continue;
+            int eq = s.indexOf('=');
+            if (eq < 0) throw new IllegalArgumentException("kernel variant '" + s + "': write family=variant, e.g. transpose=64x64-v4");
+            String family = s.substring(0, eq).trim(), variant = s.substring(eq + 1).trim();
+            switch (family) {
+                case "transpose" -> use(TransposeVariant.byName(variant));
+                case "full-reduction" -> use(FullReductionVariant.byName(variant));
+                default -> throw new IllegalArgumentException("kernel variant family '" + family
+                        + "': use transpose or full-reduction (MPI2NCCL_KERNEL_VARIANTS or KernelVariants.use)");
+            }
+        }
+    }
+
+    /** "transpose=64x64-v4, full-reduction=one-pass/4": the variants in use, for reports. */
+    public static String describe() {
+        return "transpose=" + transpose.label + ", full-reduction=" + fullReduction.label;
+    }
+}

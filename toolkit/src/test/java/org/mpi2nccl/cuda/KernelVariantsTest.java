@@ -1,0 +1,92 @@
+package org.mpi2nccl.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Choosing kernel variants by name (MPI2NCCL_KERNEL_VARIANTS, bench-gpu --kernel-variants) and their launch plans; no GPU. */
+class KernelVariantsTest {
+    @AfterEach
+    void restoreDefaults() {
+        KernelVariants.use(KernelVariants.DEFAULT_TRANSPOSE);
+        KernelVariants.use(KernelVariants.DEFAULT_FULL_REDUCTION);
+    }
+
+    @Test
+    void chosenByName() {
+        KernelVariants.use("transpose=128x64-v4, full-reduction=two-pass/16");
+        assertEquals(TransposeVariant.TILE_128X64_V4, KernelVariants.transpose());
+        assertEquals(FullReductionVariant.TWO_PASS_16, KernelVariants.fullReduction());
+        assertEquals("transpose=128x64-v4, full-reduction=two-pass/16", KernelVariants.describe());
+        KernelVariants.use("full-reduction=ONE_PASS_8LOADS_8");
+        assertEquals(FullReductionVariant.ONE_PASS_8LOADS_8, KernelVariants.fullReduction());
+        assertEquals(TransposeVariant.TILE_128X64_V4, KernelVariants.transpose(), "an unnamed family keeps its variant");
+    }
+
+    @Test
+    void badNamesSayWhatIsValid() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KernelVariants.use("transpose=48x48"));
+        assertTrue(e.getMessage().contains("64x64-v4"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> KernelVariants.use("softmax=fast"));
+        assertTrue(e.getMessage().contains("transpose or full-reduction"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> KernelVariants.use("64x64"));
+        assertTrue(e.getMessage().contains("family=variant"), e.getMessage());
+        assertEquals(KernelVariants.DEFAULT_TRANSPOSE, KernelVariants.transpose(), "a bad spec changes nothing before it");
+    }
+
+    @Test
+    void everyVariantHasItsOwnKernelAndLabel() {
+        Set<Kernel> kernels = new HashSet<>();
+        Set<String> labels = new HashSet<>();
+        for (TransposeVariant v : TransposeVariant.values()) {
+            assertTrue(kernels.add(v.kernel), v + " shares a kernel");
+            assertTrue(labels.add(v.label), v + " shares a label");
+            assertTrue(Kernel.all().contains(v.kernel), v + ": kernel not registered");
+            assertEquals(v, TransposeVariant.byName(v.label));
+        }
+        for (FullReductionVariant v : FullReductionVariant.values()) {
+            assertTrue(labels.add(v.label), v + " shares a label");
+            assertEquals(v, FullReductionVariant.byName(v.label));
+        }
+    }
+
+    @Test
+    void fullReductionPlansFollowTheVariant() {
+        int sms = 132;
+        for (FullReductionVariant v : FullReductionVariant.values()) {
+            Reduction.Pass p = Reduction.plan(1, 64L << 20, 1, sms, true, v.blocksPerSm);
+            assertEquals(Reduction.Shape.ROWS_BLOCK, p.shape(), v.label);
+            assertEquals((long) sms * v.blocksPerSm, p.split(), v.label + ": one part per block");
+            if (v.onePass) assertTrue(ReductionScratch.fits(1, p.split()), v.label + ": the one-pass scratch holds the partials");
+            // 7 rows share the target: ceil(target / 7) parts each
+            Reduction.Pass seven = Reduction.plan(7, 1L << 24, 1, sms, true, v.blocksPerSm);
+            assertEquals(((long) sms * v.blocksPerSm + 6) / 7, seven.split(), v.label);
+        }
+        // columns do not depend on the row variant
+        assertEquals(Reduction.plan(1, 1024, 65536, sms, true), Reduction.plan(1, 1024, 65536, sms, true, 4));
+    }
+
+    @Test
+    void doctorListsEveryKernelForTheSanitizerScript() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream was = System.out;
+        int rc;
+        try {
+            System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+            rc = new picocli.CommandLine(new GpuDoctorCommand()).execute("--kernels");
+        } finally {
+            System.setOut(was);
+        }
+        assertEquals(0, rc);
+        java.util.List<String> lines = bytes.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        assertEquals(Kernel.all().size(), lines.size());
+        for (Kernel k : Kernel.all()) {
+            assertTrue(lines.contains(k + " " + k.signature + " " + k.launch), k + " missing from " + lines);
+        }
+    }
+}
