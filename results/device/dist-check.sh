@@ -76,6 +76,11 @@ experiment() {
   fi
 }
 
+# A throw-away 2-GPU job first: right after the machine starts, the first timed job came out up to 25% slower
+# than the same job a minute later (seen in several runs), which would be counted against whichever run is first.
+run machine-warm-up 120 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks 2 --epochs 1 --data synthetic-cifar \
+    --train-examples 20000 --test-examples 1000 --out "$OUT/machine-warm-up" >/dev/null
+
 for s in "${steps[@]}"; do
   case "$s" in
     junit)
