@@ -139,7 +139,8 @@ setup() {
 # A tarball for GPU machines that have CUDA but no Java: a jlinked runtime, the toolkit and its jars, the
 # test classes with JUnit's console launcher, MPJ_HOME and bin/. Jars are stored uncompressed so that xz
 # compresses the whole tarball at once: fastutil's 78 MB of classes then take 3 MB instead of 23.
-BUNDLE_MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sql,jdk.management,jdk.unsupported
+# jdk.jshell (with javac) is for the kernel's rank engines, one GPU per rank: about 9 MB more in the tarball.
+BUNDLE_MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sql,jdk.management,jdk.unsupported,jdk.jshell
 JUNIT_CONSOLE=org.junit.platform:junit-platform-console-standalone:1.11.4
 
 bundle_jdk() {
@@ -177,8 +178,9 @@ cmd_bundle() {
   cp -a "$BUILD/bundle-runtime" "$out/runtime"
   mkdir -p "$BUILD/bundle-jars"     # stored copies, remade only when their jar changed
   for j in "$TOOLKIT_JAR" "$TOOLKIT_LIB"/*.jar; do
-    # The kernel stays home; icu4j (8 MB) only serves Tablesaw's charset guessing when reading files.
-    case "$(basename "$j")" in jupyter-jvm-basekernel-*|jeromq-*|jnacl-*|icu4j-*) continue;; esac
+    # Jupyter's wire (jeromq) stays home: rank engines only need basekernel's display classes.
+    # icu4j (8 MB) only serves Tablesaw's charset guessing when reading files.
+    case "$(basename "$j")" in jeromq-*|jnacl-*|icu4j-*) continue;; esac
     local stored="$BUILD/bundle-jars/$(basename "$j")"
     [ -f "$stored" ] && [ "$stored" -nt "$j" ] || { rm -f "$stored"; store_jar "$j" "$stored"; }
     cp "$stored" "$out/lib/"

@@ -63,7 +63,8 @@ public final class JavaKernel extends BaseKernel {
         });
         Display.install(new JupyterDisplaySink(getIO()));
         ClasspathMagics cp = new ClasspathMagics(this::addToClassPath, () -> shell().classPath());
-        this.mpj = new MpjMagics(() -> List.copyOf(addedClassPath), log, () -> getIO().display);
+        this.mpj = new MpjMagics(code -> shell().split(code), () -> List.copyOf(addedClassPath), log,
+                () -> getIO().display);
         magics.registerLineMagic("jars", cp::jars);
         magics.registerLineMagic("classpath", cp::classpath);
         magics.registerLineMagic("mpj", mpj::line);

@@ -27,6 +27,7 @@ final class CellExecutionControl extends LocalExecutionControl {
     private final ThreadGroup runIn;
     private boolean primed;
     private volatile Thread cellThread;
+    private volatile Runnable threadSetup;
 
     private CellExecutionControl(SnippetLoader loader, ThreadGroup runIn) {
         super(loader);
@@ -76,8 +77,12 @@ final class CellExecutionControl extends LocalExecutionControl {
         resetWovenStopFlag();
         java.util.concurrent.atomic.AtomicReference<Object> result = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Runnable setup = threadSetup;
         Thread thread = new Thread(runIn, () -> {
             try {
+                if (setup != null) {
+                    setup.run();
+                }
                 result.set(doitMethod.invoke(null));
             } catch (Throwable t) {
                 failure.set(t);
@@ -136,6 +141,11 @@ final class CellExecutionControl extends LocalExecutionControl {
                 t.interrupt(); // wakes a waiting cell; the woven checks end a running one
             }
         }
+    }
+
+    /** Runs at the start of every cell thread of {@link #runIn} (e.g. to make the rank's GPU current there). */
+    void onCellThread(Runnable setup) {
+        this.threadSetup = setup;
     }
 
     /** Whether the last snippet was stopped; clears the mark. */

@@ -31,33 +31,48 @@ import java.util.stream.Collectors;
 public final class JShellEvaluator implements AutoCloseable {
     private final JShell shell;
     private final CellExecutionControl.Provider provider;
-    private final SourceCodeAnalysis analysis;
     private final Set<String> classPath = new LinkedHashSet<>();
+    /** JShell's source analysis, made on first use: see {@link #analysis()}. */
+    private volatile SourceCodeAnalysis analysis;
+    private final Object analysisLock = new Object(); // not the evaluator's lock: completion works while a cell runs
 
     private JShellEvaluator(JShell shell, CellExecutionControl.Provider provider) {
         this.shell = shell;
         this.provider = provider;
-        this.analysis = shell.sourceCodeAnalysis();
     }
 
     /**
-     * Starts JShell.
+     * Starts JShell for a notebook (the kernel): source analysis for splitting cells, completion and inspection,
+     * then the imports and one warm-up snippet, so that the first cell does not pay for JShell's first run.
      *
      * @param parent    the class loader cells' classes hang below (what they see without %jars)
      * @param classPath the jars and folders {@code parent} loads from: the compiler needs them to compile cells
-     * @param imports   import statements evaluated before the first cell
+     * @param imports   import statements evaluated before the first cell, one import per element
      */
     public static JShellEvaluator start(ClassLoader parent, List<String> classPath, List<String> imports)
             throws CellError {
-        return start(parent, classPath, imports, null);
+        JShellEvaluator evaluator = create(parent, classPath, null);
+        evaluator.analysis(); // its class index (for completion) builds in the background while the imports compile
+        evaluator.evalImports(imports);
+        evaluator.eval(SplitCell.single("int $started = 1;")); // compiles and runs once: warms JShell up
+        evaluator.shell.drop(evaluator.shell.variables().filter(v -> v.name().equals("$started")).findFirst().get());
+        return evaluator;
     }
 
     /**
-     * Starts JShell whose cells run on threads of {@code runIn} (MPJ multicore ranks need their own group).
-     * The imports are followed by one declaration so that the first user cell already runs in {@code runIn}.
+     * Starts JShell for a rank engine: cells run on threads of {@code runIn} (MPJ multicore ranks need their own
+     * group) and come already split ({@link #eval(SplitCell)}), so JShell's source analysis and its class index
+     * are never made. The caller's first snippet must not call MPI (it still runs on JShell's own thread): a
+     * declaration such as {@code int rank = 2;}.
      */
-    public static JShellEvaluator start(ClassLoader parent, List<String> classPath, List<String> imports,
-                                        ThreadGroup runIn) throws CellError {
+    public static JShellEvaluator startForRank(ClassLoader parent, List<String> classPath, List<String> imports,
+                                               ThreadGroup runIn) throws CellError {
+        JShellEvaluator evaluator = create(parent, classPath, runIn);
+        evaluator.evalImports(imports);
+        return evaluator;
+    }
+
+    private static JShellEvaluator create(ClassLoader parent, List<String> classPath, ThreadGroup runIn) {
         Set<String> visible = classPath.stream().map(p -> new File(p).getAbsolutePath()).collect(Collectors.toSet());
         CellExecutionControl.Provider provider = new CellExecutionControl.Provider(parent, visible, runIn);
         JShell shell = JShell.builder()
@@ -65,13 +80,22 @@ public final class JShellEvaluator implements AutoCloseable {
                 .compilerOptions("-Xlint:none", "-proc:none")
                 .build();
         JShellEvaluator evaluator = new JShellEvaluator(shell, provider);
+        // The class path goes in before the source analysis exists. Making the analysis starts JShell's class
+        // indexer on a background thread; its first look at the compiler's class path, when none is set yet,
+        // stores the JVM's default (java.class.path) and can overwrite ours set meanwhile: the cells then miss
+        // every jar outside java.class.path ("package tech.tablesaw.api does not exist", 1 rank engine start in
+        // about 12 under MPJ multicore, whose JVM class path is only the toolkit and gson). JDK-8177650 is the
+        // same indexer reading a file manager that is not configured yet.
         if (!classPath.isEmpty()) {
             evaluator.addToClasspath(String.join(File.pathSeparator, classPath));
         }
-        evaluator.eval(String.join("\n", imports));
-        evaluator.eval("int $started = 1;"); // compiles and runs once: warms JShell up, primes the engine
-        evaluator.shell.drop(evaluator.shell.variables().filter(v -> v.name().equals("$started")).findFirst().get());
         return evaluator;
+    }
+
+    private void evalImports(List<String> imports) throws CellError {
+        for (String i : imports) {
+            eval(SplitCell.single(i));
+        }
     }
 
     /** Adds jars or folders to what cells can use (compiler and class loader). */
@@ -93,46 +117,76 @@ public final class JShellEvaluator implements AutoCloseable {
         return List.copyOf(classPath);
     }
 
+    /**
+     * Runs {@code setup} on each cell's thread before the cell (rank engines only: see {@link #startForRank};
+     * each cell runs on a fresh thread, so per-thread state such as the CUDA current device is set there).
+     */
+    public void onCellThread(Runnable setup) {
+        provider.control().onCellThread(setup);
+    }
+
     /** The class loader that defines the cells' classes. */
     public ClassLoader cellClassLoader() {
         return provider.classLoader();
     }
 
-    /** Completion and documentation, as JShell offers them. */
+    /**
+     * Completion and documentation, as JShell offers them; also what splits cells into snippets. Made on first
+     * use, after the class path (see {@link #create}).
+     */
     public SourceCodeAnalysis analysis() {
-        return analysis;
-    }
-
-    /** Evaluates one cell and returns its value, or throws the first error. Not for two threads at once. */
-    public synchronized CellValue eval(String cell) throws CellError {
-        stopRequested = false;
-        running = true;
-        try {
-            return evalCell(cell);
-        } finally {
-            running = false;
+        synchronized (analysisLock) {
+            if (analysis == null) {
+                analysis = shell.sourceCodeAnalysis();
+            }
+            return analysis;
         }
     }
 
-    private CellValue evalCell(String cell) throws CellError {
-        CellValue value = CellValue.NONE;
+    /** Evaluates one cell and returns its value, or throws the first error. Not for two threads at once. */
+    public CellValue eval(String cell) throws CellError {
+        return eval(split(cell));
+    }
+
+    /**
+     * Cuts a cell into JShell snippets (JShell's completeness analysis: syntax only, so the pieces can be
+     * evaluated by another evaluator, e.g. on a rank engine).
+     *
+     * @throws CellError (kind INCOMPLETE) when the cell ends in the middle of a statement: nothing was run
+     */
+    public SplitCell split(String cell) throws CellError {
+        List<SplitCell.Part> parts = new ArrayList<>();
         String rest = cell;
         while (true) {
-            if (stopRequested) {
-                throw interrupted();
-            }
-            SourceCodeAnalysis.CompletionInfo info = analysis.analyzeCompletion(rest);
+            SourceCodeAnalysis.CompletionInfo info = analysis().analyzeCompletion(rest);
             if (!info.completeness().isComplete()) {
                 if (info.completeness() != Completeness.EMPTY) {
                     throw new CellError(CellError.Kind.INCOMPLETE, "IncompleteInput",
                             "the cell ends in the middle of a statement (a missing ';', ')' or '}'?)",
                             List.of("Incomplete input:", info.remaining().strip()));
                 }
-                return value;
+                return new SplitCell(cell, parts);
             }
-            int offset = cell.length() - rest.length();
-            value = evalSnippet(info.source(), cell, offset);
+            parts.add(new SplitCell.Part(cell.length() - rest.length(), info.source()));
             rest = info.remaining();
+        }
+    }
+
+    /** Evaluates a cell already split into snippets; returns the last snippet's value or throws the first error. */
+    public synchronized CellValue eval(SplitCell cell) throws CellError {
+        stopRequested = false;
+        running = true;
+        try {
+            CellValue value = CellValue.NONE;
+            for (SplitCell.Part part : cell.parts()) {
+                if (stopRequested) {
+                    throw interrupted();
+                }
+                value = evalSnippet(part.source(), cell.cell(), part.offset());
+            }
+            return value;
+        } finally {
+            running = false;
         }
     }
 
@@ -217,7 +271,7 @@ public final class JShellEvaluator implements AutoCloseable {
     public String isComplete(String code) {
         String rest = code;
         while (true) {
-            SourceCodeAnalysis.CompletionInfo info = analysis.analyzeCompletion(rest);
+            SourceCodeAnalysis.CompletionInfo info = analysis().analyzeCompletion(rest);
             switch (info.completeness()) {
                 case EMPTY:
                     return "complete";

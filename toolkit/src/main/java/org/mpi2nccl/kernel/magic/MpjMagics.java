@@ -4,6 +4,7 @@ import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import org.mpi2nccl.doctor.Gpus;
 import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.SplitCell;
 import org.mpi2nccl.kernel.mpj.RankEngines;
 import org.mpi2nccl.kernel.mpj.RankResults;
 import org.mpi2nccl.launch.MpjDevice;
@@ -34,13 +35,21 @@ import java.util.function.Supplier;
 public final class MpjMagics {
     public static final int DEFAULT_RANKS = 4;
 
+    /** Cuts a cell into JShell snippets (the kernel's own evaluator does it for the engines). */
+    public interface Splitter {
+        SplitCell split(String cell) throws CellError;
+    }
+
+    private final Splitter splitter;
     private final Supplier<List<String>> classPath;
     private final PrintStream log;
     private final Supplier<DisplayStream> display;
     private volatile RankEngines engines;
     private volatile RankEngines running;
 
-    public MpjMagics(Supplier<List<String>> classPath, PrintStream log, Supplier<DisplayStream> display) {
+    public MpjMagics(Splitter splitter, Supplier<List<String>> classPath, PrintStream log,
+                     Supplier<DisplayStream> display) {
+        this.splitter = splitter;
         this.classPath = classPath;
         this.log = log;
         this.display = display;
@@ -97,7 +106,23 @@ public final class MpjMagics {
         RankEngines started = RankEngines.start(o.ranks, device, classPath.get(), log);
         engines = started;
         return String.format(Locale.ROOT, "%d rank engines ready (%s, %.1f s): run cells on them with %%%%mpj",
-                started.size(), device, started.startupTime().toMillis() / 1000.0);
+                started.size(), device, started.startupTime().toMillis() / 1000.0) + gpuSummary(started);
+    }
+
+    /** Which GPU each rank took, or why a GPU machine's ranks took none; "" on a machine without GPUs. */
+    static String gpuSummary(RankEngines engines) {
+        StringBuilder sb = new StringBuilder();
+        for (RankEngines.Rank r : engines.ranks()) {
+            if (r.gpu() >= 0) {
+                sb.append("\n  rank ").append(r.rank()).append(": ").append(r.gpuLabel())
+                        .append(r.gpuNote().isEmpty() ? "" : ", " + r.gpuNote());
+            }
+        }
+        if (sb.length() > 0) {
+            return "\nOne GPU per rank (variable gpu, EngineRank.device()):" + sb;
+        }
+        return engines.ranks().stream().map(RankEngines.Rank::gpuNote).filter(n -> !n.isEmpty()).findFirst()
+                .map(n -> "\nNo GPU for the ranks: " + n).orElse("");
     }
 
     private String stop() {
@@ -113,6 +138,7 @@ public final class MpjMagics {
     /** {@code %%mpj [-np N] [--device D]} with the cell's body. */
     public DisplayData cell(List<String> args, String body, PrintStream out, PrintStream err) throws CellError {
         CellOptions o = parse(new CellOptions(), args);
+        SplitCell code = splitter.split(body); // an incomplete cell fails here, before any engine is started
         RankEngines target;
         boolean oneShot = o.ranks != null;
         if (oneShot) {
@@ -130,7 +156,7 @@ public final class MpjMagics {
         RankLinePrinter printer = new RankLinePrinter(out, err, display.get());
         running = target;
         try {
-            RankResults results = target.run(body, printer);
+            RankResults results = target.run(code, printer);
             printer.flush();
             if (results.failed()) {
                 throw results.combinedError();

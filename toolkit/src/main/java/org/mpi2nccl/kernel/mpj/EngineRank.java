@@ -1,9 +1,12 @@
 package org.mpi2nccl.kernel.mpj;
 
+import org.mpi2nccl.tensor.Device;
+
 /**
- * Who this rank engine is: its MPI rank, the job's size, and its place among the ranks on the same host. Cells
- * on a rank engine have {@code rank}, {@code size} and {@code localRank} as variables; toolkit code reads them
- * here. On a GPU machine rank engine k uses GPU {@code localRank % gpuCount} ({@link #gpuIndex}).
+ * Who this rank engine is: its MPI rank, the job's size, its place among the ranks on the same host, and its GPU.
+ * Cells on a rank engine have {@code rank}, {@code size}, {@code localRank}, {@code localSize} and {@code gpu}
+ * as variables; toolkit code reads them here. On a GPU machine rank engine k uses GPU
+ * {@code localRank % gpuCount} ({@link #gpuIndex}, chosen by {@link EngineGpu}).
  *
  * <p>Static fields are per rank even in MPJ's multicore mode, where every rank has its own class loader.
  */
@@ -12,6 +15,8 @@ public final class EngineRank {
     private static volatile int size;
     private static volatile int localRank = -1;
     private static volatile int localSize;
+    private static volatile int gpu = -1;
+    private static volatile String gpuName = "";
 
     private EngineRank() {
     }
@@ -21,6 +26,11 @@ public final class EngineRank {
         EngineRank.size = size;
         EngineRank.localRank = localRank;
         EngineRank.localSize = localSize;
+    }
+
+    static void setGpu(int index, String name) {
+        EngineRank.gpu = index;
+        EngineRank.gpuName = name;
     }
 
     /** Whether this code runs on a rank engine (false in the kernel itself and in plain programs). */
@@ -43,6 +53,21 @@ public final class EngineRank {
 
     public static int localSize() {
         return localSize;
+    }
+
+    /** This engine's GPU (a CUDA device number), or -1 when it has none. */
+    public static int gpu() {
+        return gpu;
+    }
+
+    /** The name of this engine's GPU ("NVIDIA H200"), or "" when it has none. */
+    public static String gpuName() {
+        return gpuName;
+    }
+
+    /** Where this engine's tensors should live: its own GPU, or the CPU when it has none. */
+    public static Device device() {
+        return gpu >= 0 ? Device.cuda(gpu) : Device.cpu();
     }
 
     /** The GPU this rank should use when the host has {@code gpuCount} GPUs: one GPU per rank, round robin. */

@@ -1,9 +1,12 @@
 package org.mpi2nccl.kernel.mpj;
 
 import com.google.gson.Gson;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import org.mpi2nccl.kernel.jshell.SplitCell;
 
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -12,11 +15,13 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The link between the kernel and one rank engine: a localhost TCP socket carrying one JSON object per line.
  *
- * <p>Kernel to rank: {@code welcome} (local rank, class path), {@code exec} (cell id, code), {@code interrupt},
+ * <p>Kernel to rank: {@code welcome} (local rank, class path), {@code exec} (cell id, code and its snippets: the kernel splits cells), {@code interrupt},
  * {@code classpath}, {@code shutdown}. Rank to kernel: {@code hello} (token, rank, size, pid, host),
  * {@code ready}, {@code stream} / {@code display} / {@code update} (outputs of a running cell) and {@code result}
  * (the cell's value or error). One socket per rank keeps each rank's outputs in the order they were made, and
@@ -83,5 +88,31 @@ public final class EngineWire implements AutoCloseable {
 
     public static DisplayData displayData(JsonObject json) {
         return GSON.fromJson(json, DisplayData.class);
+    }
+
+    /** An {@code exec} message for a cell the kernel has split into snippets. */
+    public static JsonObject exec(long id, SplitCell cell) {
+        JsonObject m = message("exec");
+        m.addProperty("id", id);
+        m.addProperty("code", cell.cell());
+        JsonArray parts = new JsonArray();
+        for (SplitCell.Part p : cell.parts()) {
+            JsonObject part = new JsonObject();
+            part.addProperty("offset", p.offset());
+            part.addProperty("source", p.source());
+            parts.add(part);
+        }
+        m.add("parts", parts);
+        return m;
+    }
+
+    /** The cell of an {@code exec} message. */
+    public static SplitCell splitCell(JsonObject exec) {
+        List<SplitCell.Part> parts = new ArrayList<>();
+        for (JsonElement e : exec.getAsJsonArray("parts")) {
+            JsonObject p = e.getAsJsonObject();
+            parts.add(new SplitCell.Part(p.get("offset").getAsInt(), p.get("source").getAsString()));
+        }
+        return new SplitCell(exec.get("code").getAsString(), parts);
     }
 }

@@ -11,6 +11,7 @@ import org.mpi2nccl.kernel.DisplaySink;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellValue;
 import org.mpi2nccl.kernel.jshell.JShellEvaluator;
+import org.mpi2nccl.kernel.jshell.SplitCell;
 
 import java.io.File;
 import java.io.IOException;
@@ -62,7 +63,7 @@ public final class RankEngine {
         // JShell takes a second or two to start: start it while MPI and the kernel link come up.
         CompletableFuture<JShellEvaluator> jshell = CompletableFuture.supplyAsync(() -> {
             try {
-                return JShellEvaluator.start(RankEngine.class.getClassLoader(), classPath, CommonImports.RANK,
+                return JShellEvaluator.startForRank(RankEngine.class.getClassLoader(), classPath, CommonImports.RANK,
                         rankGroup);
             } catch (CellError e) {
                 throw new IllegalStateException("JShell did not start: " + e.getMessage(), e);
@@ -97,14 +98,24 @@ public final class RankEngine {
             throw new IOException("the kernel did not welcome rank " + rank + " (got " + welcome + ")");
         }
         EngineRank.set(rank, size, welcome.get("localRank").getAsInt(), welcome.get("localSize").getAsInt());
+        EngineGpu gpu = selectGpu(welcome.has("ownJvm") && welcome.get("ownJvm").getAsBoolean());
         CellOutputRouter[] routers = CellOutputRouter.install(rankGroup);
         Display.install(new LinkDisplaySink());
 
         evaluator = jshell.get(120, TimeUnit.SECONDS);
+        if (gpu.present() && gpu.note().isEmpty()) {
+            evaluator.onCellThread(gpu::makeCurrent);
+        }
         addClassPath(welcome.getAsJsonArray("classpath"));
-        evaluator.eval("int rank = " + rank + ", size = " + size + ", localRank = " + EngineRank.localRank()
-                + ", localSize = " + EngineRank.localSize() + ";");
-        wire.send(EngineWire.message("ready"));
+        // The first snippet that runs: it must not call MPI (see JShellEvaluator.startForRank).
+        evaluator.eval(SplitCell.single("int rank = " + rank + ", size = " + size + ", localRank = "
+                + EngineRank.localRank() + ", localSize = " + EngineRank.localSize() + ", gpu = " + gpu.index()
+                + ";"));
+        JsonObject ready = EngineWire.message("ready");
+        ready.addProperty("gpu", gpu.index());
+        ready.addProperty("gpuName", gpu.name());
+        ready.addProperty("gpuNote", gpu.note());
+        wire.send(ready);
 
         Thread reader = new Thread(rankGroup, this::readKernel, "kernel-link");
         reader.setDaemon(true);
@@ -118,11 +129,29 @@ public final class RankEngine {
             } else if (type.equals("classpath")) {
                 addClassPath(m.getAsJsonArray("entries"));
             } else if (type.equals("exec")) {
-                runCell(m.get("id").getAsLong(), m.get("code").getAsString(), routers);
+                runCell(m.get("id").getAsLong(), EngineWire.splitCell(m), routers);
             }
         }
         evaluator.close();
         wire.close();
+    }
+
+    /** This rank's GPU (see {@link EngineGpu}); a GPU that cannot be made current is kept, with the reason. */
+    private static EngineGpu selectGpu(boolean ownJvm) {
+        EngineGpu gpu;
+        try {
+            gpu = EngineGpu.select(EngineRank.localRank(), ownJvm);
+        } catch (RuntimeException | LinkageError e) {
+            gpu = new EngineGpu(-1, "", "the GPUs could not be read: " + e);
+        }
+        if (gpu.present()) {
+            String problem = gpu.makeCurrent(); // once here, so that a problem is reported at start
+            if (problem != null) {
+                gpu = new EngineGpu(gpu.index(), gpu.name(), problem);
+            }
+        }
+        EngineRank.setGpu(gpu.index(), gpu.name());
+        return gpu;
     }
 
     private void addClassPath(JsonArray entries) {
@@ -133,7 +162,7 @@ public final class RankEngine {
         }
     }
 
-    private void runCell(long id, String code, CellOutputRouter[] routers) throws IOException {
+    private void runCell(long id, SplitCell code, CellOutputRouter[] routers) throws IOException {
         cellId = id;
         for (CellOutputRouter r : routers) {
             r.capture((stream, text) -> sendQuietly(stream(id, stream, text)));

@@ -4,6 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.SplitCell;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.MpjJobException;
@@ -54,8 +55,20 @@ public final class RankEngines implements AutoCloseable {
     static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(8);
     private static final int RECENT_LINES = 30;
 
-    /** A rank engine as the kernel knows it. */
-    public record Rank(int rank, long pid, String host, int localRank, String java) {
+    /**
+     * A rank engine as the kernel knows it. {@code gpu} is its CUDA device (-1: none), {@code gpuNote} why a GPU
+     * host's engine has none (or "").
+     */
+    public record Rank(int rank, long pid, String host, int localRank, String java, int gpu, String gpuName,
+                       String gpuNote) {
+        Rank withGpu(int gpu, String gpuName, String gpuNote) {
+            return new Rank(rank, pid, host, localRank, java, gpu, gpuName, gpuNote);
+        }
+
+        /** "GPU 1 (NVIDIA H200)", or "none". */
+        public String gpuLabel() {
+            return gpu >= 0 ? "GPU " + gpu + " (" + gpuName + ")" : "none";
+        }
     }
 
     private record Event(int rank, JsonObject message, RankLine line) {
@@ -102,15 +115,34 @@ public final class RankEngines implements AutoCloseable {
     }
 
     /**
-     * Options for the engines' JVMs from the system property {@value #JVM_ARGS_PROPERTY} (space-separated), e.g.
-     * {@code -Dmpi2nccl.engine.jvmArgs=-Xmx2g} in the kernelspec.
+     * Options for the engines' JVMs: {@link #defaultJvmArgs()}, then the system property
+     * {@value #JVM_ARGS_PROPERTY} (space-separated, e.g. {@code -Dmpi2nccl.engine.jvmArgs=-Xmx2g} in the
+     * kernelspec; a later option wins, so {@code -XX:TieredStopAtLevel=4} there brings C2 back).
      */
     public static final String JVM_ARGS_PROPERTY = "mpi2nccl.engine.jvmArgs";
 
     static List<String> jvmArgsFromProperty() {
+        List<String> args = new ArrayList<>(defaultJvmArgs());
         String s = System.getProperty(JVM_ARGS_PROPERTY, "").trim();
-        return s.isEmpty() ? List.of() : List.of(s.split("\\s+"));
+        if (!s.isEmpty()) {
+            args.addAll(List.of(s.split("\\s+")));
+        }
+        return args;
     }
+
+    /**
+     * On a machine with few cores, engines compile with C1 only. An engine spends its first seconds in javac
+     * (JShell compiling the imports on every rank), and C2 compiling javac's hot methods took a core's worth of
+     * CPU away from the ranks: on 2 cores, 4 engines used 5.5 s of CPU to start with C2 and 3.2 s without, and
+     * lesson 03's training cell (2 ranks, 3 epochs) took 7-10 s with C2 and 4.3 s without. Notebook cells are
+     * too short for C2's faster code to pay back its compile time there. With more cores the compiler threads
+     * run beside the ranks, so C2 stays.
+     */
+    static List<String> defaultJvmArgs() {
+        return Runtime.getRuntime().availableProcessors() <= FEW_CORES ? List.of("-XX:TieredStopAtLevel=1") : List.of();
+    }
+
+    static final int FEW_CORES = 4;
 
     /** As {@link #start(int, MpjDevice, List, PrintStream)}, with options for the engines' JVMs. */
     public static RankEngines start(int n, MpjDevice device, List<String> classPath, List<String> jvmArgs,
@@ -215,7 +247,8 @@ public final class RankEngines implements AutoCloseable {
         for (int r = 0; r < n; r++) {
             String host = str(hellos.get(r), "host");
             int local = perHost.merge(host, 1, Integer::sum) - 1;
-            ranks.add(new Rank(r, hellos.get(r).get("pid").getAsLong(), host, local, str(hellos.get(r), "java")));
+            ranks.add(new Rank(r, hellos.get(r).get("pid").getAsLong(), host, local, str(hellos.get(r), "java"), -1,
+                    "", ""));
         }
         return ranks;
     }
@@ -228,6 +261,7 @@ public final class RankEngines implements AutoCloseable {
             welcome.addProperty("localRank", r.localRank());
             welcome.addProperty("localSize", perHost.get(r.host()));
             welcome.add("classpath", jsonArray(classPath));
+            welcome.addProperty("ownJvm", device == MpjDevice.NIODEV); // only then may it load CUDA
             send(r.rank(), welcome);
         }
         for (Map.Entry<Integer, EngineWire> e : wires.entrySet()) {
@@ -266,7 +300,11 @@ public final class RankEngines implements AutoCloseable {
             } else if (ev.message() == null) {
                 throw engineError("rank " + ev.rank() + " died while starting" + recent(Set.of(ev.rank())));
             } else if ("ready".equals(str(ev.message(), "type"))) {
-                waiting.remove(ev.rank());
+                JsonObject m = ev.message();
+                int r = ev.rank();
+                ranks.set(r, ranks.get(r).withGpu(m.has("gpu") ? m.get("gpu").getAsInt() : -1, str(m, "gpuName"),
+                        str(m, "gpuNote")));
+                waiting.remove(r);
             }
         }
     }
@@ -284,11 +322,12 @@ public final class RankEngines implements AutoCloseable {
     }
 
     /**
-     * Runs {@code code} on every rank at once and waits for every rank's result.
+     * Runs {@code code} on every rank at once and waits for every rank's result. The cell comes split into
+     * snippets ({@link org.mpi2nccl.kernel.jshell.JShellEvaluator#split}): engines do not split cells themselves.
      *
      * @throws CellError (kind ENGINE) when a rank died or did not stop: the engines are then closed
      */
-    public RankResults run(String code, RankOutput output) throws CellError {
+    public RankResults run(SplitCell code, RankOutput output) throws CellError {
         if (closed) {
             throw engineError("the rank engines were stopped: start new ones with %mpj start -np N");
         }
@@ -299,9 +338,7 @@ public final class RankEngines implements AutoCloseable {
             interruptRequested = false;
         }
         try {
-            JsonObject exec = EngineWire.message("exec");
-            exec.addProperty("id", id);
-            exec.addProperty("code", code);
+            JsonObject exec = EngineWire.exec(id, code);
             for (int r : wires.keySet()) {
                 send(r, exec);
             }
@@ -480,18 +517,20 @@ public final class RankEngines implements AutoCloseable {
         StringColumn host = StringColumn.create("host");
         LongColumn pid = LongColumn.create("pid");
         IntColumn local = IntColumn.create("local rank");
+        StringColumn gpu = StringColumn.create("GPU");
         StringColumn state = StringColumn.create("state");
         for (Rank r : ranks) {
             rank.append(r.rank());
             host.append(r.host());
             pid.append(r.pid());
             local.append(r.localRank());
+            gpu.append(r.gpuLabel());
             boolean alive = !closed && ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive).orElse(false);
             state.append(!alive ? "stopped" : cellRunning ? "running a cell" : "idle");
         }
         return Table.create(ranks.size() + " rank engines (" + device + ", up "
                 + Duration.ofNanos(System.nanoTime() - startedNanos).toSeconds() + " s, " + cellsRun + " cells)",
-                rank, host, pid, local, state);
+                rank, host, pid, local, gpu, state);
     }
 
     public int size() {
