@@ -1,6 +1,6 @@
-// Runs the streaming kernels of native/ (elementwise, fill, reductions, the tiled transpose) on the CPU through
-// cuda_on_cpu.h, over shapes, misaligned views and grid sizes chosen to hit every edge of their index
-// arithmetic (heads, tails, partial tiles, more blocks than work, fewer blocks than work), and compares each
+// Runs the streaming kernels of native/ (elementwise, fill, reductions incl. the one-pass ones, every tiled transpose
+// variant) on the CPU through cuda_on_cpu.h, over shapes, misaligned views and grid sizes chosen to hit every edge
+// of their index arithmetic (heads, tails, partial tiles, more blocks than work, fewer blocks than work), and compares each
 // result with a plain loop. Values are small integers, so sums are exact in any order: a missed or doubled
 // element shows. Buffers are exactly as large as the views (AddressSanitizer catches a step outside).
 // Prints one line per group and "kernel-check: N cases, 0 failures"; exits 1 on any failure.
