@@ -3,8 +3,8 @@ package org.mpi2nccl.cuda;
 /**
  * Which variant of a kernel family the CUDA backend launches, for the families whose best form depends on the
  * GPU: the tiled transpose ({@link TransposeVariant}) and the reduction of a few long rows
- * ({@link FullReductionVariant}). The defaults are chosen by reasoning (float4 accesses, no second launch), not
- * yet by measurement: `bench-gpu --only variants` on the GPU machine times every variant in one run;
+ * ({@link FullReductionVariant}). The defaults are the best of `bench-gpu --only variants` on 2x H200 (2026-11-22,
+ * results/gpu-2026-11-22-s2/): transpose 64x64 84.2% of copy (the float4 tiles 61-73%), sum (all) one-pass/4 90.2%;
  * {@code MPI2NCCL_KERNEL_VARIANTS="transpose=64x64,full-reduction=two-pass/16"} chooses others for a whole run,
  * {@link #use} for the rest of the process (the benchmark switches between them this way). Every variant gives
  * the same results: the GPU tests and native/cpu-check check each one.
@@ -13,7 +13,7 @@ public final class KernelVariants {
     private KernelVariants() {}
 
     /** The defaults: change them here when `bench-gpu --only variants` on the GPU machine names a better one. */
-    public static final TransposeVariant DEFAULT_TRANSPOSE = TransposeVariant.TILE_64X64_V4;
+    public static final TransposeVariant DEFAULT_TRANSPOSE = TransposeVariant.TILE_64X64;
     public static final FullReductionVariant DEFAULT_FULL_REDUCTION = FullReductionVariant.ONE_PASS_4;
 
     private static volatile TransposeVariant transpose = DEFAULT_TRANSPOSE;
