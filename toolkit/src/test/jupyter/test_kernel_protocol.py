@@ -23,6 +23,22 @@ def pids_of(result):
     return [int(p) for p in re.findall(r"\d+", result.result["text/plain"])]
 
 
+def job_homes(pids):
+    """The private MPJ homes (/tmp/mpj-job-*) that these processes' command lines name (niodev's daemon)."""
+    homes = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        for a in args:
+            m = re.search(r"(/\S*/mpj-job-\d+)", a)
+            if m and "daemon.jar" in " ".join(args):
+                homes.add(m.group(1))
+    return sorted(homes)
+
+
 def interrupt_after(kernel, seconds):
     t = threading.Timer(seconds, kernel.interrupt)
     t.start()
@@ -246,10 +262,16 @@ class CrashAndShutdown(unittest.TestCase):
         kernel_pid = k.pid
         self.assertTrue(k.execute("%mpj start -np 2 --device niodev", timeout=180).ok)
         pids = pids_of(k.execute("%mpj pids")) + descendants(kernel_pid)
+        homes = job_homes(pids)
+        self.assertEqual(1, len(homes), f"the niodev daemon should name its job's MPJ home: {homes}")
         os.kill(kernel_pid, signal.SIGKILL)
         try:
             self.assertEqual([], wait_gone([kernel_pid] + pids, timeout=30),
                              "engines must not outlive a killed kernel")
+            deadline = time.monotonic() + 10
+            while os.path.exists(homes[0]) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            self.assertFalse(os.path.exists(homes[0]), f"the job's MPJ home {homes[0]} was left behind")
         finally:
             k.client.stop_channels()
             k.km.cleanup_resources()

@@ -19,9 +19,11 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -29,6 +31,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * One rank engine: an MPJ rank that holds a JShell and runs the cells the kernel sends it (the rank program that
@@ -225,16 +228,39 @@ public final class RankEngine {
 
     /**
      * niodev: this JVM's parent is the MPJ daemon the launcher started for this job alone (it runs from the
-     * job's private MPJ home, /tmp/mpj-job-*). The launcher in the kernel would stop it; with the kernel gone,
-     * the last thing the rank can do is stop it itself. Nothing else is touched.
+     * job's private MPJ home, /tmp/mpj-job-*). The launcher in the kernel would stop it and delete that home;
+     * with the kernel gone, the rank does both itself. Nothing else is touched.
      */
     private static void stopOrphanedDaemon() {
         ProcessHandle.current().parent().ifPresent(parent -> {
             String cmd = parent.info().commandLine().orElse("");
             if (cmd.contains("daemon.jar") && cmd.contains("mpj-job-")) {
                 parent.destroyForcibly();
+                deleteOrphanedJobHome(cmd);
             }
         });
+    }
+
+    /** The job's private MPJ home: this rank's MPJ_HOME, when the daemon's command line names it too. */
+    private static void deleteOrphanedJobHome(String daemonCommand) {
+        String home = System.getenv("MPJ_HOME");
+        if (home == null || !Path.of(home).getFileName().toString().startsWith("mpj-job-")
+                || !daemonCommand.contains(home)) {
+            return;
+        }
+        // Files.walk does not follow lib/, a symbolic link to the real MPJ home: only the link goes.
+        // Every rank of the job may be doing the same at once: whatever is gone already is fine.
+        try (Stream<Path> walk = Files.walk(Path.of(home))) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // another rank was quicker, or a file is busy: a temp directory left behind is harmless
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            // same
+        }
     }
 
     private static JsonObject stream(long id, String name, String text) {
