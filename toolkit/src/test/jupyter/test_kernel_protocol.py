@@ -220,6 +220,13 @@ class RankEngines(unittest.TestCase):
         self.assertTrue(r.ok, r.describe())
         text = r.result["text/plain"]
         self.assertIn("4 rank engines (multicore", text)
+        self.assertIn("GPU", text)
+        # No GPU here: every rank says so, in the table and in its cells' variable gpu.
+        self.assertEqual(4, len(re.findall(r"\bnone\b", text)), text)
+        r = self.k.execute("%%mpj\ngpu + \" \" + org.mpi2nccl.kernel.mpj.EngineRank.device()")
+        self.assertTrue(r.ok, r.describe())
+        for rank in range(4):
+            self.assertIn(f"[rank {rank}] -1 cpu", r.result["text/plain"].replace('"', ""))
 
     def test_one_shot_cell_starts_and_stops_its_own_engines(self):
         r = self.k.execute("%%mpj -np 2\nProcessHandle.current().pid()", timeout=120)

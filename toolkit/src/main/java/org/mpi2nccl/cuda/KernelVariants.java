@@ -21,7 +21,14 @@ public final class KernelVariants {
 
     static {
         String env = System.getenv("MPI2NCCL_KERNEL_VARIANTS");
-        if (env != null && !env.isBlank()) use(env);
+        if (env != null && !env.isBlank()) {
+            try {
+                use(env);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("MPI2NCCL_KERNEL_VARIANTS=" + env + ": " + e.getMessage()
+                        + ". Fix or unset the variable.", e);
+            }
+        }
     }
 
     public static TransposeVariant transpose() {
