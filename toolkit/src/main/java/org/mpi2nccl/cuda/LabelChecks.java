@@ -3,7 +3,6 @@ package org.mpi2nccl.cuda;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
@@ -76,7 +75,7 @@ final class LabelChecks implements AutoCloseable {
     }
 
     private void check(int i) {
-        CudaException.check(cuEventSynchronize(done[i]), "waiting for a label check");
+        EventWait.await(done[i], context.device.ordinal, "a label check");
         Call c = pending[i];
         pending[i] = null;
         int bad = hostView.get(i);

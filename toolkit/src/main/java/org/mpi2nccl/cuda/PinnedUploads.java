@@ -2,7 +2,6 @@ package org.mpi2nccl.cuda;
 
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
-import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
@@ -10,12 +9,10 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import jcuda.Pointer;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
-import jcuda.driver.CUresult;
 
 /**
  * Host-to-device copies that do not make the host wait for the GPU. A plain {@code cuMemcpyHtoD} from a Java
@@ -32,8 +29,6 @@ import jcuda.driver.CUresult;
 final class PinnedUploads implements AutoCloseable {
     static final int SLOTS = 8;
     static final long CHUNK_BYTES = 8L << 20;
-    /** Longest wait for a buffer to come free (the GPU stuck behind a collective that never ends). */
-    private static final long WAIT_NANOS = Long.getLong("mpi2nccl.gpu.waitSeconds", 600) * 1_000_000_000L;
 
     private final CudaContext context;
     private final Slot[] slots = new Slot[SLOTS];
@@ -98,20 +93,7 @@ final class PinnedUploads implements AutoCloseable {
     }
 
     private void awaitFree(Slot s, String what) {
-        long deadline = System.nanoTime() + WAIT_NANOS;
-        int spins = 0;
-        while (true) {
-            int r = cuEventQuery(s.done);
-            if (r == CUresult.CUDA_SUCCESS) break;
-            if (r != CUresult.CUDA_ERROR_NOT_READY) CudaException.check(r, "an earlier upload before " + what);
-            if (System.nanoTime() > deadline) {
-                throw new CudaException(CUresult.CUDA_ERROR_NOT_READY, "GPU " + context.device.ordinal + " did not finish the work queued"
-                        + " before " + what + " within " + WAIT_NANOS / 1_000_000_000L + " s (a collective waiting for a rank that"
-                        + " stopped?); set -Dmpi2nccl.gpu.waitSeconds to wait longer");
-            }
-            if (++spins < 1000) Thread.onSpinWait();
-            else LockSupport.parkNanos(20_000);
-        }
+        EventWait.await(s.done, context.device.ordinal, "an earlier upload before " + what);
         s.recorded = false;
     }
 

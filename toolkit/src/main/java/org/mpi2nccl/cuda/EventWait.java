@@ -1,0 +1,37 @@
+package org.mpi2nccl.cuda;
+
+import static jcuda.driver.JCudaDriver.cuEventQuery;
+
+import java.util.concurrent.locks.LockSupport;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUresult;
+
+/**
+ * Waiting for the GPU to pass an event, with a deadline: a GPU stuck behind a collective whose peer rank
+ * stopped would otherwise block the host forever ({@code cuEventSynchronize} has no timeout). Spins briefly
+ * (the usual case: the event is already or nearly done), then sleeps in 20 us steps.
+ */
+final class EventWait {
+    /** Longest wait, {@code -Dmpi2nccl.gpu.waitSeconds} (default 600 s). */
+    static final long WAIT_NANOS = Long.getLong("mpi2nccl.gpu.waitSeconds", 600) * 1_000_000_000L;
+
+    private EventWait() {}
+
+    /** Returns once the GPU has passed {@code event}; {@code what} names the wait in the errors. */
+    static void await(CUevent event, int gpu, String what) {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        int spins = 0;
+        while (true) {
+            int r = cuEventQuery(event);
+            if (r == CUresult.CUDA_SUCCESS) return;
+            if (r != CUresult.CUDA_ERROR_NOT_READY) CudaException.check(r, what);
+            if (System.nanoTime() > deadline) {
+                throw new CudaException(CUresult.CUDA_ERROR_NOT_READY, "GPU " + gpu + " did not finish the work queued before "
+                        + what + " within " + WAIT_NANOS / 1_000_000_000L + " s (a collective waiting for a rank that stopped?);"
+                        + " set -Dmpi2nccl.gpu.waitSeconds to wait longer");
+            }
+            if (++spins < 1000) Thread.onSpinWait();
+            else LockSupport.parkNanos(20_000);
+        }
+    }
+}
