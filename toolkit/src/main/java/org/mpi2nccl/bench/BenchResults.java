@@ -201,13 +201,6 @@ public final class BenchResults {
      * {@code mpi2nccl bandwidth-compare}.
      */
     public boolean tryWritePng(Path file, String title, String collective, String placement) {
-        try {
-            writePng(file, title, collective, placement);
-            return true;
-        } catch (IOException | RuntimeException | Error e) {
-            System.err.println("no plot " + file.getFileName() + ": " + e + " (no fonts on this machine? install"
-                    + " fontconfig and a font such as fonts-dejavu-core, or plot the CSV elsewhere with bandwidth-compare)");
-            return false;
-        }
+        return ChartFiles.trySavePng(chart(title, collective, placement), file, "plot the CSV elsewhere with bandwidth-compare");
     }
 }

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.internal.chartpart.Chart;
 import tech.tablesaw.api.ColumnType;
 import tech.tablesaw.api.Row;
@@ -53,14 +52,7 @@ public final class SpeedupReport {
         Map<String, Chart<?, ?>> charts = charts(r);
         for (Map.Entry<String, Chart<?, ?>> e : charts.entrySet()) {
             Path png = dir.resolve(e.getKey() + ".png");
-            try {
-                BitmapEncoder.saveBitmap(e.getValue(), png.toString(), BitmapEncoder.BitmapFormat.PNG);
-                files.add(png);
-            } catch (IOException | RuntimeException | Error x) {
-                // drawing text needs fonts (a bare GPU node may have none): the tables above hold every number
-                System.err.println("no plot " + png.getFileName() + ": " + x + " (no fonts on this machine? install fontconfig"
-                        + " and fonts-dejavu-core, or redraw later with: mpi2nccl run --from-csv " + epochs + ")");
-            }
+            if (ChartFiles.trySavePng(e.getValue(), png, "redraw later with: mpi2nccl run --from-csv " + epochs)) files.add(png);
         }
         Path meta = dir.resolve("run.txt");
         Files.writeString(meta, "command: " + command + "\nmachine: " + r.machine() + "\nsettings: " + r.settings()
