@@ -115,9 +115,10 @@ public final class DataParallel implements AutoCloseable {
         // NCCL on its own stream: ordered with the model's stream by events, so that backward's remaining kernels
         // run beside the all-reduce (on one stream they would queue behind it) and the host never waits.
         long modelStream = backend instanceof CudaBackend gpu ? gpu.context().streamAddress() : 0;
-        boolean ownStream = !alone && comm instanceof NcclCommunicator n && modelStream != 0 && n.streamAddress() != modelStream;
-        this.toComm = ownStream ? new StreamHandoff(device.index(), modelStream, ((NcclCommunicator) comm).streamAddress()) : null;
-        this.fromComm = ownStream ? new StreamHandoff(device.index(), ((NcclCommunicator) comm).streamAddress(), modelStream) : null;
+        long commStream = !alone && comm instanceof NcclCommunicator n ? n.streamAddress() : 0;
+        boolean ownStream = modelStream != 0 && commStream != 0 && commStream != modelStream;
+        this.toComm = ownStream ? new StreamHandoff(device.index(), modelStream, commStream) : null;
+        this.fromComm = ownStream ? new StreamHandoff(device.index(), commStream, modelStream) : null;
         try {
             broadcastState();
         } catch (RuntimeException e) {

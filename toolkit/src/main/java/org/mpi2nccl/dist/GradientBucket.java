@@ -70,7 +70,7 @@ final class GradientBucket implements AutoCloseable {
                 if (old != null && !old.isClosed()) v.assign(old);       // keep a gradient already computed
                 views[i] = v;
                 p.setGrad(v);
-                if (old != null && old != v) old.close();
+                if (old != null) old.close();
             }
         }
     }
