@@ -290,6 +290,7 @@ public final class CudaBackend implements Backend {
         }
         int lda = transA ? m : k, ldb = transB ? k : n;
         Cublas blas = context.cublas();
+        context.countLibraryCall();
         if (batch == 1) {
             blas.gemm(transA, transB, m, n, k, 1f, pa, lda, pb, ldb, 0f, po, n);
         } else {
