@@ -253,6 +253,44 @@ public final class CudaBackend implements Backend {
                 .i64(outer).i64(channels).i64(inner));
     }
 
+    // ---- fused training layers (FusedOps' kernels) ---------------------------------------------------------------
+
+    @Override
+    public void batchNormForward(Storage x, Storage gamma, Storage beta, Storage y, Storage saveMean, Storage saveInvStd,
+                                 Storage runningMean, Storage runningVar, long outer, long channels, long inner,
+                                 float eps, float momentum) {
+        if (outer * inner < 2) throw new IllegalArgumentException("batchNormForward: needs more than one value per channel, got "
+                + outer + " x " + inner);
+        if ((runningMean == null) != (runningVar == null))
+            throw new IllegalArgumentException("batchNormForward: runningMean and runningVar go together (both or neither)");
+        fused.batchNormTraining(x, gamma, beta, y, saveMean, saveInvStd, runningMean, runningVar, outer, channels, inner, eps, momentum);
+    }
+
+    @Override
+    public void batchNormBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
+                                  Storage dx, Storage dgamma, Storage dbeta, long outer, long channels, long inner) {
+        fused.batchNormTrainingBackward(dy, x, saveMean, saveInvStd, gamma, dx, dgamma, dbeta, outer, channels, inner);
+    }
+
+    /** One block computes the mean loss; the bad-label check is read later, like oneHot's ({@link LabelChecks}). */
+    @Override
+    public void softmaxCrossEntropy(Storage logits, Storage labels, Storage loss, long rows, int classes) {
+        if (rows < 1 || classes < 1)
+            throw new IllegalArgumentException("softmaxCrossEntropy: needs at least one row and one class, got " + rows + " x " + classes);
+        long flag = labelChecks.flagFor(false);            // the kernel always writes it: no reset needed
+        fused.crossEntropyMean(logits, labels, loss, rows, classes, flag);
+        labelChecks.queued(flag, "softmaxCrossEntropy", rows, classes);
+        if (context.syncEveryLaunch()) labelChecks.checkAll();
+    }
+
+    /** A row with a bad label gets NaN gradients (its forward call reports the label). */
+    @Override
+    public void softmaxCrossEntropyBackward(Storage logits, Storage labels, Storage upstream, Storage grad, long rows, int classes) {
+        if (rows < 1 || classes < 1)
+            throw new IllegalArgumentException("softmaxCrossEntropyBackward: needs at least one row and one class, got " + rows + " x " + classes);
+        fused.crossEntropyMeanBackward(logits, labels, upstream, grad, rows, classes);
+    }
+
     // ---- reductions -----------------------------------------------------------------------------------------
 
     @Override
@@ -355,9 +393,9 @@ public final class CudaBackend implements Backend {
         checkRange("oneHot out", out, 0, n * classes);
         if (n == 0) return;
         // The bad-label check reads its flag later (LabelChecks): waiting for it here would stall every step.
-        long flag = labelChecks.flagFor(n, classes);
+        long flag = labelChecks.flagFor(true);
         context.launch(Kernel.ONE_HOT, n * classes, KernelArgs.of().ptr(pl).ptr(po).i64(n).i64(classes).ptr(flag));
-        labelChecks.queued(flag, n, classes);
+        labelChecks.queued(flag, "oneHot", n, classes);
         if (context.syncEveryLaunch()) labelChecks.checkAll();
     }
 
