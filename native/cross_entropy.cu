@@ -113,3 +113,33 @@ extern "C" __global__ void one_hot_f32(const float* __restrict__ labels, float* 
         if (!ok && c == 0) atomicMin(first_bad, (int)min(row, 2147483647LL));
     }
 }
+
+// Backend.addBatchMetrics: sums[0] += loss[0] * rows; sums[1] += rows whose first maximum is at their label
+// (ReduceOp.ARGMAX's rule: a later value wins only when greater, so a NaN wins only in column 0). One block, warp
+// per row: the epoch's loss and accuracy accumulate on the GPU in one launch per step.
+extern "C" __global__ void batch_metrics_f32(const float* __restrict__ logits, const float* __restrict__ labels,
+                                             const float* __restrict__ loss, float* __restrict__ sums,
+                                             long long rows, long long cols) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    float hits = 0.f;                      // lane 0 of each warp: its rows' hits
+    for (long long row = warp; row < rows; row += warps) {
+        const float* x = logits + row * cols;
+        float best = -INFINITY;
+        long long arg = cols;              // none yet
+        for (long long c = lane; c < cols; c += 32) {
+            if (x[c] > best) { best = x[c]; arg = c; }
+        }
+        for (int o = 16; o > 0; o >>= 1) {         // the larger value; on a tie the smaller column
+            const float ob = __shfl_xor_sync(0xffffffffu, best, o);
+            const long long oa = __shfl_xor_sync(0xffffffffu, arg, o);
+            if (ob > best || (ob == best && oa < arg)) { best = ob; arg = oa; }
+        }
+        if (arg == cols || x[0] != x[0]) arg = 0;  // all -inf or NaN: nothing beat column 0; NaN first: it stays
+        if (lane == 0 && (float)arg == labels[row]) hits += 1.f;
+    }
+    hits = block_sum(hits);
+    if (threadIdx.x == 0) {
+        sums[0] += loss[0] * (float)rows;
+        sums[1] += hits;
+    }
+}

@@ -12,6 +12,7 @@ inline int atomicMin(int* address, int value) {
 }
 #include "../batchnorm.cu"
 #include "../cross_entropy.cu"
+#include "../optim.cu"
 
 #include <climits>
 #include <random>
@@ -119,6 +120,57 @@ static void cross_entropy_case(long long rows, long long cols, unsigned block, i
     }
 }
 
+// ties go to the first column, a NaN counts only in column 0, all -inf picks column 0
+static void metrics_case(long long rows, long long cols, unsigned block) {
+    ++cases;
+    auto logits = randoms(rows * cols, -3, 3);
+    std::vector<float> labels(rows);
+    std::uniform_int_distribution<long long> pick(0, cols - 1);
+    for (auto& l : labels) l = (float)pick(rng);
+    for (long long r = 0; r < rows; r += 3) {                  // some ties, NaNs, -infs
+        float* x = logits.data() + r * cols;
+        if (cols > 2 && r % 2 == 0) x[cols - 1] = x[1] = 9.f;
+        if (r % 5 == 0) x[0] = NAN;
+        if (r % 7 == 0 && cols > 1) x[1] = NAN;
+        if (r % 11 == 0) for (long long k = 0; k < cols; ++k) x[k] = -INFINITY;
+        labels[r] = (float)((r / 3) % 2 == 0 ? 0 : std::min(1LL, cols - 1));
+    }
+    std::vector<float> loss(1, 0.25f), sums = {1.f, 2.f};
+    emulate_launch(1, block, [&] { batch_metrics_f32(logits.data(), labels.data(), loss.data(), sums.data(), rows, cols); });
+    long long hits = 0;
+    for (long long r = 0; r < rows; ++r) {
+        const float* x = logits.data() + r * cols;
+        long long arg = 0;
+        float best = x[0];
+        for (long long k = 1; k < cols; ++k) if (x[k] > best) { best = x[k]; arg = k; }
+        hits += (float)arg == labels[r];
+    }
+    expect_close("metrics loss sum", 1.0 + 0.25 * rows, sums[0], 1e-6, 0);
+    expect_close("metrics hits", 2.0 + hits, sums[1], 0, 1);
+}
+
+// sgd_steps over a list of tensors of different lengths (one shorter than a block, one longer than the grid)
+static void sgd_steps_case(int count, unsigned grid) {
+    ++cases;
+    SgdTensors t{};
+    t.count = count;
+    std::vector<std::vector<float>> p(count), g(count), v(count), p0(count), v0(count);
+    for (int k = 0; k < count; ++k) {
+        const long long n = k == 1 ? 5000 : 1 + 13 * k;
+        p[k] = randoms(n, -1, 1); g[k] = randoms(n, -1, 1); v[k] = randoms(n, -0.1f, 0.1f);
+        p0[k] = p[k]; v0[k] = v[k];
+        t.n[k] = n; t.p[k] = p[k].data(); t.grad[k] = g[k].data(); t.v[k] = v[k].data();
+    }
+    const float lr = 0.05f, mom = 0.9f, wd = 0.01f;
+    emulate_launch(grid, 256, [&] { sgd_steps_f32(t, lr, mom, wd); });
+    for (int k = 0; k < count; ++k)
+        for (size_t i = 0; i < p[k].size(); ++i) {
+            const float d = g[k][i] + wd * p0[k][i], vi = mom * v0[k][i] + d;
+            expect_close("sgd velocity", vi, v[k][i], 1e-6, i);
+            expect_close("sgd param", p0[k][i] - lr * vi, p[k][i], 1e-6, i);
+        }
+}
+
 int main() {
     batchnorm_case(4, 3, 49, 1, 2);        // fewer blocks than channels: grid-stride over channels
     batchnorm_case(3, 5, 1, 8, 1);         // inner 1 (features), more blocks than channels
@@ -129,6 +181,13 @@ int main() {
     cross_entropy_case(70, 40, 96, 45);    // rows not a multiple of the warps, a bad label
     cross_entropy_case(5, 3, 256, 0);
     std::printf("cross-entropy (mean, backward, first bad row): %lld failures so far\n", failures);
+    metrics_case(128, 10, 256);
+    metrics_case(45, 40, 64);
+    metrics_case(9, 1, 256);
+    std::printf("batch metrics (loss sum, argmax hits): %lld failures so far\n", failures);
+    sgd_steps_case(16, 3);
+    sgd_steps_case(2, 40);
+    std::printf("sgd steps (tensor list by value): %lld failures so far\n", failures);
     std::printf("fused-check: %lld cases, %lld failures\n", cases, failures);
     return failures == 0 ? 0 : 1;
 }

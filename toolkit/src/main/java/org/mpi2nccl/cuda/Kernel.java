@@ -143,6 +143,8 @@ public final class Kernel {
     // Backend.softmaxCrossEntropy (one block: launch with 1 item) / softmaxCrossEntropyBackward
     public static final Kernel CROSS_ENTROPY_MEAN = of("cross_entropy", "cross_entropy_mean_f32", "pppllp", Launch.PER_BLOCK);
     public static final Kernel CROSS_ENTROPY_MEAN_BACKWARD = of("cross_entropy", "cross_entropy_mean_backward_f32", "ppppll", Launch.PER_WARP);
+    // Backend.addBatchMetrics (one block: launch with 1 item)
+    public static final Kernel BATCH_METRICS = of("cross_entropy", "batch_metrics_f32", "ppppll", Launch.PER_BLOCK);
 
     // native/im2col.cu
     public static final Kernel IM2COL = of("im2col", "im2col_f32", "ppW", Launch.PER_ELEMENT);
@@ -162,6 +164,7 @@ public final class Kernel {
 
     // native/optim.cu
     public static final Kernel SGD_STEP = of("optim", "sgd_step_f32", "ppplfff", Launch.PER_ELEMENT);
+    public static final Kernel SGD_STEPS = of("optim", "sgd_steps_f32", "Sfff", Launch.PER_ELEMENT);
     public static final Kernel ADAM_STEP = of("optim", "adam_step_f32", "pppplfffffff", Launch.PER_ELEMENT);
 
     // native/pool.cu

@@ -238,6 +238,13 @@ public interface Backend {
      */
     void softmaxCrossEntropyBackward(Storage logits, Storage labels, Storage upstream, Storage grad, long rows, int classes);
 
+    /**
+     * A batch's figures added into an epoch's running sums, where they live (a GPU is not waited for):
+     * {@code sums[0] += loss[0] * rows} and {@code sums[1] +=} the number of rows {@code r} whose first maximum of
+     * {@code logits[r, :]} (the {@link ReduceOp#ARGMAX} rule) is at column {@code labels[r]}.
+     */
+    void addBatchMetrics(Storage logits, Storage labels, Storage loss, Storage sums, long rows, int classes);
+
     // ---- random numbers ----------------------------------------------------------------------------------------
 
     /**
@@ -257,6 +264,24 @@ public interface Backend {
      * param -= lr * v}. {@code velocity} is read and written only when {@code momentum != 0} (may be null otherwise).
      */
     void sgdStep(Storage param, Storage grad, Storage velocity, long n, float lr, float momentum, float weightDecay);
+
+    /**
+     * {@link #sgdStep} on several tensors in one call: tensor {@code t} is {@code params[t]}, {@code grads[t]},
+     * {@code velocities[t]} (null, or a null array, when {@code momentum == 0}), {@code sizes[t]} elements.
+     * A GPU backend updates up to 16 tensors per kernel launch. The default calls {@link #sgdStep} for each.
+     */
+    default void sgdSteps(Storage[] params, Storage[] grads, Storage[] velocities, long[] sizes, float lr, float momentum,
+                          float weightDecay) {
+        if (grads.length != params.length || sizes.length != params.length || (velocities != null && velocities.length != params.length))
+            throw new IllegalArgumentException("sgdSteps: " + params.length + " parameters, " + grads.length + " gradients, "
+                    + (velocities == null ? "no" : String.valueOf(velocities.length)) + " velocities and " + sizes.length + " sizes");
+        for (int t = 0; t < params.length; t++) {
+            Storage v = velocities == null ? null : velocities[t];
+            if (momentum != 0f && v == null)
+                throw new IllegalArgumentException("sgdSteps: momentum " + momentum + " needs a velocity storage for tensor " + t);
+            sgdStep(params[t], grads[t], v, sizes[t], lr, momentum, weightDecay);
+        }
+    }
 
     /**
      * One Adam step on {@code n} elements, in place ({@code step} counts from 1):

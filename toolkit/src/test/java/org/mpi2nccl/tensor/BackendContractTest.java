@@ -350,6 +350,30 @@ public abstract class BackendContractTest {
         }
     }
 
+    @Test
+    void batchMetricsAddTheLossSumAndTheArgmaxHits() {
+        int rows = 50, classes = 7;
+        float[] logits = randoms(rows * classes, -2, 2), labels = new float[rows];
+        for (int r = 0; r < rows; r++) labels[r] = random.nextInt(classes);
+        logits[3 * classes + 2] = logits[3 * classes + 5] = 9f;          // a tie: the first column is the argmax
+        labels[3] = 2;
+        logits[4 * classes + 5] = 9f;
+        labels[4] = 5;
+        logits[6 * classes + 5] = 9f;
+        labels[6] = 1;
+        int hits = 0;
+        for (int r = 0; r < rows; r++) {
+            int arg = 0;
+            for (int c = 1; c < classes; c++) if (logits[r * classes + c] > logits[r * classes + arg]) arg = c;
+            if (arg == labels[r]) hits++;
+        }
+        Storage sums = upload(new float[] {1f, 2f}), sl = upload(logits), sy = upload(labels), loss = upload(new float[] {0.5f});
+        backend.addBatchMetrics(sl, sy, loss, sums, rows, classes);
+        backend.addBatchMetrics(sl, sy, loss, sums, rows, classes);
+        assertClose(new float[] {1f + 2 * 0.5f * rows, 2f + 2 * hits}, download(sums, 2), 1e-6, "addBatchMetrics twice");
+        assertTrue(hits >= 2 && hits < rows, "the case has hits and misses: " + hits);
+    }
+
     // ---- reductions -----------------------------------------------------------------------------------------
 
     @Test
@@ -513,6 +537,43 @@ public abstract class BackendContractTest {
         var /= n;
         assertEquals(0.5, mean, 0.1, "normal mean");
         assertEquals(4.0, var, 0.3, "normal variance");
+    }
+
+    @Test
+    void sgdStepsOnManyTensorsMatchOneStepEach() {
+        int count = 19;                        // more than one GPU launch holds (16)
+        Storage[] ps = new Storage[count], gs = new Storage[count], vs = new Storage[count], plain = new Storage[count];
+        long[] sizes = new long[count];
+        float[][] expectP = new float[count][], expectV = new float[count][], expectPlain = new float[count][];
+        float lr = 0.05f, mom = 0.9f, wd = 0.001f;
+        for (int t = 0; t < count; t++) {
+            int n = t == 3 ? 5000 : 1 + 37 * t;
+            sizes[t] = n;
+            float[] p = randoms(n, -1, 1), g = randoms(n, -1, 1), v = randoms(n, -0.1f, 0.1f);
+            ps[t] = upload(p);
+            gs[t] = upload(g);
+            vs[t] = upload(v);
+            plain[t] = upload(p);
+            expectP[t] = new float[n];
+            expectV[t] = new float[n];
+            expectPlain[t] = new float[n];
+            for (int i = 0; i < n; i++) {
+                float d = g[i] + wd * p[i];
+                expectV[t][i] = mom * v[i] + d;
+                expectP[t][i] = p[i] - lr * expectV[t][i];
+                expectPlain[t][i] = p[i] - lr * g[i];
+            }
+        }
+        backend.sgdSteps(ps, gs, vs, sizes, lr, mom, wd);
+        backend.sgdSteps(plain, gs, null, sizes, lr, 0f, 0f);
+        for (int t = 0; t < count; t++) {
+            assertClose(expectP[t], download(ps[t], (int) sizes[t]), 1e-5, "sgdSteps param of tensor " + t);
+            assertClose(expectV[t], download(vs[t], (int) sizes[t]), 1e-5, "sgdSteps velocity of tensor " + t);
+            assertClose(expectPlain[t], download(plain[t], (int) sizes[t]), 1e-5, "sgdSteps without momentum, tensor " + t);
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> backend.sgdSteps(ps, gs, null, sizes, lr, mom, wd));
+        assertTrue(e.getMessage().contains("velocit"), e.getMessage());
     }
 
     @Test

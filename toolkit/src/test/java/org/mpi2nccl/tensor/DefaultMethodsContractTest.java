@@ -56,6 +56,7 @@ class DefaultMethodsContractTest extends BackendContractTest {
         public void softmaxCrossEntropyBackward(Storage l, Storage y, Storage u, Storage g, long r, int c) {
             d.softmaxCrossEntropyBackward(l, y, u, g, r, c);
         }
+        public void addBatchMetrics(Storage l, Storage y, Storage loss, Storage s, long r, int c) { d.addBatchMetrics(l, y, loss, s, r, c); }
         public void synchronize() { d.synchronize(); }
     }
 }

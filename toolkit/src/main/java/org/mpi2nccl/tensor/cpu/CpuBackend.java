@@ -210,6 +210,16 @@ public final class CpuBackend implements Backend {
         TrainingLayerKernels.crossEntropyBackward(data(logits), data(labels), data(upstream)[0], data(grad), (int) rows, classes);
     }
 
+    @Override
+    public void addBatchMetrics(Storage logits, Storage labels, Storage loss, Storage sums, long rows, int classes) {
+        checkCrossEntropy("addBatchMetrics", logits, labels, rows, classes);
+        checkRange("addBatchMetrics loss", loss, 0, 1);
+        checkRange("addBatchMetrics sums", sums, 0, 2);
+        float[] s = data(sums);
+        s[0] += data(loss)[0] * rows;
+        s[1] += TrainingLayerKernels.hits(data(logits), data(labels), (int) rows, classes);
+    }
+
     private static void checkCrossEntropy(String op, Storage logits, Storage labels, long rows, int classes) {
         if (rows < 1 || classes < 1)
             throw new IllegalArgumentException(op + ": needs at least one row and one class, got " + rows + " x " + classes);

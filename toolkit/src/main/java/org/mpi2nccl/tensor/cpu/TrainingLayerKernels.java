@@ -102,6 +102,23 @@ final class TrainingLayerKernels {
         });
     }
 
+    /** Rows whose first maximum (ReduceOp.ARGMAX's rule: a later value wins only when greater) is at their label. */
+    static int hits(float[] logits, float[] labels, int rows, int classes) {
+        int hits = 0;
+        for (int r = 0; r < rows; r++) {
+            int base = r * classes, arg = 0;
+            float best = logits[base];
+            for (int c = 1; c < classes; c++) {
+                if (logits[base + c] > best) {
+                    best = logits[base + c];
+                    arg = c;
+                }
+            }
+            if (arg == labels[r]) hits++;
+        }
+        return hits;
+    }
+
     /** log(sum(exp(row))), shifted by the row's maximum (a NaN in the row gives NaN). */
     private static float logSumExp(float[] a, int base, int n) {
         float max = Float.NEGATIVE_INFINITY;
