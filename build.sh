@@ -140,7 +140,8 @@ setup() {
 # test classes with JUnit's console launcher, MPJ_HOME and bin/. Jars are stored uncompressed so that xz
 # compresses the whole tarball at once: fastutil's 78 MB of classes then take 3 MB instead of 23.
 # jdk.jshell (with javac) is for the kernel's rank engines, one GPU per rank: about 9 MB more in the tarball.
-BUNDLE_MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sql,jdk.management,jdk.unsupported,jdk.jshell
+# jdk.jfr lets results/device/profile-step.sh record where a GPU rank spends its host time (Flight Recorder).
+BUNDLE_MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.sql,jdk.management,jdk.unsupported,jdk.jshell,jdk.jfr
 JUNIT_CONSOLE=org.junit.platform:junit-platform-console-standalone:1.11.4
 
 bundle_jdk() {
