@@ -87,6 +87,41 @@ public final class CudaBenchmarks {
         return out;
     }
 
+    /**
+     * One n x n x n GEMM per cuBLAS route and TF32 setting, each on its own, synchronized: run with cuBLAS's API log
+     * on (CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG=FILE, and CUBLASLT_LOG_LEVEL for the kernel cuBLAS picks), it shows
+     * exactly which calls, math modes and workspace the toolkit hands cuBLAS, to set beside the same log of torch.mm
+     * (results/device/cuda5-check.sh). The figure is that one call's time, for orientation only.
+     */
+    public static List<Result> gemmCalls(CudaBackend backend, int n) {
+        CudaContext ctx = backend.context();
+        Cublas blas = ctx.cublas();
+        Cublas.Route routeBefore = blas.route();
+        List<Result> out = new ArrayList<>();
+        Storage a = backend.allocate((long) n * n), b = backend.allocate((long) n * n), c = backend.allocate((long) n * n);
+        try {
+            backend.fillUniform(a, (long) n * n, -1, 1, 1, 0);
+            backend.fillUniform(b, (long) n * n, -1, 1, 2, 0);
+            for (Cublas.Route route : Cublas.Route.values()) {
+                blas.setRoute(route);
+                for (boolean tf32 : new boolean[] {false, true}) {
+                    backend.setTf32(tf32);
+                    System.out.println("gemm-calls: route " + route + ", tf32 " + tf32 + (route == routeBefore ? " (the default route)" : ""));
+                    double ms = timeGpu(ctx, 1, 0, () -> backend.matmul(a, b, c, 1, n, n, n, false, false, 0, 0));
+                    out.add(new Result("gemm-call", "sgemm " + n + "^3 " + (tf32 ? "tf32" : "float32") + " [" + route.name().toLowerCase(java.util.Locale.ROOT) + "]",
+                            2.0 * n * n * n / (ms * 1e-3) / 1e12, "TFLOP/s", ms, "one call, no warm-up: for the cuBLAS log, not a figure"));
+                }
+            }
+        } finally {
+            blas.setRoute(routeBefore);
+            backend.setTf32(false);
+            a.close();
+            b.close();
+            c.close();
+        }
+        return out;
+    }
+
     private static Cublas.Route other(Cublas.Route r) {
         return r == Cublas.Route.GEMM_EX ? Cublas.Route.SGEMM_MATH_MODE : Cublas.Route.GEMM_EX;
     }
