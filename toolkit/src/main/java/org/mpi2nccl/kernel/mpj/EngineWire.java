@@ -6,6 +6,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.SplitCell;
 
 import java.io.BufferedReader;
@@ -114,5 +115,32 @@ public final class EngineWire implements AutoCloseable {
             parts.add(new SplitCell.Part(p.get("offset").getAsInt(), p.get("source").getAsString()));
         }
         return new SplitCell(exec.get("code").getAsString(), parts);
+    }
+
+    /** A cell's error as the rank sent it. */
+    static CellError cellError(JsonObject e) {
+        List<String> tb = new ArrayList<>();
+        for (JsonElement l : e.getAsJsonArray("traceback")) {
+            tb.add(l.getAsString());
+        }
+        CellError.Kind kind;
+        try {
+            kind = CellError.Kind.valueOf(str(e, "kind"));
+        } catch (IllegalArgumentException ex) {
+            kind = CellError.Kind.EXCEPTION;
+        }
+        return new CellError(kind, str(e, "name"), str(e, "message"), tb);
+    }
+
+    /** A string field, "" when absent. */
+    static String str(JsonObject o, String key) {
+        JsonElement e = o.get(key);
+        return e == null || e.isJsonNull() ? "" : e.getAsString();
+    }
+
+    static JsonArray jsonArray(List<String> items) {
+        JsonArray a = new JsonArray();
+        items.forEach(a::add);
+        return a;
     }
 }

@@ -1,32 +1,21 @@
 package org.mpi2nccl.kernel.mpj;
 
-import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.SplitCell;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
-import org.mpi2nccl.launch.MpjJobException;
 import org.mpi2nccl.launch.RankLine;
 import org.mpi2nccl.launch.RunningJob;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.LongColumn;
-import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,7 +42,6 @@ public final class RankEngines implements AutoCloseable {
     public static final Duration STOP_GRACE = Duration.ofSeconds(5);
     public static final Duration STRAGGLER_GRACE = Duration.ofSeconds(5);
     static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(8);
-    private static final int RECENT_LINES = 30;
 
     /**
      * A rank engine as the kernel knows it. {@code gpu} is its CUDA device (-1: none), {@code gpuNote} why a GPU
@@ -71,16 +59,13 @@ public final class RankEngines implements AutoCloseable {
         }
     }
 
-    private record Event(int rank, JsonObject message, RankLine line) {
-    }
-
     private final MpjDevice device;
     private final RunningJob job;
     private final ServerSocket server;
     private final Map<Integer, EngineWire> wires = new HashMap<>();
     private final List<Rank> ranks = new ArrayList<>();
-    private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
-    private final Map<Integer, Deque<String>> recentLines = new HashMap<>();
+    private final BlockingQueue<EngineEvent> events = new LinkedBlockingQueue<>();
+    private final RecentLines recentLines = new RecentLines();
     private final PrintStream log;
     private final long startedNanos;
     private Duration startupTime = Duration.ZERO;
@@ -111,38 +96,8 @@ public final class RankEngines implements AutoCloseable {
      */
     public static RankEngines start(int n, MpjDevice device, List<String> classPath, PrintStream log)
             throws CellError {
-        return start(n, device, classPath, jvmArgsFromProperty(), log);
+        return start(n, device, classPath, EngineJvmOptions.fromProperty(), log);
     }
-
-    /**
-     * Options for the engines' JVMs: {@link #defaultJvmArgs()}, then the system property
-     * {@value #JVM_ARGS_PROPERTY} (space-separated, e.g. {@code -Dmpi2nccl.engine.jvmArgs=-Xmx2g} in the
-     * kernelspec; a later option wins, so {@code -XX:TieredStopAtLevel=4} there brings C2 back).
-     */
-    public static final String JVM_ARGS_PROPERTY = "mpi2nccl.engine.jvmArgs";
-
-    static List<String> jvmArgsFromProperty() {
-        List<String> args = new ArrayList<>(defaultJvmArgs());
-        String s = System.getProperty(JVM_ARGS_PROPERTY, "").trim();
-        if (!s.isEmpty()) {
-            args.addAll(List.of(s.split("\\s+")));
-        }
-        return args;
-    }
-
-    /**
-     * On a machine with few cores, engines compile with C1 only. An engine spends its first seconds in javac
-     * (JShell compiling the imports on every rank), and C2 compiling javac's hot methods took a core's worth of
-     * CPU away from the ranks: on 2 cores, 4 engines used 5.5 s of CPU to start with C2 and 3.2 s without, and
-     * lesson 03's training cell (2 ranks, 3 epochs) took 7-10 s with C2 and 4.3 s without. Notebook cells are
-     * too short for C2's faster code to pay back its compile time there. With more cores the compiler threads
-     * run beside the ranks, so C2 stays.
-     */
-    static List<String> defaultJvmArgs() {
-        return Runtime.getRuntime().availableProcessors() <= FEW_CORES ? List.of("-XX:TieredStopAtLevel=1") : List.of();
-    }
-
-    static final int FEW_CORES = 4;
 
     /** As {@link #start(int, MpjDevice, List, PrintStream)}, with options for the engines' JVMs. */
     public static RankEngines start(int n, MpjDevice device, List<String> classPath, List<String> jvmArgs,
@@ -159,7 +114,7 @@ public final class RankEngines implements AutoCloseable {
             throw engineError("cannot open a local port for the rank engines: " + e.getMessage());
         }
         String token = UUID.randomUUID().toString();
-        BlockingQueue<Event> early = new LinkedBlockingQueue<>();
+        BlockingQueue<EngineEvent> early = new LinkedBlockingQueue<>();
         RunningJob job;
         try {
             job = Mpj.launch(RankEngine.class)
@@ -168,7 +123,7 @@ public final class RankEngines implements AutoCloseable {
                     .args("127.0.0.1", Integer.toString(server.getLocalPort()), token)
                     .timeout(Duration.ofDays(365)) // engines live as long as the kernel wants them
                     .jvmArgs(jvmArgs.toArray(new String[0]))
-                    .onLine(line -> early.add(new Event(line.rank(), null, line)))
+                    .onLine(line -> early.add(new EngineEvent(line.rank(), null, line)))
                     .start();
         } catch (RuntimeException e) {
             closeQuietly(server);
@@ -176,7 +131,7 @@ public final class RankEngines implements AutoCloseable {
         }
         List<EngineWire> wires = new ArrayList<>();
         try {
-            List<Rank> ranks = handshake(n, server, token, job, wires, early, t0);
+            List<Rank> ranks = EngineHandshake.accept(n, server, token, job, wires, early, t0);
             RankEngines engines = new RankEngines(t0, device, job, server, log, wires, ranks);
             engines.takeOver(early, classPath);
             engines.startupTime = Duration.ofNanos(System.nanoTime() - t0);
@@ -189,78 +144,14 @@ public final class RankEngines implements AutoCloseable {
         }
     }
 
-    /** Accepts one link per rank and checks who is on the other side. */
-    private static List<Rank> handshake(int n, ServerSocket server, String token, RunningJob job,
-                                        List<EngineWire> wires, BlockingQueue<Event> early, long t0)
-            throws CellError {
-        for (int i = 0; i < n; i++) {
-            wires.add(null);
-        }
-        List<JsonObject> hellos = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            hellos.add(null);
-        }
-        long deadline = t0 + START_TIMEOUT.toNanos();
-        int connected = 0;
-        while (connected < n) {
-            if (System.nanoTime() > deadline) {
-                throw engineError("only " + connected + " of " + n + " rank engines connected within "
-                        + START_TIMEOUT.toSeconds() + " s" + lastLines(early));
-            }
-            if (!job.isAlive()) {
-                throw engineError("the rank engines' job ended before every rank was up" + jobOutcome(job)
-                        + lastLines(early));
-            }
-            Socket s;
-            try {
-                s = server.accept();
-            } catch (SocketTimeoutException e) {
-                continue;
-            } catch (IOException e) {
-                throw engineError("the kernel's port for rank engines failed: " + e.getMessage());
-            }
-            try {
-                EngineWire w = new EngineWire(s);
-                w.setReadTimeout(10_000);
-                JsonObject hello = w.receive();
-                if (hello == null || !"hello".equals(str(hello, "type")) || !token.equals(str(hello, "token"))) {
-                    w.close(); // not one of ours
-                    continue;
-                }
-                w.setReadTimeout(0);
-                int rank = hello.get("rank").getAsInt();
-                if (rank < 0 || rank >= n || wires.get(rank) != null) {
-                    w.close();
-                    throw engineError("a rank engine said it is rank " + rank + " of a " + n + "-rank job twice or out"
-                            + " of range");
-                }
-                wires.set(rank, w);
-                hellos.set(rank, hello);
-                connected++;
-            } catch (IOException e) {
-                closeQuietly(s);
-            }
-        }
-        // Local ranks: the order of ranks among those on the same host.
-        Map<String, Integer> perHost = new LinkedHashMap<>();
-        List<Rank> ranks = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            String host = str(hellos.get(r), "host");
-            int local = perHost.merge(host, 1, Integer::sum) - 1;
-            ranks.add(new Rank(r, hellos.get(r).get("pid").getAsLong(), host, local, str(hellos.get(r), "java"), -1,
-                    "", ""));
-        }
-        return ranks;
-    }
-
     /** Sends each rank its welcome, starts the link readers and waits until every rank is ready. */
-    private void takeOver(BlockingQueue<Event> early, List<String> classPath) throws CellError {
+    private void takeOver(BlockingQueue<EngineEvent> early, List<String> classPath) throws CellError {
         Map<String, Long> perHost = ranks.stream().collect(Collectors.groupingBy(Rank::host, Collectors.counting()));
         for (Rank r : ranks) {
             JsonObject welcome = EngineWire.message("welcome");
             welcome.addProperty("localRank", r.localRank());
             welcome.addProperty("localSize", perHost.get(r.host()));
-            welcome.add("classpath", jsonArray(classPath));
+            welcome.add("classpath", EngineWire.jsonArray(classPath));
             welcome.addProperty("ownJvm", device == MpjDevice.NIODEV); // only then may it load CUDA
             send(r.rank(), welcome);
         }
@@ -275,7 +166,7 @@ public final class RankEngines implements AutoCloseable {
         Thread lines = new Thread(() -> {
             try {
                 while (!closed) {
-                    Event ev = early.poll(200, TimeUnit.MILLISECONDS);
+                    EngineEvent ev = early.poll(200, TimeUnit.MILLISECONDS);
                     if (ev != null) {
                         events.add(ev);
                     }
@@ -290,7 +181,7 @@ public final class RankEngines implements AutoCloseable {
         Set<Integer> waiting = new TreeSet<>(wires.keySet());
         long deadline = startedNanos + START_TIMEOUT.toNanos();
         while (!waiting.isEmpty()) {
-            Event ev = poll(deadline);
+            EngineEvent ev = poll(deadline);
             if (ev == null) {
                 throw engineError("rank engines " + waiting + " did not get ready within " + START_TIMEOUT.toSeconds()
                         + " s" + recent(waiting));
@@ -299,11 +190,11 @@ public final class RankEngines implements AutoCloseable {
                 remember(ev.line());
             } else if (ev.message() == null) {
                 throw engineError("rank " + ev.rank() + " died while starting" + recent(Set.of(ev.rank())));
-            } else if ("ready".equals(str(ev.message(), "type"))) {
+            } else if ("ready".equals(EngineWire.str(ev.message(), "type"))) {
                 JsonObject m = ev.message();
                 int r = ev.rank();
-                ranks.set(r, ranks.get(r).withGpu(m.has("gpu") ? m.get("gpu").getAsInt() : -1, str(m, "gpuName"),
-                        str(m, "gpuNote")));
+                ranks.set(r, ranks.get(r).withGpu(m.has("gpu") ? m.get("gpu").getAsInt() : -1, EngineWire.str(m, "gpuName"),
+                        EngineWire.str(m, "gpuNote")));
                 waiting.remove(r);
             }
         }
@@ -313,12 +204,12 @@ public final class RankEngines implements AutoCloseable {
         try {
             JsonObject m;
             while ((m = w.receive()) != null) {
-                events.add(new Event(rank, m, null));
+                events.add(new EngineEvent(rank, m, null));
             }
         } catch (IOException e) {
             // a broken link: the same as a closed one
         }
-        events.add(new Event(rank, null, null));
+        events.add(new EngineEvent(rank, null, null));
     }
 
     /**
@@ -375,7 +266,7 @@ public final class RankEngines implements AutoCloseable {
                         + STOP_GRACE.toSeconds() + " s of the interrupt (blocked in MPI, or in code that ignores"
                         + " interrupts)", pending);
             }
-            Event ev;
+            EngineEvent ev;
             try {
                 ev = events.poll(50, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
@@ -400,20 +291,20 @@ public final class RankEngines implements AutoCloseable {
             if (!m.has("id") || m.get("id").getAsLong() != id) {
                 continue; // from an earlier, interrupted cell
             }
-            switch (str(m, "type")) {
+            switch (EngineWire.str(m, "type")) {
                 case "stream":
-                    output.stream(ev.rank(), str(m, "name"), str(m, "text"));
+                    output.stream(ev.rank(), EngineWire.str(m, "name"), EngineWire.str(m, "text"));
                     break;
                 case "display":
                     output.display(ev.rank(), EngineWire.displayData(m.getAsJsonObject("data")));
                     break;
                 case "update":
-                    output.update(ev.rank(), str(m, "displayId"), EngineWire.displayData(m.getAsJsonObject("data")));
+                    output.update(ev.rank(), EngineWire.str(m, "displayId"), EngineWire.displayData(m.getAsJsonObject("data")));
                     break;
                 case "result":
                     pending.remove(ev.rank());
                     if (m.has("error")) {
-                        results.error(ev.rank(), cellError(m.getAsJsonObject("error")));
+                        results.error(ev.rank(), EngineWire.cellError(m.getAsJsonObject("error")));
                         firstErrorAt = Math.min(firstErrorAt, System.nanoTime());
                     } else if (m.has("value")) {
                         results.value(ev.rank(), EngineWire.displayData(m.getAsJsonObject("value")));
@@ -448,7 +339,7 @@ public final class RankEngines implements AutoCloseable {
     /** Adds class path entries to every rank's cells (the kernel's %jars). */
     public void addClassPath(List<String> entries) throws CellError {
         JsonObject m = EngineWire.message("classpath");
-        m.add("entries", jsonArray(entries));
+        m.add("entries", EngineWire.jsonArray(entries));
         for (int r : wires.keySet()) {
             send(r, m);
         }
@@ -460,7 +351,7 @@ public final class RankEngines implements AutoCloseable {
         Set<Integer> dead = new TreeSet<>(List.of(rank));
         long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
         while (System.nanoTime() < until) {
-            Event ev = events.poll();
+            EngineEvent ev = events.poll();
             if (ev == null) {
                 sleep(20);
             } else if (ev.line() != null) {
@@ -498,39 +389,15 @@ public final class RankEngines implements AutoCloseable {
         wires.values().forEach(EngineWire::close);
         closeQuietly(server);
         job.stop();
-        return jobOutcome(job);
-    }
-
-    private static String jobOutcome(RunningJob job) {
-        try {
-            return job.awaitResult(Duration.ofSeconds(1)).map(r -> ": " + r).orElse("");
-        } catch (MpjJobException e) {
-            return ": " + e.getMessage();
-        } catch (RuntimeException e) {
-            return ": " + e;
-        }
+        return EngineHandshake.jobOutcome(job);
     }
 
     /** One row per rank: where it runs and whether its process is alive. */
     public Table status() {
-        IntColumn rank = IntColumn.create("rank");
-        StringColumn host = StringColumn.create("host");
-        LongColumn pid = LongColumn.create("pid");
-        IntColumn local = IntColumn.create("local rank");
-        StringColumn gpu = StringColumn.create("GPU");
-        StringColumn state = StringColumn.create("state");
-        for (Rank r : ranks) {
-            rank.append(r.rank());
-            host.append(r.host());
-            pid.append(r.pid());
-            local.append(r.localRank());
-            gpu.append(r.gpuLabel());
-            boolean alive = !closed && ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive).orElse(false);
-            state.append(!alive ? "stopped" : cellRunning ? "running a cell" : "idle");
-        }
-        return Table.create(ranks.size() + " rank engines (" + device + ", up "
+        String state = cellRunning ? "running a cell" : "idle";
+        return EngineStatus.table(ranks.size() + " rank engines (" + device + ", up "
                 + Duration.ofNanos(System.nanoTime() - startedNanos).toSeconds() + " s, " + cellsRun + " cells)",
-                rank, host, pid, local, gpu, state);
+                ranks, closed, state);
     }
 
     public int size() {
@@ -591,7 +458,7 @@ public final class RankEngines implements AutoCloseable {
         }
     }
 
-    private Event poll(long deadlineNanos) {
+    private EngineEvent poll(long deadlineNanos) {
         try {
             return events.poll(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
@@ -601,69 +468,22 @@ public final class RankEngines implements AutoCloseable {
     }
 
     private void remember(RankLine line) {
-        Deque<String> q = recentLines.computeIfAbsent(line.rank(), k -> new ArrayDeque<>());
-        q.addLast(line.toString());
-        while (q.size() > RECENT_LINES) {
-            q.removeFirst();
-        }
+        recentLines.add(line);
         if (!cellRunning || line.rank() < 0) {
             log(line.toString());
         }
     }
 
     private String recent(Set<Integer> about) {
-        StringBuilder sb = new StringBuilder();
-        for (int r : about) {
-            Deque<String> q = recentLines.get(r);
-            if (q != null && !q.isEmpty()) {
-                sb.append("\nlast lines of rank ").append(r).append(":\n").append(String.join("\n", q));
-            }
-        }
-        Deque<String> mpj = recentLines.get(-1);
-        if (mpj != null && !mpj.isEmpty()) {
-            sb.append("\nlast lines of MPJ:\n").append(String.join("\n", mpj));
-        }
-        return sb.toString();
-    }
-
-    private static String lastLines(BlockingQueue<Event> early) {
-        List<String> lines = early.stream().filter(e -> e.line() != null).map(e -> e.line().toString())
-                .collect(Collectors.toList());
-        int from = Math.max(0, lines.size() - RECENT_LINES);
-        return lines.isEmpty() ? "" : "\nlast lines:\n" + String.join("\n", lines.subList(from, lines.size()));
+        return recentLines.about(about);
     }
 
     private void log(String line) {
         log.println("[mpj engines] " + line);
     }
 
-    private static CellError cellError(JsonObject e) {
-        List<String> tb = new ArrayList<>();
-        for (JsonElement l : e.getAsJsonArray("traceback")) {
-            tb.add(l.getAsString());
-        }
-        CellError.Kind kind;
-        try {
-            kind = CellError.Kind.valueOf(str(e, "kind"));
-        } catch (IllegalArgumentException ex) {
-            kind = CellError.Kind.EXCEPTION;
-        }
-        return new CellError(kind, str(e, "name"), str(e, "message"), tb);
-    }
-
     static CellError engineError(String message) {
         return new CellError(CellError.Kind.ENGINE, "RankEngineError", message, List.of(message.split("\n")));
-    }
-
-    private static String str(JsonObject o, String key) {
-        JsonElement e = o.get(key);
-        return e == null || e.isJsonNull() ? "" : e.getAsString();
-    }
-
-    private static JsonArray jsonArray(List<String> items) {
-        JsonArray a = new JsonArray();
-        items.forEach(a::add);
-        return a;
     }
 
     private static void closeQuietly(java.io.Closeable c) {

@@ -1,0 +1,117 @@
+package org.mpi2nccl.kernel.mpj;
+
+import com.google.gson.JsonObject;
+import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.launch.MpjJobException;
+import org.mpi2nccl.launch.RunningJob;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.stream.Collectors;
+
+/**
+ * The start of a rank-engine job: each rank connects to the kernel's port and says hello with the job's token;
+ * the kernel keeps one link per rank and learns who is where (pid, host, local rank). A connection without the
+ * token is not one of ours and is dropped; a job that ends or a rank that does not connect within
+ * {@link RankEngines#START_TIMEOUT} fails the start with the launcher's last lines.
+ */
+final class EngineHandshake {
+    private static final int LAST_LINES = 30;
+
+    private EngineHandshake() {
+    }
+
+    /** Accepts one link per rank and checks who is on the other side. */
+    static List<RankEngines.Rank> accept(int n, ServerSocket server, String token, RunningJob job,
+                                        List<EngineWire> wires, BlockingQueue<EngineEvent> early, long t0)
+            throws CellError {
+        for (int i = 0; i < n; i++) {
+            wires.add(null);
+        }
+        List<JsonObject> hellos = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            hellos.add(null);
+        }
+        long deadline = t0 + RankEngines.START_TIMEOUT.toNanos();
+        int connected = 0;
+        while (connected < n) {
+            if (System.nanoTime() > deadline) {
+                throw RankEngines.engineError("only " + connected + " of " + n + " rank engines connected within "
+                        + RankEngines.START_TIMEOUT.toSeconds() + " s" + lastLines(early));
+            }
+            if (!job.isAlive()) {
+                throw RankEngines.engineError("the rank engines' job ended before every rank was up" + jobOutcome(job)
+                        + lastLines(early));
+            }
+            Socket s;
+            try {
+                s = server.accept();
+            } catch (SocketTimeoutException e) {
+                continue;
+            } catch (IOException e) {
+                throw RankEngines.engineError("the kernel's port for rank engines failed: " + e.getMessage());
+            }
+            try {
+                EngineWire w = new EngineWire(s);
+                w.setReadTimeout(10_000);
+                JsonObject hello = w.receive();
+                if (hello == null || !"hello".equals(EngineWire.str(hello, "type")) || !token.equals(EngineWire.str(hello, "token"))) {
+                    w.close(); // not one of ours
+                    continue;
+                }
+                w.setReadTimeout(0);
+                int rank = hello.get("rank").getAsInt();
+                if (rank < 0 || rank >= n || wires.get(rank) != null) {
+                    w.close();
+                    throw RankEngines.engineError("a rank engine said it is rank " + rank + " of a " + n + "-rank job twice or out"
+                            + " of range");
+                }
+                wires.set(rank, w);
+                hellos.set(rank, hello);
+                connected++;
+            } catch (IOException e) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // dropped already
+                }
+            }
+        }
+        // Local ranks: the order of ranks among those on the same host.
+        Map<String, Integer> perHost = new LinkedHashMap<>();
+        List<RankEngines.Rank> ranks = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            String host = EngineWire.str(hellos.get(r), "host");
+            int local = perHost.merge(host, 1, Integer::sum) - 1;
+            ranks.add(new RankEngines.Rank(r, hellos.get(r).get("pid").getAsLong(), host, local, EngineWire.str(hellos.get(r), "java"), -1,
+                    "", ""));
+        }
+        return ranks;
+    }
+
+    private static String lastLines(BlockingQueue<EngineEvent> early) {
+        List<String> lines = early.stream().filter(e -> e.line() != null).map(e -> e.line().toString())
+                .collect(Collectors.toList());
+        int from = Math.max(0, lines.size() - LAST_LINES);
+        return lines.isEmpty() ? "" : "\nlast lines:\n" + String.join("\n", lines.subList(from, lines.size()));
+    }
+
+    /** What the launcher says about how the job ended ("" while it runs). */
+    static String jobOutcome(RunningJob job) {
+        try {
+            return job.awaitResult(Duration.ofSeconds(1)).map(r -> ": " + r).orElse("");
+        } catch (MpjJobException e) {
+            return ": " + e.getMessage();
+        } catch (RuntimeException e) {
+            return ": " + e;
+        }
+    }
+}
