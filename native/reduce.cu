@@ -3,6 +3,7 @@
 //   reduce_{sum,max,min}_rows_warp_f32  inner == 1, many short rows: one warp per row, no block barriers
 //   reduce_{sum,max,min}_cols_f32       inner  > 1: a block per (outer, chunk of r, 32 or 128 columns)
 //   reduce_{sum,max,min}_rows_last_f32  inner == 1, rows shared by `parts` blocks, finished in the same launch
+//   reduce_{sum,max,min}_cols_last_f32  inner  > 1, the column split finished in the same launch
 // The Java side (org.mpi2nccl.cuda.Reduction) splits a long axis into parts/chunks when there are too few
 // outputs to keep the GPU busy: the outputs are then [outer, parts, inner] partials that a second launch
 // reduces. Every thread keeps LOADS_IN_FLIGHT float4 loads in flight (a reduction is a pure read stream).
@@ -134,60 +135,124 @@ __device__ __forceinline__ void reduce_rows_warp(const float* in, float* out, lo
 
 // Columns: a block takes a tile of (outer o, chunk c of the r axis, 32*V adjacent columns); lane l of each warp
 // owns columns l*V .. l*V+V-1 of the tile (V = 4: one float4 when inner % 4 == 0 and the input is aligned), and
-// warp w the rows begin + w, begin + w + warps, ... of the chunk, each reading whole rows of the tile. The
-// warps' column results are combined in warp order through shared memory. out is [outer, chunks, inner].
+// warp w the rows begin + w, begin + w + warps, ... of the chunk, each reading whole rows of the tile with LOADS
+// rows in flight per thread. The warps' column results are combined in warp order through shared memory: on
+// return, lane l of warp 0 holds the tile's V results in total[] (the other threads hold nothing useful).
 #define COLS_MAX_WARPS 8                 // warps of a block that take rows (blocks of up to 256 threads use all)
+template <class Op, int V, int LOADS>
+__device__ __forceinline__ void cols_tile(const float* in, long long o, long long r, long long inner, long long col,
+                                          long long begin, long long end, float* shared, float (&total)[V]) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int warps = min((int)(blockDim.x >> 5), COLS_MAX_WARPS);
+    float acc[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = Op::identity();
+    if (col < inner && warp < warps) {
+        const float* src = in + o * r * inner + col;
+        const long long step = warps;
+        for (long long k = begin + warp; k < end; k += LOADS * step) {
+            float v[LOADS][V];
+#pragma unroll
+            for (int u = 0; u < LOADS; ++u) {
+                if (k + u * step < end) {
+                    if constexpr (V == 4) {
+                        const float4 x = *reinterpret_cast<const float4*>(src + (k + u * step) * inner);
+                        v[u][0] = x.x; v[u][1] = x.y; v[u][2] = x.z; v[u][3] = x.w;
+                    } else {
+                        v[u][0] = src[(k + u * step) * inner];
+                    }
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < LOADS; ++u)
+                if (k + u * step < end) {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) acc[e] = Op::combine(acc[e], v[u][e]);
+                }
+        }
+    }
+    if (warp < warps) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) shared[warp * 32 * V + lane * V + e] = acc[e];
+    }
+    __syncthreads();
+    if (warp == 0) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            float t = shared[lane * V + e];
+            for (int w = 1; w < warps; ++w) t = Op::combine(t, shared[w * 32 * V + lane * V + e]);
+            total[e] = t;
+        }
+    }
+    __syncthreads();                       // shared[] is refilled by the next tile
+}
+
+// out is [outer, chunks, inner]: chunk c of the r axis is rows c*chunk .. (c+1)*chunk-1.
 template <class Op, int V>
 __device__ __forceinline__ void reduce_cols(const float* in, float* out, long long outer, long long r, long long inner,
                                             long long chunk, long long chunks, float* shared) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int warps = min((int)(blockDim.x >> 5), COLS_MAX_WARPS);
     const long long width = 32LL * V, col_tiles = (inner + width - 1) / width;
     for (long long t = blockIdx.x; t < outer * chunks * col_tiles; t += gridDim.x) {
         const long long ct = t % col_tiles, oc = t / col_tiles, c = oc % chunks, o = oc / chunks;
         const long long col = ct * width + (long long)lane * V;
-        const long long begin = c * chunk, end = min(r, begin + chunk);
-        float acc[V];
-#pragma unroll
-        for (int e = 0; e < V; ++e) acc[e] = Op::identity();
-        if (col < inner && warp < warps) {
-            const float* src = in + o * r * inner + col;
-            const long long step = warps;
-            for (long long k = begin + warp; k < end; k += LOADS_IN_FLIGHT * step) {
-                float v[LOADS_IN_FLIGHT][V];
-#pragma unroll
-                for (int u = 0; u < LOADS_IN_FLIGHT; ++u) {
-                    if (k + u * step < end) {
-                        if constexpr (V == 4) {
-                            const float4 x = *reinterpret_cast<const float4*>(src + (k + u * step) * inner);
-                            v[u][0] = x.x; v[u][1] = x.y; v[u][2] = x.z; v[u][3] = x.w;
-                        } else {
-                            v[u][0] = src[(k + u * step) * inner];
-                        }
-                    }
-                }
-#pragma unroll
-                for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
-                    if (k + u * step < end) {
-#pragma unroll
-                        for (int e = 0; e < V; ++e) acc[e] = Op::combine(acc[e], v[u][e]);
-                    }
-            }
-        }
-        if (warp < warps) {
-#pragma unroll
-            for (int e = 0; e < V; ++e) shared[warp * 32 * V + lane * V + e] = acc[e];
-        }
-        __syncthreads();
+        float total[V];
+        cols_tile<Op, V, LOADS_IN_FLIGHT>(in, o, r, inner, col, c * chunk, min(r, c * chunk + chunk), shared, total);
         if (warp == 0 && col < inner) {
 #pragma unroll
-            for (int e = 0; e < V; ++e) {
-                float total = shared[lane * V + e];
-                for (int w = 1; w < warps; ++w) total = Op::combine(total, shared[w * 32 * V + lane * V + e]);
-                out[(o * chunks + c) * inner + col + e] = total;
-            }
+            for (int e = 0; e < V; ++e) out[(o * chunks + c) * inner + col + e] = total[e];
         }
-        __syncthreads();                   // shared[] is refilled by the next tile
+    }
+}
+
+// The same split in ONE launch (as reduce_rows_last for rows): the block of chunk c of a column tile stores its V
+// results per lane in partials[(o * chunks + c) * inner + col ..], then counts itself in counters[o * col_tiles + ct];
+// the block that brings the count to `chunks` combines the tile's partials in chunk order, writes out[o * inner + col ..]
+// (out is [outer, inner]: the final result) and sets the count back to 0. No second launch and no buffer to allocate;
+// the result does not depend on which block finished last. With chunks == 1 a block writes out directly.
+// counters[0 .. outer * col_tiles) must be 0 on entry when chunks > 1.
+template <class Op, int V, int LOADS>
+__device__ __forceinline__ void reduce_cols_last(const float* in, float* out, long long outer, long long r, long long inner,
+                                                 long long chunk, long long chunks, float* partials,
+                                                 unsigned int* counters, float* shared) {
+    __shared__ int last;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long width = 32LL * V, col_tiles = (inner + width - 1) / width;
+    for (long long t = blockIdx.x; t < outer * chunks * col_tiles; t += gridDim.x) {
+        const long long ct = t % col_tiles, oc = t / col_tiles, c = oc % chunks, o = oc / chunks;
+        const long long col = ct * width + (long long)lane * V;
+        float total[V];
+        cols_tile<Op, V, LOADS>(in, o, r, inner, col, c * chunk, min(r, c * chunk + chunk), shared, total);
+        const bool writes = warp == 0 && col < inner;
+        if (chunks == 1) {
+            if (writes) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) out[o * inner + col + e] = total[e];
+            }
+            continue;
+        }
+        if (writes) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) partials[(o * chunks + c) * inner + col + e] = total[e];
+            __threadfence();                   // this lane's partials are visible GPU-wide before the count says so
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) last = atomicAdd(&counters[o * col_tiles + ct], 1u) == (unsigned int)(chunks - 1);
+        __syncthreads();
+        if (last) {
+            __threadfence();
+            if (writes) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    float v = Op::identity();
+                    for (long long k = 0; k < chunks; ++k)
+                        v = Op::combine(v, __ldcg(partials + (o * chunks + k) * inner + col + e));   // other SMs wrote them
+                    out[o * inner + col + e] = v;
+                }
+            }
+            if (threadIdx.x == 0) counters[o * col_tiles + ct] = 0;
+        }
+        __syncthreads();                       // `last` is rewritten by the next tile
     }
 }
 
@@ -197,6 +262,14 @@ __device__ __forceinline__ void reduce_cols_any(const float* in, float* out, lon
     __shared__ float shared[COLS_MAX_WARPS * 32 * 4];
     if ((inner & 3) == 0 && aligned16(in)) reduce_cols<Op, 4>(in, out, outer, r, inner, chunk, chunks, shared);
     else reduce_cols<Op, 1>(in, out, outer, r, inner, chunk, chunks, shared);
+}
+
+template <class Op, int LOADS>
+__device__ __forceinline__ void reduce_cols_last_any(const float* in, float* out, long long outer, long long r, long long inner,
+                                                     long long chunk, long long chunks, float* partials, unsigned int* counters) {
+    __shared__ float shared[COLS_MAX_WARPS * 32 * 4];
+    if ((inner & 3) == 0 && aligned16(in)) reduce_cols_last<Op, 4, LOADS>(in, out, outer, r, inner, chunk, chunks, partials, counters, shared);
+    else reduce_cols_last<Op, 1, LOADS>(in, out, outer, r, inner, chunk, chunks, partials, counters, shared);
 }
 
 #define DEFINE_REDUCE(NAME, OP)                                                                         \
@@ -217,6 +290,12 @@ __device__ __forceinline__ void reduce_cols_any(const float* in, float* out, lon
                                                              long long outer, long long r, long long parts, \
                                                              float* partials, unsigned int* counters) { \
         reduce_rows_last<OP, LOADS_IN_FLIGHT>(in, out, outer, r, parts, partials, counters);            \
+    }                                                                                                   \
+    extern "C" __global__ void reduce_##NAME##_cols_last_f32(const float* __restrict__ in, float* __restrict__ out, \
+                                                             long long outer, long long r, long long inner, \
+                                                             long long chunk, long long chunks,         \
+                                                             float* partials, unsigned int* counters) { \
+        reduce_cols_last_any<OP, LOADS_IN_FLIGHT>(in, out, outer, r, inner, chunk, chunks, partials, counters); \
     }
 
 DEFINE_REDUCE(sum, SumOp)
@@ -228,6 +307,13 @@ DEFINE_REDUCE(min, MinOp)
 extern "C" __global__ void reduce_sum_rows_last8_f32(const float* __restrict__ in, float* __restrict__ out, long long outer,
                                                      long long r, long long parts, float* partials, unsigned int* counters) {
     reduce_rows_last<SumOp, 8>(in, out, outer, r, parts, partials, counters);
+}
+
+// The one-pass column sum with 8 rows in flight per thread (8 float4 = 128 bytes): a column-reduction variant.
+extern "C" __global__ void reduce_sum_cols_last8_f32(const float* __restrict__ in, float* __restrict__ out, long long outer,
+                                                     long long r, long long inner, long long chunk, long long chunks,
+                                                     float* partials, unsigned int* counters) {
+    reduce_cols_last_any<SumOp, 8>(in, out, outer, r, inner, chunk, chunks, partials, counters);
 }
 
 // Index (as float, the NDArray dtype) of the first maximum along the middle axis; one thread per output.

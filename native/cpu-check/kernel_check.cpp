@@ -1,4 +1,4 @@
-// Runs the streaming kernels of native/ (elementwise, fill, reductions incl. the one-pass ones, every tiled transpose
+// Runs the streaming kernels of native/ (elementwise, fill, reductions incl. the one-pass row and column ones, every tiled transpose
 // variant) on the CPU through cuda_on_cpu.h, over shapes, misaligned views and grid sizes chosen to hit every edge
 // of their index arithmetic (heads, tails, partial tiles, more blocks than work, fewer blocks than work), and compares each
 // result with a plain loop. Values are small integers, so sums are exact in any order: a missed or doubled
@@ -333,12 +333,58 @@ static void check_rows_last() {
     std::printf("one-pass row reductions: %lld cases\n", cases - before);
 }
 
+// ---- one-pass column reductions (last block of each column tile finishes) ---------------------------------------
+
+using ColsLastKernel = void (*)(const float*, float*, long long, long long, long long, long long, long long, float*, unsigned int*);
+static const ColsLastKernel COLS_LAST[] = {reduce_sum_cols_last_f32, reduce_max_cols_last_f32, reduce_min_cols_last_f32};
+
+static void check_cols_last() {
+    long long before = cases;
+    for (int variant = 0; variant < 4; ++variant) {
+        const int op = variant == 3 ? 0 : variant;          // variant 3: the 8-load sum
+        ColsLastKernel kernel = variant == 3 ? reduce_sum_cols_last8_f32 : COLS_LAST[op];
+        const std::string name = variant == 3 ? "reduce_sum_cols_last8_f32" : std::string("reduce_") + REFS[op].name + "_cols_last_f32";
+        for (long long inner : {3LL, 4LL, 33LL, 128LL, 129LL, 260LL})
+            for (long long r : {1LL, 5LL, 64LL, 130LL, 300LL})
+                for (long long outer : {1LL, 2LL}) {
+                    int off = (int)((inner + r + outer) % 4) == 3 ? 1 : 0;   // mostly aligned (the float4 path), some not
+                    View in(outer * r * inner, off);
+                    fill_input(in, outer * r * inner, op);
+                    std::vector<float> want = expected(REFS[op], in.data(), outer, r, inner);
+                    const long long width = ((inner & 3) == 0 && off == 0) ? 128 : 32, tiles = (inner + width - 1) / width;
+                    for (long long chunks : {1LL, 2LL, 3LL, 7LL}) {
+                        if (chunks > r) continue;
+                        long long chunk = (r + chunks - 1) / chunks;
+                        long long real_chunks = (r + chunk - 1) / chunk;
+                        unsigned grid = GRIDS[(inner + chunks + r) % 4];
+                        View partials(outer * real_chunks * inner, 0, 99.f), got(outer * inner, 0, 99.f);
+                        std::vector<unsigned int> counters(outer * tiles, 0u);
+                        std::string what = name + " outer=" + std::to_string(outer) + " r=" + std::to_string(r) + " inner=" +
+                                           std::to_string(inner) + " chunks=" + std::to_string(real_chunks) + " offset=" +
+                                           std::to_string(off) + " grid=" + std::to_string(grid);
+                        for (int run = 0; run < 2; ++run) {  // the second run relies on the counters the first reset
+                            emulate_launch(grid, 256, [&] {
+                                kernel(in.data(), got.data(), outer, r, inner, chunk, real_chunks, partials.data(), counters.data());
+                            });
+                            compare(got.data(), want, what + " run " + std::to_string(run));
+                            ++cases;
+                            for (size_t i = 0; i < counters.size(); ++i)
+                                if (counters[i] != 0) { fail(what + ": counter " + std::to_string(i) + " left at " + std::to_string(counters[i])); break; }
+                            if (!got.guards_intact() || !partials.guards_intact()) fail(what + ": wrote outside its output");
+                        }
+                    }
+                }
+    }
+    std::printf("one-pass column reductions: %lld cases\n", cases - before);
+}
+
 int main() {
     check_elementwise();
     check_rows();
     check_cols();
     check_transpose();
     check_rows_last();
+    check_cols_last();
     std::printf("kernel-check: %lld cases, %lld failures\n", cases, failures);
     return failures == 0 ? 0 : 1;
 }

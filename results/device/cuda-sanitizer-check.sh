@@ -8,7 +8,7 @@
 # The toolkit logs each kernel the first time it launches it (MPI2NCCL_KERNEL_LOG); the log is compared with the
 # full list (mpi2nccl doctor-gpu --kernels), so the summary says which kernels the run covered and which not.
 # Prints, per tool, one line:  "<tool>: N errors; kernels covered: X of Y (not launched: ...); tests: ..."
-# About 1-4 minutes. Run from the repository root with the bundle at ./bundle (or $BUNDLE); results under $OUT.
+# About 1-4 minutes (SANITIZER_TOOLS=memcheck: the memcheck alone). Run from the repository root with the bundle at ./bundle (or $BUNDLE); results under $OUT.
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 header "cuda-sanitizer-check"
@@ -55,10 +55,12 @@ sanitize() {
   return $rc
 }
 
-sanitize memcheck 300 "${MEMCHECK_TESTS[@]}"
-rc=$?
-sanitize racecheck 300 --select-class org.mpi2nccl.cuda.CudaStreamingKernelsTest
-rc2=$?
+# SANITIZER_TOOLS="memcheck" (cuda5-check.sh) runs only the memcheck; SANITIZER_LIMIT caps each tool's seconds
+rc=0 rc2=0
+case " ${SANITIZER_TOOLS:-memcheck racecheck} " in *" memcheck "*)
+  sanitize memcheck "${SANITIZER_LIMIT:-300}" "${MEMCHECK_TESTS[@]}"; rc=$? ;; esac
+case " ${SANITIZER_TOOLS:-memcheck racecheck} " in *" racecheck "*)
+  sanitize racecheck "${SANITIZER_LIMIT:-300}" --select-class org.mpi2nccl.cuda.CudaStreamingKernelsTest; rc2=$? ;; esac
 note "done: $OUT"
 [ $rc = 0 ] && exit $rc2
 exit $rc

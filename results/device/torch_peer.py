@@ -85,6 +85,25 @@ def gemm(n, reps):
     return out
 
 
+def gemm_calls(n):
+    """One torch.mm per TF32 setting, synchronized, nothing else: run with cuBLAS's API log on
+    (CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG=FILE) it shows the calls, math mode and workspace PyTorch hands cuBLAS
+    (cuda5-check.sh sets it beside the toolkit's own log: bench-gpu --only gemm-calls)."""
+    a = torch.rand(n, n, device="cuda") * 2 - 1
+    b = torch.rand(n, n, device="cuda") * 2 - 1
+    c = torch.empty(n, n, device="cuda")
+    torch.cuda.synchronize()
+    out = []
+    for tf32 in (False, True):
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        print(f"gemm-calls: torch.mm, allow_tf32={tf32}, preferred BLAS library {torch.backends.cuda.preferred_blas_library()}", flush=True)
+        ms = gpu_ms(lambda: torch.mm(a, b, out=c), 1, warmup=0)
+        out.append(result("gemm-call", f"sgemm {n}^3 {'tf32' if tf32 else 'float32'}", 2 * n ** 3 / (ms * 1e-3) / 1e12, "TFLOP/s", ms,
+                          "one call, no warm-up: for the cuBLAS log, not a figure"))
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return out
+
+
 def bandwidth(mib, reps):
     n = mib * (1 << 20) // 4
     side = int(n ** 0.5)
@@ -199,6 +218,8 @@ def main():
     dev = torch.cuda.get_device_name(0)
     print(f"torch {torch.__version__} on {dev}, cuBLAS/cuDNN from the torch wheel")
     results = []
+    if "gemm-calls" in only:
+        results += gemm_calls(args.gemm_size)
     if "gemm" in only:
         results += gemm(args.gemm_size, args.reps)
     if "bandwidth" in only:

@@ -31,6 +31,7 @@ _mpi2nccl_libdirs() {
            /usr/lib/python3/dist-packages/nvidia/*/lib "$HOME"/.local/lib/python3*/site-packages/nvidia/*/lib; do
     [ -d "$d" ] && echo "$d"
   done
+  return 0   # a last pattern that matched nothing is not a failure (the commands run under set -euo pipefail)
 }
 # The version of a libnccl.so.2: from the name it links to (libnccl.so.2.28.3), the pip wheel's dist-info next to
 # it (nvidia_nccl_cu13-2.28.9.dist-info), or the "NCCL version 2.28.9" string inside it. Empty when unknown.
@@ -58,13 +59,13 @@ _mpi2nccl_nccl_first() {
   done | sort -k1,1Vr -s | head -1 | cut -d' ' -f2-
 }
 _mpi2nccl_ld=""
-_mpi2nccl_nccl_dir=$(_mpi2nccl_nccl_first)
+_mpi2nccl_nccl_dir=$(_mpi2nccl_nccl_first || true)
 while read -r _d; do
   case ":${LD_LIBRARY_PATH:-}:$_mpi2nccl_ld:$_mpi2nccl_nccl_dir:" in *":$_d:"*) ;; *) _mpi2nccl_ld="$_mpi2nccl_ld:$_d";; esac
 done < <(_mpi2nccl_libdirs)
 if [ -n "$_mpi2nccl_nccl_dir" ]; then
   # the newest NCCL's folder first, then the caller's folders (without it), then the ones found here
-  _mpi2nccl_rest=$(tr ':' '\n' <<< "${LD_LIBRARY_PATH:-}" | grep -vxF "$_mpi2nccl_nccl_dir" | grep -v '^$' | paste -sd: -)
+  _mpi2nccl_rest=$(tr ':' '\n' <<< "${LD_LIBRARY_PATH:-}" | grep -vxF "$_mpi2nccl_nccl_dir" | grep -v '^$' | paste -sd: - || true)
   export LD_LIBRARY_PATH="$_mpi2nccl_nccl_dir${_mpi2nccl_rest:+:$_mpi2nccl_rest}${_mpi2nccl_ld}"
 else
   export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}${_mpi2nccl_ld}"

@@ -89,7 +89,8 @@ public final class TrainFashionMnistCommand implements Callable<Integer> {
             System.out.println("model (" + net.parameterCount() + " parameters): " + net);
             System.out.printf(Locale.ROOT, "optimizer: %s lr %g (x%g per epoch), batch size %d, seed %d%n", optimizer, opt.lr(), lrDecay,
                     batchSize, seed);
-            DataLoader trainLoader = new DataLoader(train, batchSize, true, seed, false, dev);
+            // on a GPU, gather the next batches while the step runs (a CPU run uses every core for the step itself)
+            DataLoader trainLoader = new DataLoader(train, batchSize, true, seed, false, dev).withPrefetch(dev.isCpu() ? 0 : 2);
             DataLoader testLoader = new DataLoader(test, 500, false, 0, false, dev);
             SoftmaxCrossEntropyLoss loss = new SoftmaxCrossEntropyLoss();
             System.out.println("epoch  train_loss  train_acc  test_loss  test_acc  epoch_s  samples_per_s");

@@ -34,8 +34,8 @@ import org.bytedeco.javacpp.FloatPointer;
  * <p>The handle gets the workspace PyTorch gives its cuBLAS handles (32 MiB on Hopper and newer, 8.1 MiB before;
  * CUBLAS_WORKSPACE_CONFIG=:SIZE_KIB:COUNT as in PyTorch overrides it), owned here for the context's lifetime, so
  * cuBLAS has the same room to choose its kernels as in the PyTorch peer of the benchmark. Two routes into cuBLAS
- * ({@link Route}): cublasGemmEx with the compute type saying TF32 or not (the default), or cublasSgemm with the
- * handle's math mode saying it, which is what PyTorch calls; the benchmark times both.
+ * ({@link Route}): cublasSgemm with the handle's math mode saying TF32 or not, which is what PyTorch calls (the
+ * default, {@link #DEFAULT_ROUTE}), or cublasGemmEx with the compute type saying it; the benchmark times both.
  */
 public final class Cublas {
     private final CudaContext context;
@@ -43,8 +43,15 @@ public final class Cublas {
     private final FloatPointer alpha = new FloatPointer(1);
     private final FloatPointer beta = new FloatPointer(1);
     private volatile boolean tf32;
-    private volatile Route route = Route.GEMM_EX;
+    private volatile Route route = DEFAULT_ROUTE;
     private final DeviceMemory workspace;
+
+    /**
+     * The route float32 GEMMs take unless {@link #setRoute} says otherwise: PyTorch's own call for torch.mm on CUDA
+     * (2.11, cuBLAS its preferred BLAS backend: at::cuda::blas::gemm&lt;float&gt; goes to cublasSgemm with the
+     * handle's math mode set from allow_tf32), so the GEMM benchmark compares the same call on both sides.
+     */
+    public static final Route DEFAULT_ROUTE = Route.SGEMM_MATH_MODE;
 
     /** How a float32 GEMM is handed to cuBLAS. */
     public enum Route {

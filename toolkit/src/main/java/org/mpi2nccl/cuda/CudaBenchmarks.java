@@ -87,6 +87,41 @@ public final class CudaBenchmarks {
         return out;
     }
 
+    /**
+     * One n x n x n GEMM per cuBLAS route and TF32 setting, each on its own, synchronized: run with cuBLAS's API log
+     * on (CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG=FILE, and CUBLASLT_LOG_LEVEL for the kernel cuBLAS picks), it shows
+     * exactly which calls, math modes and workspace the toolkit hands cuBLAS, to set beside the same log of torch.mm
+     * (results/device/cuda5-check.sh). The figure is that one call's time, for orientation only.
+     */
+    public static List<Result> gemmCalls(CudaBackend backend, int n) {
+        CudaContext ctx = backend.context();
+        Cublas blas = ctx.cublas();
+        Cublas.Route routeBefore = blas.route();
+        List<Result> out = new ArrayList<>();
+        Storage a = backend.allocate((long) n * n), b = backend.allocate((long) n * n), c = backend.allocate((long) n * n);
+        try {
+            backend.fillUniform(a, (long) n * n, -1, 1, 1, 0);
+            backend.fillUniform(b, (long) n * n, -1, 1, 2, 0);
+            for (Cublas.Route route : Cublas.Route.values()) {
+                blas.setRoute(route);
+                for (boolean tf32 : new boolean[] {false, true}) {
+                    backend.setTf32(tf32);
+                    System.out.println("gemm-calls: route " + route + ", tf32 " + tf32 + (route == routeBefore ? " (the default route)" : ""));
+                    double ms = timeGpu(ctx, 1, 0, () -> backend.matmul(a, b, c, 1, n, n, n, false, false, 0, 0));
+                    out.add(new Result("gemm-call", "sgemm " + n + "^3 " + (tf32 ? "tf32" : "float32") + " [" + route.name().toLowerCase(java.util.Locale.ROOT) + "]",
+                            2.0 * n * n * n / (ms * 1e-3) / 1e12, "TFLOP/s", ms, "one call, no warm-up: for the cuBLAS log, not a figure"));
+                }
+            }
+        } finally {
+            blas.setRoute(routeBefore);
+            backend.setTf32(false);
+            a.close();
+            b.close();
+            c.close();
+        }
+        return out;
+    }
+
     private static Cublas.Route other(Cublas.Route r) {
         return r == Cublas.Route.GEMM_EX ? Cublas.Route.SGEMM_MATH_MODE : Cublas.Route.GEMM_EX;
     }
@@ -129,7 +164,17 @@ public final class CudaBenchmarks {
     /** Calls queued between two events for the back-to-back figure in each bandwidth note. */
     static final int BACK_TO_BACK = 10;
 
-    /** Kernels on {@code bytes}-sized float buffers; traffic counted as bytes read + written. */
+    /** Rounds of the interleaved bandwidth and variant timings (every case once per round, in list order). */
+    static final int ROUNDS = 5;
+
+    /**
+     * Kernels on {@code bytes}-sized float buffers; traffic counted as bytes read + written. Every case, the copy
+     * that is the reference included, is first warmed up ({@value #WARMUP_CALLS} untimed calls each) and then timed
+     * in {@value #ROUNDS} interleaved rounds (copy, fill, add, ..., copy, fill, add, ...): a drift of the GPU's clocks
+     * or temperature during the run, or the order of the cases, does not favour one. Each round takes
+     * {@code reps / ROUNDS} (at least 3) single-call samples and one sample of {@value #BACK_TO_BACK} calls queued
+     * back to back; the figures are the medians over all rounds.
+     */
     public static List<Result> bandwidth(CudaBackend backend, long bytes, int reps) {
         CudaContext ctx = backend.context();
         long n = bytes / 4;
@@ -141,34 +186,28 @@ public final class CudaBenchmarks {
             backend.fillUniform(b, n, 0.5f, 1.5f, 4, 0);
             backend.fill(c, 0, n, 0f);
             DeviceMemory ma = backend.memory(a, "bench"), mc = backend.memory(c, "bench");
-            double copyMs = timeGpu(ctx, reps, WARMUP_CALLS, () -> mc.copyFrom(ma, 0, 0, n * 4));
-            double copyGbs = 2.0 * n * 4 / (copyMs * 1e-3) / 1e9;
-            out.add(new Result("bandwidth", "copy (cuMemcpyDtoD)", copyGbs, "GB/s", copyMs, "reference: 1 read + 1 write"));
-            List<Object[]> cases = new ArrayList<>();
-            cases.add(new Object[] {"fill", 1, (Runnable) () -> backend.fill(c, 0, n, 1f)});
-            cases.add(new Object[] {"add a+b", 3, (Runnable) () -> backend.binary(BinaryOp.ADD, a, b, c, n)});
-            cases.add(new Object[] {"mul a*2", 2, (Runnable) () -> backend.binaryScalar(BinaryOp.MUL, a, 2f, c, n)});
-            cases.add(new Object[] {"exp", 2, (Runnable) () -> backend.unary(UnaryOp.EXP, a, c, n)});
-            cases.add(new Object[] {"relu", 2, (Runnable) () -> backend.unary(UnaryOp.RELU, a, c, n)});
-            cases.add(new Object[] {"sgd step (momentum)", 5, (Runnable) () -> backend.sgdStep(c, a, b, n, 1e-9f, 0.9f, 0f)});
-            cases.add(new Object[] {"sum (all)", 1, (Runnable) () -> backend.reduce(ReduceOp.SUM, a, small, 1, n, 1)});
-            cases.add(new Object[] {"max (all)", 1, (Runnable) () -> backend.reduce(ReduceOp.MAX, a, small, 1, n, 1)});
-            cases.add(new Object[] {"sum rows (" + n / 1024 + " x 1024)", 1, (Runnable) () -> backend.reduce(ReduceOp.SUM, a, small, n / 1024, 1024, 1)});
-            cases.add(new Object[] {"sum columns (1024 x " + n / 1024 + ")", 1, (Runnable) () -> backend.reduce(ReduceOp.SUM, a, small, 1, 1024, n / 1024)});
-            cases.add(new Object[] {"transpose " + side + "x" + side, 2, (Runnable) () -> backend.copyStrided(a, 0, new long[] {1, side}, c, 0,
-                    new long[] {side, 1}, new int[] {(int) side, (int) side})});
-            for (Object[] k : cases) {
-                String name = (String) k[0];
-                int passes = (Integer) k[1];
-                Runnable r = (Runnable) k[2];
-                long traffic = name.startsWith("transpose") ? 2 * side * side * 4 : passes * n * 4;
-                double ms = timeGpu(ctx, reps, WARMUP_CALLS, r);
-                double gbs = traffic / (ms * 1e-3) / 1e9;
-                // the same calls queued BACK_TO_BACK at a time: the GPU never waits for the host between them
-                double queuedMs = timeGpuQueued(ctx, Math.max(3, reps / 4), BACK_TO_BACK, r);
-                double queuedGbs = traffic / (queuedMs * 1e-3) / 1e9;
-                out.add(new Result("bandwidth", name, gbs, "GB/s", ms, String.format("%.0f%% of copy; %d back to back: %.0f GB/s (%.0f%%)",
-                        100 * gbs / copyGbs, BACK_TO_BACK, queuedGbs, 100 * queuedGbs / copyGbs)));
+            List<Timed> cases = new ArrayList<>();
+            cases.add(new Timed("copy (cuMemcpyDtoD)", 2 * n * 4, () -> mc.copyFrom(ma, 0, 0, n * 4)));
+            cases.add(new Timed("fill", n * 4, () -> backend.fill(c, 0, n, 1f)));
+            cases.add(new Timed("add a+b", 3 * n * 4, () -> backend.binary(BinaryOp.ADD, a, b, c, n)));
+            cases.add(new Timed("mul a*2", 2 * n * 4, () -> backend.binaryScalar(BinaryOp.MUL, a, 2f, c, n)));
+            cases.add(new Timed("exp", 2 * n * 4, () -> backend.unary(UnaryOp.EXP, a, c, n)));
+            cases.add(new Timed("relu", 2 * n * 4, () -> backend.unary(UnaryOp.RELU, a, c, n)));
+            cases.add(new Timed("sgd step (momentum)", 5 * n * 4, () -> backend.sgdStep(c, a, b, n, 1e-9f, 0.9f, 0f)));
+            cases.add(new Timed("sum (all)", n * 4, () -> backend.reduce(ReduceOp.SUM, a, small, 1, n, 1)));
+            cases.add(new Timed("max (all)", n * 4, () -> backend.reduce(ReduceOp.MAX, a, small, 1, n, 1)));
+            cases.add(new Timed("sum rows (" + n / 1024 + " x 1024)", n * 4, () -> backend.reduce(ReduceOp.SUM, a, small, n / 1024, 1024, 1)));
+            cases.add(new Timed("sum columns (1024 x " + n / 1024 + ")", n * 4, () -> backend.reduce(ReduceOp.SUM, a, small, 1, 1024, n / 1024)));
+            cases.add(new Timed("transpose " + side + "x" + side, 2 * side * side * 4, () -> backend.copyStrided(a, 0, new long[] {1, side}, c, 0,
+                    new long[] {side, 1}, new int[] {(int) side, (int) side})));
+            interleaved(ctx, cases, reps);
+            Timed copy = cases.get(0);
+            double copyGbs = copy.gbs(copy.singleMs());
+            for (Timed k : cases) {
+                double gbs = k.gbs(k.singleMs()), queuedGbs = k.gbs(k.queuedMs());
+                String note = k == copy ? String.format("reference: 1 read + 1 write; %d back to back: %.0f GB/s", BACK_TO_BACK, queuedGbs)
+                        : String.format("%.0f%% of copy; %d back to back: %.0f GB/s (%.0f%%)", 100 * gbs / copyGbs, BACK_TO_BACK, queuedGbs, 100 * queuedGbs / copyGbs);
+                out.add(new Result("bandwidth", k.name, gbs, "GB/s", k.singleMs(), note + "; interleaved rounds: " + ROUNDS));
             }
         } finally {
             a.close();
@@ -177,6 +216,67 @@ public final class CudaBenchmarks {
             small.close();
         }
         return out;
+    }
+
+    /**
+     * A call timed by {@link #interleaved}: {@code traffic} bytes read + written per call, {@code prepare} run before
+     * its warm-up and before each of its rounds (a kernel variant selects itself there).
+     */
+    static final class Timed {
+        final String name;
+        final long traffic;
+        final Runnable call, prepare;
+        double[] single = new double[0], queued = new double[0];
+
+        Timed(String name, long traffic, Runnable call) {
+            this(name, traffic, call, () -> {});
+        }
+
+        Timed(String name, long traffic, Runnable call, Runnable prepare) {
+            this.name = name;
+            this.traffic = traffic;
+            this.call = call;
+            this.prepare = prepare;
+        }
+
+        double singleMs() {
+            return median(single);
+        }
+
+        double queuedMs() {
+            return median(queued);
+        }
+
+        double gbs(double ms) {
+            return traffic / (ms * 1e-3) / 1e9;
+        }
+    }
+
+    /**
+     * Warms every case up ({@value #WARMUP_CALLS} untimed calls each, after its prepare), then times them in
+     * {@value #ROUNDS} rounds, each case once per round in list order: {@code max(3, reps / ROUNDS)} event-timed
+     * single calls and one sample of {@value #BACK_TO_BACK} calls queued between two events.
+     */
+    static void interleaved(CudaContext ctx, List<Timed> cases, int reps) {
+        for (Timed k : cases) {
+            k.prepare.run();
+            for (int i = 0; i < WARMUP_CALLS; i++) k.call.run();
+        }
+        ctx.synchronize();
+        int perRound = Math.max(3, reps / ROUNDS);
+        for (int round = 0; round < ROUNDS; round++) {
+            for (Timed k : cases) {
+                k.prepare.run();
+                k.single = concat(k.single, timeGpuSamples(ctx, perRound, 2, k.call));
+                k.queued = concat(k.queued, timeGpuBatches(ctx, 1, BACK_TO_BACK, k.call));
+            }
+        }
+    }
+
+    private static double[] concat(double[] a, double[] b) {
+        double[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 
     // ---- host <-> device staging -------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
+import static jcuda.driver.JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
@@ -168,6 +169,24 @@ public final class CudaContext {
 
     int loadedModules() {
         return modules.loadedModules();
+    }
+
+    private final java.util.Map<Kernel, Integer> residentBlocks = new java.util.IdentityHashMap<>();
+
+    /**
+     * How many blocks of {@link Kernel#BLOCK_THREADS} threads of this kernel one SM keeps resident at once (the
+     * driver's occupancy figure: registers and shared memory per block decide it). Asked once per kernel.
+     */
+    synchronized int residentBlocksPerSm(Kernel kernel) {
+        Integer known = residentBlocks.get(kernel);
+        if (known != null) return known;
+        makeCurrent();
+        int[] blocks = new int[1];
+        CudaException.check(cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, modules.function(kernel), Kernel.BLOCK_THREADS, 0),
+                "asking the occupancy of " + kernel);
+        int b = Math.max(1, blocks[0]);
+        residentBlocks.put(kernel, b);
+        return b;
     }
 
     /** MPI2NCCL_CUDA_SYNC=1: every launch waits for the GPU (errors surface at the call that caused them). */

@@ -23,7 +23,11 @@ public final class GpuBenchCommand implements Callable<Integer> {
     @Option(names = "--device", description = "GPU number (default ${DEFAULT-VALUE})", defaultValue = "0")
     int device;
 
-    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, variants, staging, train (default: all)")
+    /** What --only may name. */
+    static final java.util.List<String> PARTS = java.util.List.of("gemm", "gemm-calls", "bandwidth", "variants", "staging", "train");
+
+    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, variants, staging, train (default: all), and gemm-calls (one GEMM per cuBLAS route"
+                    + " and TF32 setting, for cuBLAS's API log; never part of the default)")
     Set<String> only;
 
     @Option(names = "--gemm-size", description = "n of the n x n x n GEMM (default ${DEFAULT-VALUE})", defaultValue = "4096")
@@ -53,6 +57,10 @@ public final class GpuBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (only != null && !PARTS.containsAll(only)) {
+            System.err.println("bench-gpu: --only " + String.join(",", only) + ": use some of " + PARTS);
+            return 2;
+        }
         if (!Cuda.isAvailable()) {
             System.err.println("bench-gpu: no GPU: " + Cuda.unavailableReason());
             return 2;
@@ -73,6 +81,7 @@ public final class GpuBenchCommand implements Callable<Integer> {
         System.out.println(backend.describe());
         System.out.println("kernel variants in use: " + KernelVariants.describe());
         List<CudaBenchmarks.Result> results = new ArrayList<>();
+        if (only != null && only.contains("gemm-calls")) results.addAll(print(CudaBenchmarks.gemmCalls(backend, gemmSize)));
         if (wants("gemm")) results.addAll(print(CudaBenchmarks.gemm(backend, gemmSize, reps)));
         if (wants("bandwidth")) results.addAll(print(CudaBenchmarks.bandwidth(backend, mib << 20, reps)));
         if (wants("variants")) results.addAll(print(KernelVariantBench.run(backend, mib << 20, reps)));

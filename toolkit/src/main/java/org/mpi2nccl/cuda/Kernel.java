@@ -181,6 +181,12 @@ public final class Kernel {
     public static final Kernel REDUCE_MIN_ROWS_LAST = of("reduce", "reduce_min_rows_last_f32", "pplllpp", Launch.PER_BLOCK);
     /** The one-pass sum with 8 float4 loads in flight per thread (a {@link FullReductionVariant}). */
     public static final Kernel REDUCE_SUM_ROWS_LAST8 = of("reduce", "reduce_sum_rows_last8_f32", "pplllpp", Launch.PER_BLOCK);
+    // cols_last: (in, out, outer, r, inner, chunk, chunks, partials, counters): the column split finished in one launch
+    public static final Kernel REDUCE_SUM_COLS_LAST = of("reduce", "reduce_sum_cols_last_f32", "pplllllpp", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_MAX_COLS_LAST = of("reduce", "reduce_max_cols_last_f32", "pplllllpp", Launch.PER_BLOCK);
+    public static final Kernel REDUCE_MIN_COLS_LAST = of("reduce", "reduce_min_cols_last_f32", "pplllllpp", Launch.PER_BLOCK);
+    /** The one-pass column sum with 8 rows in flight per thread (a {@link ColumnReductionVariant}). */
+    public static final Kernel REDUCE_SUM_COLS_LAST8 = of("reduce", "reduce_sum_cols_last8_f32", "pplllllpp", Launch.PER_BLOCK);
     public static final Kernel ARGMAX = of("reduce", "argmax_f32", "pplll", Launch.PER_ELEMENT);
 
     // native/softmax.cu

@@ -14,9 +14,11 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 
 /**
- * The PTX modules of one context, each loaded once on first use (the driver JIT-compiles PTX for the GPU it
- * runs on). build.sh compiles every native/NAME.cu twice: NAME.sm90.ptx (compute_90: Hopper and newer) and
- * NAME.sm75.ptx (compute_75: any GPU from Turing on); Maven packs both under org/mpi2nccl/cuda/ptx/.
+ * The kernel modules of one context, each loaded once on first use (the driver JIT-compiles PTX for the GPU it
+ * runs on). build.sh compiles every native/NAME.cu three times: NAME.sm90.ptx (compute_90: Hopper and newer),
+ * NAME.sm75.ptx (compute_75: any GPU from Turing on) and NAME.sm90.fatbin (Hopper machine code plus the compute_90
+ * PTX, loaded in place of NAME.sm90.ptx so that a Hopper GPU runs without compiling); Maven packs them under
+ * org/mpi2nccl/cuda/ptx/.
  */
 final class KernelModules {
     static final String RESOURCE_FOLDER = "/org/mpi2nccl/cuda/ptx/";
@@ -67,20 +69,42 @@ final class KernelModules {
         }
     }
 
+    /**
+     * The fatbin of a module for the sm90 target (Hopper machine code and the compute_90 PTX), or null where the
+     * jar has none or {@code MPI2NCCL_PTX_ONLY=1} asks for the PTX (to run the driver's PTX compiler on purpose).
+     */
+    static byte[] readFatbin(String module, String target) {
+        if (!target.equals("sm90") || "1".equals(System.getenv("MPI2NCCL_PTX_ONLY"))) return null;
+        String name = fatbinName(module);
+        try (InputStream in = KernelModules.class.getResourceAsStream(name)) {
+            return in == null ? null : in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + name, e);
+        }
+    }
+
+    static String fatbinName(String module) {
+        return RESOURCE_FOLDER + module + ".sm90.fatbin";
+    }
+
     /** The kernel's function handle, loading its module first if needed. The context must be current. */
     synchronized CUfunction function(Kernel kernel) {
         CUfunction f = functions.get(kernel);
         if (f != null) return f;
         CUmodule module = modules.get(kernel.module);
+        String from = resourceName(kernel.module, target);
         if (module == null) {
             module = new CUmodule();
-            CudaException.check(cuModuleLoadData(module, readPtx(kernel.module, target)),
-                    "loading PTX module " + resourceName(kernel.module, target));
+            // Machine code for the GPU when the jar has it: the driver then has no PTX to compile first.
+            byte[] fatbin = readFatbin(kernel.module, target);
+            if (fatbin != null) from = fatbinName(kernel.module);
+            CudaException.check(cuModuleLoadData(module, fatbin != null ? fatbin : readPtx(kernel.module, target)),
+                    "loading module " + from);
             modules.put(kernel.module, module);
         }
         f = new CUfunction();
         CudaException.check(cuModuleGetFunction(f, module, kernel.name),
-                "finding kernel " + kernel.name + " in " + resourceName(kernel.module, target));
+                "finding kernel " + kernel.name + " in " + from);
         functions.put(kernel, f);
         logFirstLaunch(kernel);
         return f;

@@ -2,10 +2,12 @@ package org.mpi2nccl.cuda;
 
 /**
  * Which variant of a kernel family the CUDA backend launches, for the families whose best form depends on the
- * GPU: the tiled transpose ({@link TransposeVariant}) and the reduction of a few long rows
- * ({@link FullReductionVariant}). The defaults are the best of `bench-gpu --only variants` on 2x H200 (2026-11-22,
+ * GPU: the tiled transpose ({@link TransposeVariant}), the reduction of a few long rows
+ * ({@link FullReductionVariant}) and the reduction over columns ({@link ColumnReductionVariant}). The defaults are the best of `bench-gpu --only variants` on 2x H200 (2026-11-22,
  * results/gpu-2026-11-22-s2/): transpose 64x64 84.2% of copy (the float4 tiles 61-73%), sum (all) one-pass/4 90.2%;
- * {@code MPI2NCCL_KERNEL_VARIANTS="transpose=64x64,full-reduction=two-pass/16"} chooses others for a whole run,
+ * the column reduction's first plan (two-pass/16) until the new variants are measured.
+ * {@code MPI2NCCL_KERNEL_VARIANTS="transpose=64x64,full-reduction=two-pass/16,column-reduction=one-pass/wave"}
+ * chooses others for a whole run,
  * {@link #use} for the rest of the process (the benchmark switches between them this way). Every variant gives
  * the same results: the GPU tests and native/cpu-check check each one.
  */
@@ -15,9 +17,11 @@ public final class KernelVariants {
     /** The defaults: change them here when `bench-gpu --only variants` on the GPU machine names a better one. */
     public static final TransposeVariant DEFAULT_TRANSPOSE = TransposeVariant.TILE_64X64;
     public static final FullReductionVariant DEFAULT_FULL_REDUCTION = FullReductionVariant.ONE_PASS_4;
+    public static final ColumnReductionVariant DEFAULT_COLUMN_REDUCTION = ColumnReductionVariant.TWO_PASS_16;
 
     private static volatile TransposeVariant transpose = DEFAULT_TRANSPOSE;
     private static volatile FullReductionVariant fullReduction = DEFAULT_FULL_REDUCTION;
+    private static volatile ColumnReductionVariant columnReduction = DEFAULT_COLUMN_REDUCTION;
 
     static {
         String env = System.getenv("MPI2NCCL_KERNEL_VARIANTS");
@@ -37,6 +41,14 @@ public final class KernelVariants {
 
     public static FullReductionVariant fullReduction() {
         return fullReduction;
+    }
+
+    public static ColumnReductionVariant columnReduction() {
+        return columnReduction;
+    }
+
+    public static void use(ColumnReductionVariant v) {
+        columnReduction = java.util.Objects.requireNonNull(v);
     }
 
     public static void use(TransposeVariant v) {
@@ -61,14 +73,15 @@ public final class KernelVariants {
             switch (family) {
                 case "transpose" -> use(TransposeVariant.byName(variant));
                 case "full-reduction" -> use(FullReductionVariant.byName(variant));
+                case "column-reduction" -> use(ColumnReductionVariant.byName(variant));
                 default -> throw new IllegalArgumentException("kernel variant family '" + family
-                        + "': use transpose or full-reduction (MPI2NCCL_KERNEL_VARIANTS or KernelVariants.use)");
+                        + "': use transpose, full-reduction or column-reduction (MPI2NCCL_KERNEL_VARIANTS or KernelVariants.use)");
             }
         }
     }
 
-    /** "transpose=64x64-v4, full-reduction=one-pass/4": the variants in use, for reports. */
+    /** "transpose=64x64, full-reduction=one-pass/4, column-reduction=two-pass/16": the variants in use, for reports. */
     public static String describe() {
-        return "transpose=" + transpose.label + ", full-reduction=" + fullReduction.label;
+        return "transpose=" + transpose.label + ", full-reduction=" + fullReduction.label + ", column-reduction=" + columnReduction.label;
     }
 }

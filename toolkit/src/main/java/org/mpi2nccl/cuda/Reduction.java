@@ -10,8 +10,9 @@ import org.mpi2nccl.tensor.ReduceOp;
  *       there are too few rows to fill the GPU (a full sum is one row), each row is shared by {@code parts}
  *       blocks, whose partial results a second pass reduces.</li>
  *   <li>{@code inner > 1} (columns): a block per tile of 128 columns (32 when they cannot be read as float4)
- *       and a chunk of the reduced axis; with few tiles the axis is cut into {@code chunks} chunks, reduced
- *       again by a second pass.</li>
+ *       and a chunk of the reduced axis; with few tiles the axis is cut into {@code chunks} chunks, combined
+ *       by a second pass or, as {@link KernelVariants#columnReduction()} says, by the last block of each tile in
+ *       the same launch ({@link #planColumns}).</li>
  * </ul>
  * Enough blocks for the GPU is {@value #BLOCKS_PER_SM_TARGET} per SM: with several float4 loads in flight per
  * thread that covers the memory latency, and it leaves a small tail when the last blocks run alone. Rows shared
@@ -54,6 +55,9 @@ final class Reduction {
     static void run(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner,
                     FullReductionVariant rows) {
         int sms = context.device.multiprocessors;
+        if (inner > 1 && reduced > 1 && KernelVariants.columnReduction().onePass && columnsOnePass(context, op, in, out, outer, reduced, inner)) {
+            return;
+        }
         Pass pass = plan(outer, reduced, inner, sms, columnsAsFloat4(in, inner), rows.blocksPerSm);
         if (rows.onePass && pass.shape() == Shape.ROWS_BLOCK && pass.split() > 1 && ReductionScratch.fits(outer, pass.split())) {
             ReductionScratch scratch = ReductionScratch.of(context);
@@ -73,6 +77,70 @@ final class Reduction {
         }   // freed in stream order: after the second pass has read it
     }
 
+    /**
+     * Columns in one launch (reduce_*_cols_last_f32) as the {@link KernelVariants#columnReduction()} variant plans
+     * them; false (nothing launched) when its partials do not fit the per-context scratch: then the two-pass route.
+     */
+    private static boolean columnsOnePass(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner) {
+        ColumnReductionVariant v = KernelVariants.columnReduction();
+        Kernel k = op == ReduceOp.SUM && v.loads8 ? Kernel.REDUCE_SUM_COLS_LAST8
+                : kernel(op, Kernel.REDUCE_SUM_COLS_LAST, Kernel.REDUCE_MAX_COLS_LAST, Kernel.REDUCE_MIN_COLS_LAST);
+        boolean float4 = columnsAsFloat4(in, inner);
+        int resident = v.blocksPerSm == 0 ? context.residentBlocksPerSm(k) : 0;
+        Pass pass = planColumns(outer, reduced, inner, context.device.multiprocessors, float4, v.blocksPerSm, resident);
+        long tiles = outer * ((inner + columnWidth(float4) - 1) / columnWidth(float4));
+        if (!ReductionScratch.fitsColumns(outer, tiles, pass.split(), inner)) return false;
+        ReductionScratch scratch = ReductionScratch.of(context);
+        context.launch(k, pass.items(), KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced).i64(inner).i64(pass.chunk())
+                .i64(pass.split()).ptr(scratch.partials()).ptr(scratch.counters()));
+        return true;
+    }
+
+    static long columnWidth(boolean float4Columns) {
+        return float4Columns ? COLUMN_TILE_VECTOR : COLUMN_TILE_SCALAR;
+    }
+
+    /** Smallest share of a wave's block slots the "whole waves" column plan accepts before it tries more chunks. */
+    static final double WAVE_FILL = 0.95;
+    static final int WAVES_WORTH_FILLING = 4;
+
+    /**
+     * The column split: tiles of {@link #columnWidth} columns per outer index, the reduced axis cut into chunks of at
+     * least {@value #MIN_CHUNK_ROWS} rows.
+     * {@code blocksPerSm > 0}: chunks until there are that many blocks per SM. {@code blocksPerSm == 0}: the fewest
+     * chunks whose blocks fill whole waves of {@code residentPerSm} x SMs blocks to at least {@value #WAVE_FILL}
+     * (else the best fill found); no split when the tiles alone make {@value #WAVES_WORTH_FILLING} waves or more
+     * (a half-empty last wave then costs little).
+     */
+    static Pass planColumns(long outer, long reduced, long inner, int sms, boolean float4Columns, int blocksPerSm, int residentPerSm) {
+        long width = columnWidth(float4Columns);
+        long tiles = outer * ((inner + width - 1) / width);
+        long chunks = 1;
+        long maxChunks = reduced / MIN_CHUNK_ROWS;
+        if (blocksPerSm > 0) {
+            long target = (long) Math.max(1, sms) * blocksPerSm;
+            if (tiles < target && reduced >= 2 * MIN_CHUNK_ROWS) chunks = Math.min((target + tiles - 1) / tiles, maxChunks);
+        } else {
+            long slots = (long) Math.max(1, sms) * Math.max(1, residentPerSm);
+            if (tiles < WAVES_WORTH_FILLING * slots && maxChunks >= 2) {
+                double bestFill = -1;
+                for (long c = 1; c <= maxChunks && c <= 8 * ((slots + tiles - 1) / tiles); c++) {
+                    long items = tiles * c;
+                    double fill = (double) items / (((items + slots - 1) / slots) * slots);
+                    if (fill > bestFill + 1e-9) {
+                        bestFill = fill;
+                        chunks = c;
+                    }
+                    if (fill >= WAVE_FILL) break;
+                }
+            }
+        }
+        chunks = Math.max(1, chunks);
+        long chunk = (reduced + chunks - 1) / chunks;
+        chunks = (reduced + chunk - 1) / chunk;          // no empty chunk at the end
+        return new Pass(Shape.COLUMNS, chunks, chunk, tiles * chunks);
+    }
+
     /** The column kernel reads float4 when whole rows of 4 columns are 16-byte aligned (as it checks itself). */
     static boolean columnsAsFloat4(long inAddress, long inner) {
         return inner % 4 == 0 && inAddress % 16 == 0;
@@ -84,9 +152,8 @@ final class Reduction {
 
     /** As above, a row split into parts until there are {@code rowBlocksPerSm} blocks per SM. */
     static Pass plan(long outer, long reduced, long inner, int sms, boolean float4Columns, int rowBlocksPerSm) {
-        long target = (long) Math.max(1, sms) * BLOCKS_PER_SM_TARGET;
         if (inner == 1) {
-            target = (long) Math.max(1, sms) * Math.max(1, rowBlocksPerSm);
+            long target = (long) Math.max(1, sms) * Math.max(1, rowBlocksPerSm);
             long parts = 1;
             if (outer < target && reduced >= 2 * MIN_ROW_PART) {
                 parts = Math.min((target + outer - 1) / outer, reduced / MIN_ROW_PART);
@@ -97,15 +164,7 @@ final class Reduction {
             }
             return new Pass(Shape.ROWS_BLOCK, parts, (reduced + parts - 1) / parts, outer * parts);
         }
-        long width = float4Columns ? COLUMN_TILE_VECTOR : COLUMN_TILE_SCALAR;
-        long tiles = outer * ((inner + width - 1) / width);
-        long chunks = 1;
-        if (tiles < target && reduced >= 2 * MIN_CHUNK_ROWS) {
-            chunks = Math.min((target + tiles - 1) / tiles, reduced / MIN_CHUNK_ROWS);
-        }
-        long chunk = (reduced + chunks - 1) / chunks;
-        chunks = (reduced + chunk - 1) / chunk;          // no empty chunk at the end
-        return new Pass(Shape.COLUMNS, chunks, chunk, tiles * chunks);
+        return planColumns(outer, reduced, inner, sms, float4Columns, BLOCKS_PER_SM_TARGET, 0);
     }
 
     private static void launch(CudaContext context, ReduceOp op, Pass pass, long in, long out, long outer, long reduced,

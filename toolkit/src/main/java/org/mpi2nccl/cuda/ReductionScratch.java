@@ -4,16 +4,16 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
- * The working memory of the one-pass row reductions (reduce_*_rows_last_f32) on one context: a counter per row,
- * which must be 0 when a launch starts and which the kernel's last block sets back to 0, and room for the parts'
- * partial results. Allocated and zeroed once per context on first use and kept, like the context and its cuBLAS
+ * The working memory of the one-pass reductions (reduce_*_rows_last_f32, reduce_*_cols_last_f32) on one context:
+ * a counter per row (or column tile), which must be 0 when a launch starts and which the kernel's last block sets
+ * back to 0, and room for the parts' partial results (4 MiB: a column split of 8 chunks of 128K columns). Allocated and zeroed once per context on first use and kept, like the context and its cuBLAS
  * handle, for the life of the JVM: a per-call buffer would cost an allocation, a memset and host time before
  * every reduction. All of the context's work is queued on its one stream, so launches never share it at once.
  */
 final class ReductionScratch {
-    /** Rows (counters) and partial results one launch can use; bigger plans take the two-pass route. */
-    static final int MAX_ROWS = 1024;
-    static final long MAX_PARTIALS = 1 << 16;
+    /** Rows or column tiles (counters) and partial results one launch can use; bigger plans take the two-pass route. */
+    static final int MAX_ROWS = 4096;
+    static final long MAX_PARTIALS = 1 << 20;
 
     private static final Map<CudaContext, ReductionScratch> BY_CONTEXT = new IdentityHashMap<>();
 
@@ -31,6 +31,11 @@ final class ReductionScratch {
     /** True when a one-pass launch over {@code outer} rows of {@code parts} parts fits. */
     static boolean fits(long outer, long parts) {
         return outer <= MAX_ROWS && outer * parts <= MAX_PARTIALS;
+    }
+
+    /** True when a one-pass column launch fits: a counter per (outer, column tile), chunks x inner partials per outer. */
+    static boolean fitsColumns(long outer, long tiles, long chunks, long inner) {
+        return chunks == 1 || (outer * tiles <= MAX_ROWS && outer * chunks * inner <= MAX_PARTIALS);
     }
 
     long counters() {

@@ -22,7 +22,7 @@ import org.mpi2nccl.tensor.cpu.CpuBackend;
  * per row, a block per row, a row shared by many blocks plus the pass over their partials, float4 and scalar
  * column tiles, split columns), the tiled transpose (one plane, batches of planes, thin planes left to the
  * per-element kernel), elementwise and fill at lengths that leave a tail after the float4 part; and every
- * {@link KernelVariants} variant of the split-row reductions and of the transpose. Sizes are large enough that
+ * {@link KernelVariants} variant of the split-row reductions, of the column reductions and of the transpose. Sizes are large enough that
  * the grids loop. Reductions are also run twice: the same bits both times.
  */
 @Tag("gpu")
@@ -91,7 +91,7 @@ class CudaStreamingKernelsTest {
         float[] got = download(gpu, go, outs);
         String what = op + " over (" + outer + ", " + reduced + ", " + inner + "), plan "
                 + Reduction.plan(outer, reduced, inner, gpu.context().device.multiprocessors, Reduction.columnsAsFloat4(gpu.deviceAddress(g), inner),
-                        KernelVariants.fullReduction().blocksPerSm) + ", " + KernelVariants.fullReduction();
+                        KernelVariants.fullReduction().blocksPerSm) + ", " + KernelVariants.describe();
         float[] want = download(CPU, co, outs);
         for (int i = 0; i < outs; i++) {
             // max/min are exact; a float sum's rounding grows with the magnitudes summed (|x| <= 1 here, the CPU
@@ -132,6 +132,24 @@ class CudaStreamingKernelsTest {
             }
         } finally {
             KernelVariants.use(KernelVariants.DEFAULT_FULL_REDUCTION);
+        }
+    }
+
+    @Test
+    void everyColumnReductionVariant() {
+        try {
+            for (ColumnReductionVariant v : ColumnReductionVariant.values()) {
+                KernelVariants.use(v);
+                for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN}) {
+                    reduceBoth(op, 1, 1_024, 16_384);   // the benchmark's shape, smaller: float4 tiles, rows cut into chunks
+                    reduceBoth(op, 3, 500, 1_001);      // scalar tiles (1001 % 4 != 0), several outer indices
+                    reduceBoth(op, 1, 200_000, 3);      // three columns, a very long axis: many chunks per tile
+                    reduceBoth(op, 2, 1, 5);            // one row to reduce over
+                    reduceBoth(op, 700, 70, 8);         // many small tiles: no split
+                }
+            }
+        } finally {
+            KernelVariants.use(KernelVariants.DEFAULT_COLUMN_REDUCTION);
         }
     }
 

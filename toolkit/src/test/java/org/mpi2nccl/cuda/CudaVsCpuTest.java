@@ -117,6 +117,22 @@ class CudaVsCpuTest {
     }
 
     @Test
+    void matmulThroughBothCublasRoutes() {
+        Cublas blas = CudaBackend.open(0).context().cublas();
+        try {
+            for (Cublas.Route route : Cublas.Route.values()) {
+                blas.setRoute(route);
+                float[] a = randoms(65 * 70, -1, 1), b = randoms(70 * 33, -1, 1);
+                same("matmul via " + route, 1e-4, x -> x[0].matmul(x[1]), new float[][] {a, b}, new int[][] {{65, 70}, {70, 33}});
+                same("matmul of transposed views via " + route, 1e-4, x -> x[1].transpose().matmul(x[0].transpose()), new float[][] {a, b},
+                        new int[][] {{65, 70}, {70, 33}});
+            }
+        } finally {
+            blas.setRoute(Cublas.DEFAULT_ROUTE);
+        }
+    }
+
+    @Test
     void aStackOfOpsLikeALayer() {
         int[] sx = {64, 100}, sw = {100, 50}, sb = {50};
         float[] x = randoms(size(sx), -1, 1), w = randoms(size(sw), -0.2f, 0.2f), b = randoms(size(sb), -0.1f, 0.1f);

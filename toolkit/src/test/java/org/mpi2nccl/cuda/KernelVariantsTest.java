@@ -15,6 +15,7 @@ class KernelVariantsTest {
     void restoreDefaults() {
         KernelVariants.use(KernelVariants.DEFAULT_TRANSPOSE);
         KernelVariants.use(KernelVariants.DEFAULT_FULL_REDUCTION);
+        KernelVariants.use(KernelVariants.DEFAULT_COLUMN_REDUCTION);
     }
 
     @Test
@@ -22,7 +23,11 @@ class KernelVariantsTest {
         KernelVariants.use("transpose=128x64-v4, full-reduction=two-pass/16");
         assertEquals(TransposeVariant.TILE_128X64_V4, KernelVariants.transpose());
         assertEquals(FullReductionVariant.TWO_PASS_16, KernelVariants.fullReduction());
-        assertEquals("transpose=128x64-v4, full-reduction=two-pass/16", KernelVariants.describe());
+        assertEquals("transpose=128x64-v4, full-reduction=two-pass/16, column-reduction=" + KernelVariants.DEFAULT_COLUMN_REDUCTION.label,
+                KernelVariants.describe());
+        KernelVariants.use("column-reduction=one-pass-8loads/wave");
+        assertEquals(ColumnReductionVariant.ONE_PASS_8LOADS_WAVE, KernelVariants.columnReduction());
+        assertEquals(FullReductionVariant.TWO_PASS_16, KernelVariants.fullReduction(), "an unnamed family keeps its variant");
         KernelVariants.use("full-reduction=ONE_PASS_8LOADS_8");
         assertEquals(FullReductionVariant.ONE_PASS_8LOADS_8, KernelVariants.fullReduction());
         assertEquals(TransposeVariant.TILE_128X64_V4, KernelVariants.transpose(), "an unnamed family keeps its variant");
@@ -33,7 +38,9 @@ class KernelVariantsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KernelVariants.use("transpose=48x48"));
         assertTrue(e.getMessage().contains("64x64-v4"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> KernelVariants.use("softmax=fast"));
-        assertTrue(e.getMessage().contains("transpose or full-reduction"), e.getMessage());
+        assertTrue(e.getMessage().contains("transpose, full-reduction or column-reduction"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> KernelVariants.use("column-reduction=fast"));
+        assertTrue(e.getMessage().contains("one-pass/wave"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> KernelVariants.use("64x64"));
         assertTrue(e.getMessage().contains("family=variant"), e.getMessage());
         assertEquals(KernelVariants.DEFAULT_TRANSPOSE, KernelVariants.transpose(), "a bad spec changes nothing before it");
@@ -53,6 +60,11 @@ class KernelVariantsTest {
             assertTrue(labels.add(v.label), v + " shares a label");
             assertEquals(v, FullReductionVariant.byName(v.label));
         }
+        Set<String> columnLabels = new HashSet<>();
+        for (ColumnReductionVariant v : ColumnReductionVariant.values()) {
+            assertTrue(columnLabels.add(v.label), v + " shares a label");
+            assertEquals(v, ColumnReductionVariant.byName(v.name()));
+        }
     }
 
     @Test
@@ -69,6 +81,41 @@ class KernelVariantsTest {
         }
         // columns do not depend on the row variant
         assertEquals(Reduction.plan(1, 1024, 65536, sms, true), Reduction.plan(1, 1024, 65536, sms, true, 4));
+    }
+
+    @Test
+    void columnPlansFollowTheVariant() {
+        int sms = 132;
+        // 16 blocks per SM (two-pass/16 and one-pass/16): the first plan, 5 chunks of 205 rows over 512 tiles
+        for (ColumnReductionVariant v : new ColumnReductionVariant[] {ColumnReductionVariant.TWO_PASS_16, ColumnReductionVariant.ONE_PASS_16}) {
+            assertEquals(Reduction.plan(1, 1024, 65536, sms, true), Reduction.planColumns(1, 1024, 65536, sms, true, v.blocksPerSm, 0), v.label);
+        }
+        // whole waves: 4 resident blocks per SM = 528 slots; 512 tiles already fill 97% of one wave: no split
+        Reduction.Pass p = Reduction.planColumns(1, 1024, 65536, sms, true, 0, 4);
+        assertEquals(1, p.split());
+        assertEquals(512, p.items());
+        // 3 per SM = 396 slots: 512 tiles alone would leave a 29% wave; 3 chunks of 342 rows make 1536 blocks = 97% of 4 waves
+        p = Reduction.planColumns(1, 1024, 65536, sms, true, 0, 3);
+        assertEquals(3, p.split());
+        assertEquals(342, p.chunk());
+        assertEquals(1536, p.items());
+        // 8 per SM = 1056 slots: 2 chunks, 1024 blocks (97%)
+        assertEquals(2, Reduction.planColumns(1, 1024, 65536, sms, true, 0, 8).split());
+        // rows too few to cut (chunks of at least MIN_CHUNK_ROWS): one chunk whatever the fill
+        assertEquals(1, Reduction.planColumns(1, 100, 256, sms, true, 0, 4).split());
+        // many tiles (4 waves or more): no split
+        assertEquals(1, Reduction.planColumns(64, 1024, 65536, sms, true, 0, 4).split());
+        // a narrow matrix: 1 tile, chunks of >= 64 rows, at most 8 waves' worth
+        p = Reduction.planColumns(1, 1_000_000, 128, sms, true, 0, 4);
+        assertTrue(p.chunk() >= Reduction.MIN_CHUNK_ROWS, p.toString());
+        assertTrue(p.items() <= 528 && p.items() >= 0.95 * 528, "one wave filled to 95%: " + p);
+        // the one-pass scratch holds the partials of the benchmark's shapes
+        for (ColumnReductionVariant v : ColumnReductionVariant.values()) {
+            for (int resident : new int[] {2, 3, 4, 6, 8}) {
+                Reduction.Pass q = Reduction.planColumns(1, 1024, 65536, sms, true, v.blocksPerSm, resident);
+                assertTrue(ReductionScratch.fitsColumns(1, 512, q.split(), 65536), v.label + " " + q);
+            }
+        }
     }
 
     @Test

@@ -111,6 +111,30 @@ class PtxKernelsTest {
         assertTrue(checked >= 2 * 60, "expected the full kernel set, checked " + checked);
     }
 
+    /**
+     * The Hopper fatbin that KernelModules loads in place of the sm90 PTX: one per module, a fatbin by its magic
+     * number, holding every kernel of the module by name (the machine code's symbol table is plain text).
+     */
+    @Test
+    void everyModuleHasAHopperFatbinWithItsKernels() throws IOException {
+        requirePtx();
+        int kernels = 0;
+        for (String module : Kernel.modules()) {
+            byte[] fatbin = KernelModules.readFatbin(module, "sm90");
+            if (fatbin == null) fail("no " + KernelModules.fatbinName(module) + " on the class path: build.sh did not compile it");
+            assertTrue(fatbin.length > 16 && (fatbin[0] & 0xff) == 0x50 && (fatbin[1] & 0xff) == 0xed
+                    && (fatbin[2] & 0xff) == 0x55 && (fatbin[3] & 0xff) == 0xba, module + ".sm90.fatbin does not start with the fatbin magic");
+            String bytes = new String(fatbin, StandardCharsets.ISO_8859_1);
+            for (Kernel k : Kernel.all()) {
+                if (!k.module.equals(module)) continue;
+                assertTrue(bytes.contains(k.name + "\0"), k + " is not in " + module + ".sm90.fatbin");
+                kernels++;
+            }
+        }
+        assertEquals(Kernel.all().size(), kernels, "kernels found in the fatbins");
+        assertEquals(null, KernelModules.readFatbin("memory", "sm75"), "the portable target loads PTX");
+    }
+
     @Test
     void everyPtxKernelHasAJavaName() throws IOException {
         requirePtx();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpi2nccl.tensor.Device;
@@ -69,6 +70,51 @@ class LoaderTest {
         }
         assertEquals(8, seen);
         assertThrows(IllegalArgumentException.class, () -> new DataLoader(ds, 0, false, 0, false, Device.cpu()));
+    }
+
+    @Test
+    void prefetchingGivesTheSameBatchesGatheredOnAnotherThread() {
+        ArrayDataset plain = numbered(23);
+        java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Dataset watched = new Dataset() {
+            public int size() { return plain.size(); }
+            public int[] featureShape() { return plain.featureShape(); }
+            public int numClasses() { return plain.numClasses(); }
+            public void features(int i, float[] dst, int off) { threads.add(Thread.currentThread().getName()); plain.features(i, dst, off); }
+            public int label(int i) { return plain.label(i); }
+        };
+        DataLoader serial = new DataLoader(plain, 5, true, 9, false, Device.cpu());
+        for (int depth : new int[] {1, 3, 10}) {
+            DataLoader ahead = new DataLoader(watched, 5, true, 9, false, Device.cpu()).withPrefetch(depth);
+            assertEquals(depth, ahead.prefetch());
+            List<float[]> want = new ArrayList<>(), got = new ArrayList<>();
+            for (Batch b : serial.epoch(4)) try (b) { want.add(b.x().toArray()); want.add(b.y().toArray()); }
+            for (Batch b : ahead.epoch(4)) try (b) { got.add(b.x().toArray()); got.add(b.y().toArray()); }
+            assertEquals(want.size(), got.size(), "prefetch " + depth + ": number of batches");
+            for (int i = 0; i < want.size(); i++) assertArrayEquals(want.get(i), got.get(i), "prefetch " + depth + ", array " + i);
+        }
+        assertTrue(threads.stream().allMatch(t -> t.startsWith("data-loader-prefetch-")), "gathered on " + threads);
+        assertThrows(IllegalArgumentException.class, () -> serial.withPrefetch(-1));
+    }
+
+    @Test
+    void aFailingGatherOnThePrefetchThreadReachesTheCallerWithItsMessage() {
+        ArrayDataset plain = numbered(12);
+        Dataset broken = new Dataset() {
+            public int size() { return plain.size(); }
+            public int[] featureShape() { return plain.featureShape(); }
+            public int numClasses() { return plain.numClasses(); }
+            public void features(int i, float[] dst, int off) {
+                if (i == 7) throw new IllegalStateException("example 7 is unreadable");
+                plain.features(i, dst, off);
+            }
+            public int label(int i) { return plain.label(i); }
+        };
+        DataLoader ahead = new DataLoader(broken, 4, false, 0, false, Device.cpu()).withPrefetch(2);
+        Iterator<Batch> it = ahead.epoch(0).iterator();
+        it.next().close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, it::next);
+        assertEquals("example 7 is unreadable", e.getMessage());
     }
 
     @Test
