@@ -80,3 +80,89 @@ extern "C" __global__ void batchnorm_backward_apply_f32(const float* __restrict_
         gx[idx] = gamma[ch] * inv / m * (m * gy[idx] - dbeta[ch] - xhat * dgamma[ch]);
     }
 }
+
+// ---- Backend.batchNormForward / batchNormBackward: the training step's batch norm in four launches -------------
+// (statistics + running averages, normalize; per-channel gradient sums, input gradient). The statistics kernel
+// keeps mean and 1/sqrt(var + eps) for backward, so backward needs neither the normalized activations nor eps.
+
+// One block per channel: mean and biased variance in double (one pass, E[x^2] - E[x]^2 cancels badly in float),
+// save_mean/save_invstd for backward, and the running averages updated in place (unbiased variance,
+// PyTorch's convention); running_mean null: no update. Threads walk (o, i) with i fastest: contiguous reads.
+extern "C" __global__ void batchnorm_forward_stats_f32(const float* __restrict__ x, float* __restrict__ save_mean,
+                                                       float* __restrict__ save_invstd, float* running_mean,
+                                                       float* running_var, long long n, long long c, long long hw,
+                                                       float eps, float momentum) {
+    const long long m = n * hw;
+    for (long long ch = blockIdx.x; ch < c; ch += gridDim.x) {
+        double s = 0.0, q = 0.0;
+        for (long long k = threadIdx.x; k < m; k += blockDim.x) {
+            const long long o = k / hw;
+            const double v = x[(o * c + ch) * hw + (k - o * hw)];
+            s += v;
+            q += v * v;
+        }
+        s = block_sum_double(s);
+        q = block_sum_double(q);
+        if (threadIdx.x == 0) {
+            const double mean = s / (double)m;
+            double var = q / (double)m - mean * mean;
+            if (var < 0.0) var = 0.0;
+            save_mean[ch] = (float)mean;
+            save_invstd[ch] = (float)(1.0 / sqrt(var + (double)eps));
+            if (running_mean != nullptr) {
+                const float unbiased = (float)(var * (double)m / (double)(m - 1));
+                running_mean[ch] = (1.f - momentum) * running_mean[ch] + momentum * (float)mean;
+                running_var[ch] = (1.f - momentum) * running_var[ch] + momentum * unbiased;
+            }
+        }
+    }
+}
+
+// y = (x - mean) * invstd * gamma + beta
+extern "C" __global__ void batchnorm_forward_apply_f32(const float* __restrict__ x, const float* __restrict__ mean,
+                                                       const float* __restrict__ invstd, const float* __restrict__ gamma,
+                                                       const float* __restrict__ beta, float* __restrict__ y,
+                                                       long long n, long long c, long long hw) {
+    GRID_STRIDE_LOOP(idx, n * c * hw) {
+        const long long ch = (idx / hw) % c;
+        const float k = invstd[ch] * gamma[ch];
+        y[idx] = (x[idx] - mean[ch]) * k + beta[ch];
+    }
+}
+
+// One block per channel: dbeta = sum(gy), dgamma = sum(gy * xhat), xhat = (x - mean) * invstd (sums in double).
+extern "C" __global__ void batchnorm_grad_sums_f32(const float* __restrict__ gy, const float* __restrict__ x,
+                                                   const float* __restrict__ mean, const float* __restrict__ invstd,
+                                                   float* __restrict__ dgamma, float* __restrict__ dbeta,
+                                                   long long n, long long c, long long hw) {
+    const long long m = n * hw;
+    for (long long ch = blockIdx.x; ch < c; ch += gridDim.x) {
+        const float mu = mean[ch], inv = invstd[ch];
+        double sg = 0.0, sgx = 0.0;
+        for (long long k = threadIdx.x; k < m; k += blockDim.x) {
+            const long long o = k / hw;
+            const long long at = (o * c + ch) * hw + (k - o * hw);
+            const float g = gy[at];
+            sg += g;
+            sgx += (double)(g * ((x[at] - mu) * inv));
+        }
+        sg = block_sum_double(sg);
+        sgx = block_sum_double(sgx);
+        if (threadIdx.x == 0) { dbeta[ch] = (float)sg; dgamma[ch] = (float)sgx; }
+    }
+}
+
+// dx = gamma * invstd / m * (m * gy - dbeta - xhat * dgamma)   (training mode: the statistics depend on x)
+extern "C" __global__ void batchnorm_input_grad_f32(const float* __restrict__ gy, const float* __restrict__ x,
+                                                    const float* __restrict__ mean, const float* __restrict__ invstd,
+                                                    const float* __restrict__ gamma, const float* __restrict__ dgamma,
+                                                    const float* __restrict__ dbeta, float* __restrict__ dx,
+                                                    long long n, long long c, long long hw) {
+    const float m = (float)(n * hw);
+    GRID_STRIDE_LOOP(idx, n * c * hw) {
+        const long long ch = (idx / hw) % c;
+        const float inv = invstd[ch];
+        const float xhat = (x[idx] - mean[ch]) * inv;
+        dx[idx] = gamma[ch] * inv / m * (m * gy[idx] - dbeta[ch] - xhat * dgamma[ch]);
+    }
+}

@@ -30,20 +30,73 @@ extern "C" __global__ void cross_entropy_forward_f32(const float* __restrict__ l
     }
 }
 
+__device__ __forceinline__ void cross_entropy_grad_row(const float* x, float label, float* g, long long cols,
+                                                       float scale, int lane) {
+    const float lse = row_logsumexp(x, cols, lane);
+    const bool ok = valid_label(label, cols);
+    for (long long c = lane; c < cols; c += 32) {
+        const float p = expf(x[c] - lse);
+        g[c] = ok ? scale * (p - ((c == (long long)label) ? 1.f : 0.f)) : NAN;
+    }
+}
+
 // grad[row, c] = scale * (softmax(logits[row])[c] - (c == label[row]))   (scale = dLoss / rows for a mean)
 extern "C" __global__ void cross_entropy_backward_f32(const float* __restrict__ logits,
                                                       const float* __restrict__ labels,
                                                       float* __restrict__ grad, long long rows, long long cols,
                                                       float scale) {
     WARP_PER_ROW_LOOP(row, rows) {
+        cross_entropy_grad_row(logits + row * cols, labels[row], grad + row * cols, cols, scale, lane);
+    }
+}
+
+// ---- Backend.softmaxCrossEntropy / softmaxCrossEntropyBackward: the training loss in one launch each way ----
+
+// loss[0] = mean over rows of (logsumexp(logits[row]) - logits[row, label[row]]), in ONE block (a training
+// batch has a few hundred rows): warp per row, then a block sum in a fixed order (deterministic). A label that
+// is not a class makes the loss NaN and its row the candidate for *first_bad (the smallest bad row, INT_MAX when
+// none), written by thread 0 in every launch, so the flag needs no reset beforehand (see LabelChecks).
+extern "C" __global__ void cross_entropy_mean_f32(const float* __restrict__ logits, const float* __restrict__ labels,
+                                                  float* __restrict__ loss, long long rows, long long cols,
+                                                  int* __restrict__ first_bad) {
+    __shared__ int bad_rows[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    double sum = 0.0;                      // lane 0 of each warp: its rows' losses
+    int bad = 2147483647;
+    for (long long row = warp; row < rows; row += warps) {
         const float* x = logits + row * cols;
         const float lse = row_logsumexp(x, cols, lane);
-        const float label = labels[row];
-        const bool ok = valid_label(label, cols);
-        for (long long c = lane; c < cols; c += 32) {
-            const float p = expf(x[c] - lse);
-            grad[row * cols + c] = ok ? scale * (p - ((c == (long long)label) ? 1.f : 0.f)) : NAN;
+        if (lane == 0) {
+            const float label = labels[row];
+            if (valid_label(label, cols)) {
+                sum += (double)(lse - x[(long long)label]);
+            } else {
+                sum += (double)NAN;
+                if (bad == 2147483647) bad = (int)min(row, 2147483646LL);
+            }
         }
+    }
+    sum = block_sum_double(sum);
+    __syncthreads();
+    if (lane == 0) bad_rows[warp] = bad;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int first = 2147483647;
+        for (int w = 0; w < warps; ++w) first = min(first, bad_rows[w]);
+        *first_bad = first;
+        loss[0] = (float)(sum / (double)rows);
+    }
+}
+
+// grad[row, c] = upstream[0] / rows * (softmax(logits[row])[c] - (c == label[row])): the loss's upstream gradient
+// is read on the GPU (a device scalar), so the host never waits for it.
+extern "C" __global__ void cross_entropy_mean_backward_f32(const float* __restrict__ logits,
+                                                           const float* __restrict__ labels,
+                                                           const float* __restrict__ upstream,
+                                                           float* __restrict__ grad, long long rows, long long cols) {
+    const float scale = upstream[0] / (float)rows;
+    WARP_PER_ROW_LOOP(row, rows) {
+        cross_entropy_grad_row(logits + row * cols, labels[row], grad + row * cols, cols, scale, lane);
     }
 }
 
@@ -58,5 +111,35 @@ extern "C" __global__ void one_hot_f32(const float* __restrict__ labels, float* 
         const bool ok = valid_label(label, cols);
         out[idx] = (ok && c == (long long)label) ? 1.f : 0.f;
         if (!ok && c == 0) atomicMin(first_bad, (int)min(row, 2147483647LL));
+    }
+}
+
+// Backend.addBatchMetrics: sums[0] += loss[0] * rows; sums[1] += rows whose first maximum is at their label
+// (ReduceOp.ARGMAX's rule: a later value wins only when greater, so a NaN wins only in column 0). One block, warp
+// per row: the epoch's loss and accuracy accumulate on the GPU in one launch per step.
+extern "C" __global__ void batch_metrics_f32(const float* __restrict__ logits, const float* __restrict__ labels,
+                                             const float* __restrict__ loss, float* __restrict__ sums,
+                                             long long rows, long long cols) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    float hits = 0.f;                      // lane 0 of each warp: its rows' hits
+    for (long long row = warp; row < rows; row += warps) {
+        const float* x = logits + row * cols;
+        float best = -INFINITY;
+        long long arg = cols;              // none yet
+        for (long long c = lane; c < cols; c += 32) {
+            if (x[c] > best) { best = x[c]; arg = c; }
+        }
+        for (int o = 16; o > 0; o >>= 1) {         // the larger value; on a tie the smaller column
+            const float ob = __shfl_xor_sync(0xffffffffu, best, o);
+            const long long oa = __shfl_xor_sync(0xffffffffu, arg, o);
+            if (ob > best || (ob == best && oa < arg)) { best = ob; arg = oa; }
+        }
+        if (arg == cols || x[0] != x[0]) arg = 0;  // all -inf or NaN: nothing beat column 0; NaN first: it stays
+        if (lane == 0 && (float)arg == labels[row]) hits += 1.f;
+    }
+    hits = block_sum(hits);
+    if (threadIdx.x == 0) {
+        sums[0] += loss[0] * (float)rows;
+        sums[1] += hits;
     }
 }

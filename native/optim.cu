@@ -28,3 +28,30 @@ extern "C" __global__ void adam_step_f32(float* __restrict__ p, const float* __r
         p[i] -= lr * (mi / c1) / (sqrtf(vi / c2) + eps);
     }
 }
+
+// Backend.sgdSteps: sgd_step_f32 over up to SGD_TENSORS tensors in one launch (a small model's optimizer step was
+// one launch per parameter). The list is a kernel parameter, passed by value: nothing to upload.
+#define SGD_TENSORS 16
+struct SgdTensors {
+    long long count;
+    long long n[SGD_TENSORS];
+    float* p[SGD_TENSORS];
+    const float* grad[SGD_TENSORS];
+    float* v[SGD_TENSORS];             // null when momentum == 0
+};
+
+extern "C" __global__ void sgd_steps_f32(SgdTensors t, float lr, float momentum, float weight_decay) {
+    for (long long k = 0; k < t.count; ++k) {
+        float* __restrict__ p = t.p[k];
+        const float* __restrict__ grad = t.grad[k];
+        float* __restrict__ v = t.v[k];
+        GRID_STRIDE_LOOP(i, t.n[k]) {
+            float d = grad[i] + weight_decay * p[i];
+            if (momentum != 0.f) {
+                d = momentum * v[i] + d;
+                v[i] = d;
+            }
+            p[i] -= lr * d;
+        }
+    }
+}

@@ -22,14 +22,20 @@ public final class Functions {
         return new Dropout(p, rng).apply(x);
     }
 
-    /** Result of {@link #batchNorm2d}: the output and the batch statistics (for running averages). */
-    public record BatchNormResult(Tensor output, NDArray batchMean, NDArray batchVariance) {}
+    /** Batch normalisation of x (N, C, H, W) with batch statistics (training mode). */
+    public static Tensor batchNorm2d(Tensor x, Tensor weight, Tensor bias, float eps) {
+        return new BatchNorm(eps, null, null, 0f).apply(x, weight, bias);
+    }
 
-    /** Batch normalisation with batch statistics (training mode). */
-    public static BatchNormResult batchNorm2d(Tensor x, Tensor weight, Tensor bias, float eps) {
-        BatchNorm f = new BatchNorm(eps);
-        Tensor out = f.apply(x, weight, bias);
-        return new BatchNormResult(out, f.batchMean, f.batchVarUnbiased);
+    /**
+     * Batch normalisation with batch statistics that also updates the running averages in place (compact (C,)
+     * arrays on x's device): {@code running = (1 - momentum) running + momentum batch}, the variance unbiased.
+     */
+    public static Tensor batchNorm2d(Tensor x, Tensor weight, Tensor bias, float eps, NDArray runningMean, NDArray runningVar,
+                                     float momentum) {
+        if (runningMean == null || runningVar == null)
+            throw new IllegalArgumentException("batchNorm2d: running mean and variance must both be given (or use the overload without them)");
+        return new BatchNorm(eps, runningMean, runningVar, momentum).apply(x, weight, bias);
     }
 
     /** Mean softmax cross-entropy of logits (N, C) against class indices (N,) stored as floats. */

@@ -1,6 +1,5 @@
 package org.mpi2nccl.autograd;
 
-import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
 import org.mpi2nccl.tensor.ReduceOp;
 import org.mpi2nccl.tensor.Shapes;
@@ -67,40 +66,43 @@ final class Losses {
 
     /**
      * Mean over the batch of {@code -log softmax(logits)[label]}: logits (N, C), labels (N,) holding class
-     * indices as floats (not differentiated). The gradient is (softmax - onehot) / N.
+     * indices as floats (not differentiated). The gradient is (softmax - onehot) / N times the upstream gradient.
+     * One backend call each way ({@link org.mpi2nccl.tensor.Backend#softmaxCrossEntropy} and its backward): one
+     * kernel each on a GPU, where the composition of oneHot, log-sum-exp and sums took eighteen. The upstream
+     * gradient stays on the device (reading it on the host would make every step wait for the GPU).
      */
     static final class SoftmaxCrossEntropy extends Function {
         final NDArray labels;
-        NDArray logits, lse, onehot;
+        NDArray logits, lab;
 
         SoftmaxCrossEntropy(NDArray labels) { this.labels = labels; }
 
         protected NDArray forward(NDArray... in) {
-            logits = in[0];
-            if (logits.ndim() != 2)
-                throw new IllegalArgumentException("softmaxCrossEntropy: logits must be (batch, classes), got " + Shapes.str(logits.shape()));
-            int n = logits.shape(0), c = logits.shape(1);
+            if (in[0].ndim() != 2)
+                throw new IllegalArgumentException("softmaxCrossEntropy: logits must be (batch, classes), got " + Shapes.str(in[0].shape()));
+            int n = in[0].shape(0);
             if (labels.ndim() != 1 || labels.shape(0) != n)
                 throw new IllegalArgumentException("softmaxCrossEntropy: labels of shape " + Shapes.str(labels.shape())
-                        + " do not match logits of shape " + Shapes.str(logits.shape()) + " (expected (" + n + ",))");
-            Device d = logits.device();
-            onehot = NDArray.empty(d, n, c);
-            try (NDArray lab = labels.compact()) {
-                d.backend().oneHot(lab.storage(), onehot.storage(), n, c);
-            }
-            lse = logSumExpKept(logits, 1);
-            try (NDArray picked = logits.mul(onehot); NDArray pickedSum = picked.sum(); NDArray lseSum = lse.sum();
-                 NDArray total = lseSum.sub(pickedSum)) {
-                return total.mul(1f / n);
-            }
+                        + " do not match logits of shape " + Shapes.str(in[0].shape()) + " (expected (" + n + ",))");
+            if (!labels.device().equals(in[0].device()))
+                throw new IllegalArgumentException("softmaxCrossEntropy: labels on " + labels.device() + ", logits on " + in[0].device()
+                        + " (move the labels with NDArray.to(device) first)");
+            if (n == 0) throw new IllegalArgumentException("softmaxCrossEntropy: an empty batch has no mean loss (logits of shape "
+                    + Shapes.str(in[0].shape()) + ")");
+            logits = in[0].compact();
+            lab = labels.compact();
+            NDArray loss = NDArray.empty(logits.device());
+            logits.backend().softmaxCrossEntropy(logits.storage(), lab.storage(), loss.storage(), n, logits.shape(1));
+            return loss;
         }
 
         protected NDArray[] backward(NDArray g) {
-            int n = logits.shape(0);
-            try (NDArray shifted = logits.sub(lse); NDArray soft = shifted.exp(); NDArray diff = soft.sub(onehot);
-                 NDArray scale = g.mul(1f / n)) {
-                return new NDArray[] {diff.mul(scale)};
+            NDArray grad = NDArray.empty(logits.device(), logits.shape());
+            try (NDArray up = g.compact()) {
+                logits.backend().softmaxCrossEntropyBackward(logits.storage(), lab.storage(), up.storage(), grad.storage(),
+                        logits.shape(0), logits.shape(1));
             }
+            return new NDArray[] {grad};
         }
     }
 }

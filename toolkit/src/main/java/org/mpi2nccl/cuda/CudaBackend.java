@@ -253,6 +253,58 @@ public final class CudaBackend implements Backend {
                 .i64(outer).i64(channels).i64(inner));
     }
 
+    // ---- fused training layers (FusedOps' kernels) ---------------------------------------------------------------
+
+    @Override
+    public void batchNormForward(Storage x, Storage gamma, Storage beta, Storage y, Storage saveMean, Storage saveInvStd,
+                                 Storage runningMean, Storage runningVar, long outer, long channels, long inner,
+                                 float eps, float momentum) {
+        if (outer * inner < 2) throw new IllegalArgumentException("batchNormForward: needs more than one value per channel, got "
+                + outer + " x " + inner);
+        if ((runningMean == null) != (runningVar == null))
+            throw new IllegalArgumentException("batchNormForward: runningMean and runningVar go together (both or neither)");
+        fused.batchNormTraining(x, gamma, beta, y, saveMean, saveInvStd, runningMean, runningVar, outer, channels, inner, eps, momentum);
+    }
+
+    @Override
+    public void batchNormBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
+                                  Storage dx, Storage dgamma, Storage dbeta, long outer, long channels, long inner) {
+        fused.batchNormTrainingBackward(dy, x, saveMean, saveInvStd, gamma, dx, dgamma, dbeta, outer, channels, inner);
+    }
+
+    /** One block computes the mean loss; the bad-label check is read later, like oneHot's ({@link LabelChecks}). */
+    @Override
+    public void softmaxCrossEntropy(Storage logits, Storage labels, Storage loss, long rows, int classes) {
+        if (rows < 1 || classes < 1)
+            throw new IllegalArgumentException("softmaxCrossEntropy: needs at least one row and one class, got " + rows + " x " + classes);
+        long flag = labelChecks.flagFor(false);            // the kernel always writes it: no reset needed
+        fused.crossEntropyMean(logits, labels, loss, rows, classes, flag);
+        labelChecks.queued(flag, "softmaxCrossEntropy", rows, classes);
+        if (context.syncEveryLaunch()) labelChecks.checkAll();
+    }
+
+    /** A row with a bad label gets NaN gradients (its forward call reports the label). */
+    @Override
+    public void softmaxCrossEntropyBackward(Storage logits, Storage labels, Storage upstream, Storage grad, long rows, int classes) {
+        if (rows < 1 || classes < 1)
+            throw new IllegalArgumentException("softmaxCrossEntropyBackward: needs at least one row and one class, got " + rows + " x " + classes);
+        fused.crossEntropyMeanBackward(logits, labels, upstream, grad, rows, classes);
+    }
+
+    /** One block: the epoch's loss and hit sums accumulate on the GPU, one launch per step. */
+    @Override
+    public void addBatchMetrics(Storage logits, Storage labels, Storage loss, Storage sums, long rows, int classes) {
+        if (rows < 1 || classes < 1)
+            throw new IllegalArgumentException("addBatchMetrics: needs at least one row and one class, got " + rows + " x " + classes);
+        long pl = address(logits, "addBatchMetrics logits"), py = address(labels, "addBatchMetrics labels");
+        long pj = address(loss, "addBatchMetrics loss"), ps = address(sums, "addBatchMetrics sums");
+        checkRange("addBatchMetrics logits", logits, 0, rows * classes);
+        checkRange("addBatchMetrics labels", labels, 0, rows);
+        checkRange("addBatchMetrics loss", loss, 0, 1);
+        checkRange("addBatchMetrics sums", sums, 0, 2);
+        context.launch(Kernel.BATCH_METRICS, 1, KernelArgs.of().ptr(pl).ptr(py).ptr(pj).ptr(ps).i64(rows).i64(classes));
+    }
+
     // ---- reductions -----------------------------------------------------------------------------------------
 
     @Override
@@ -290,6 +342,7 @@ public final class CudaBackend implements Backend {
         }
         int lda = transA ? m : k, ldb = transB ? k : n;
         Cublas blas = context.cublas();
+        context.countLibraryCall();
         if (batch == 1) {
             blas.gemm(transA, transB, m, n, k, 1f, pa, lda, pb, ldb, 0f, po, n);
         } else {
@@ -354,9 +407,9 @@ public final class CudaBackend implements Backend {
         checkRange("oneHot out", out, 0, n * classes);
         if (n == 0) return;
         // The bad-label check reads its flag later (LabelChecks): waiting for it here would stall every step.
-        long flag = labelChecks.flagFor(n, classes);
+        long flag = labelChecks.flagFor(true);
         context.launch(Kernel.ONE_HOT, n * classes, KernelArgs.of().ptr(pl).ptr(po).i64(n).i64(classes).ptr(flag));
-        labelChecks.queued(flag, n, classes);
+        labelChecks.queued(flag, "oneHot", n, classes);
         if (context.syncEveryLaunch()) labelChecks.checkAll();
     }
 
@@ -387,6 +440,40 @@ public final class CudaBackend implements Backend {
             checkRange("sgdStep velocity", velocity, 0, n);
         }
         context.launch(Kernel.SGD_STEP, n, KernelArgs.of().ptr(pp).ptr(pg).ptr(pv).i64(n).f32(lr).f32(momentum).f32(weightDecay));
+    }
+
+    /** Up to {@link KernelArgs#SGD_TENSORS} tensors per launch, the list passed by value (nothing uploaded). */
+    @Override
+    public void sgdSteps(Storage[] params, Storage[] grads, Storage[] velocities, long[] sizes, float lr, float momentum,
+                         float weightDecay) {
+        int count = params.length;
+        if (grads.length != count || sizes.length != count || (velocities != null && velocities.length != count))
+            throw new IllegalArgumentException("sgdSteps: " + count + " parameters, " + grads.length + " gradients, "
+                    + (velocities == null ? "no" : String.valueOf(velocities.length)) + " velocities and " + sizes.length + " sizes");
+        int chunk = KernelArgs.SGD_TENSORS;
+        long[] n = new long[chunk], pp = new long[chunk], pg = new long[chunk], pv = new long[chunk];
+        for (int from = 0; from < count; from += chunk) {
+            int k = Math.min(chunk, count - from);
+            long most = 0;
+            for (int j = 0; j < k; j++) {
+                int t = from + j;
+                n[j] = sizes[t];
+                pp[j] = address(params[t], "sgdSteps param " + t);
+                pg[j] = address(grads[t], "sgdSteps grad " + t);
+                checkRange("sgdSteps param " + t, params[t], 0, n[j]);
+                checkRange("sgdSteps grad " + t, grads[t], 0, n[j]);
+                pv[j] = 0;
+                if (momentum != 0f) {
+                    if (velocities == null || velocities[t] == null)
+                        throw new IllegalArgumentException("sgdSteps: momentum " + momentum + " needs a velocity storage for tensor " + t);
+                    pv[j] = address(velocities[t], "sgdSteps velocity " + t);
+                    checkRange("sgdSteps velocity " + t, velocities[t], 0, n[j]);
+                }
+                most = Math.max(most, n[j]);
+            }
+            context.launch(Kernel.SGD_STEPS, Math.max(1, most),
+                    KernelArgs.of().sgdTensors(k, n, pp, pg, pv).f32(lr).f32(momentum).f32(weightDecay));
+        }
     }
 
     @Override

@@ -46,6 +46,10 @@ public final class CudaContext {
     final AtomicLong peakBytes = new AtomicLong();
     final AtomicLong allocations = new AtomicLong();
     final AtomicLong reclaimedByGc = new AtomicLong();
+    // What the host queues per training step (WorkCounts): each launch or library call costs microseconds of
+    // host time, which is what bounds a small model's step (the GPU waits for the host).
+    private final AtomicLong launches = new AtomicLong();
+    private final AtomicLong libraryCalls = new AtomicLong();
 
     CudaContext(CudaDevice device) {
         this.device = device;
@@ -128,10 +132,39 @@ public final class CudaContext {
         if (items == 0) return;
         makeCurrent();
         int blocks = gridBlocks(kernel.launch, items, device.multiprocessors);
+        launches.incrementAndGet();
         CudaException.check(cuLaunchKernel(from.function(kernel), blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0,
                 stream, args.toKernelParams(), null), "launching " + kernel);
         if (syncEveryLaunch) {
             CudaException.check(cuStreamSynchronize(stream), "running " + kernel + " (MPI2NCCL_CUDA_SYNC=1)");
+        }
+    }
+
+    /** Counts a call into a CUDA library that queues GPU work (a cuBLAS GEMM) for {@link #workCounts()}. */
+    void countLibraryCall() {
+        libraryCalls.incrementAndGet();
+    }
+
+    /**
+     * How much work the host has queued on this GPU so far: the toolkit's kernel launches, library calls
+     * (cuBLAS), and device allocations. Cheap (three counters); the difference of two snapshots is what a
+     * piece of code costs the host, e.g. launches per training step.
+     */
+    public WorkCounts workCounts() {
+        return new WorkCounts(launches.get(), libraryCalls.get(), allocations.get());
+    }
+
+    /**
+     * Counters of {@link #workCounts()}.
+     *
+     * @param launches     kernels launched through {@link #launch}
+     * @param libraryCalls calls into CUDA libraries that queue GPU work (cuBLAS GEMMs)
+     * @param allocations  device buffers allocated (stream-ordered, each one a driver call, and a free later)
+     */
+    public record WorkCounts(long launches, long libraryCalls, long allocations) {
+        /** This snapshot minus an earlier one. */
+        public WorkCounts minus(WorkCounts earlier) {
+            return new WorkCounts(launches - earlier.launches, libraryCalls - earlier.libraryCalls, allocations - earlier.allocations);
         }
     }
 

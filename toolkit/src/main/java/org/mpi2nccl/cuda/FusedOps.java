@@ -100,6 +100,66 @@ public final class FusedOps {
                 KernelArgs.of().ptr(pgy).ptr(px).ptr(pm).ptr(pv).ptr(pg).ptr(pdg).ptr(pdb).ptr(pdx).i64(n).i64(c).i64(hw).f32(eps));
     }
 
+    // ---- the training layers of the Backend contract (batchNormForward/Backward, softmaxCrossEntropy/Backward) ----
+
+    /**
+     * Training-mode batch norm forward in two launches: per-channel statistics (kept as mean and 1/sqrt(var + eps),
+     * the running averages updated in place unless {@code runningMean} is null), then the normalization.
+     */
+    public void batchNormTraining(Storage x, Storage gamma, Storage beta, Storage y, Storage saveMean, Storage saveInvStd,
+                                  Storage runningMean, Storage runningVar, long n, long c, long hw, float eps, float momentum) {
+        long size = n * c * hw;
+        long px = ptr(x, "batchNormForward x", size), py = ptr(y, "batchNormForward y", size);
+        long pm = ptr(saveMean, "batchNormForward saveMean", c), pi = ptr(saveInvStd, "batchNormForward saveInvStd", c);
+        long pg = ptr(gamma, "batchNormForward gamma", c), pb = ptr(beta, "batchNormForward beta", c);
+        long prm = 0, prv = 0;
+        if (runningMean != null) {
+            prm = ptr(runningMean, "batchNormForward runningMean", c);
+            prv = ptr(runningVar, "batchNormForward runningVar", c);
+        }
+        backend.context().launch(Kernel.BATCHNORM_FORWARD_STATS, c,
+                KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(prm).ptr(prv).i64(n).i64(c).i64(hw).f32(eps).f32(momentum));
+        backend.context().launch(Kernel.BATCHNORM_FORWARD_APPLY, size,
+                KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pb).ptr(py).i64(n).i64(c).i64(hw));
+    }
+
+    /** Backward of {@link #batchNormTraining}: dgamma, dbeta per channel, then dx (skipped when {@code dx} is null). */
+    public void batchNormTrainingBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
+                                          Storage dx, Storage dgamma, Storage dbeta, long n, long c, long hw) {
+        long size = n * c * hw;
+        long pgy = ptr(dy, "batchNormBackward dy", size), px = ptr(x, "batchNormBackward x", size);
+        long pm = ptr(saveMean, "batchNormBackward saveMean", c), pi = ptr(saveInvStd, "batchNormBackward saveInvStd", c);
+        long pg = ptr(gamma, "batchNormBackward gamma", c), pdg = ptr(dgamma, "batchNormBackward dgamma", c);
+        long pdb = ptr(dbeta, "batchNormBackward dbeta", c);
+        backend.context().launch(Kernel.BATCHNORM_GRAD_SUMS, c,
+                KernelArgs.of().ptr(pgy).ptr(px).ptr(pm).ptr(pi).ptr(pdg).ptr(pdb).i64(n).i64(c).i64(hw));
+        if (dx == null) return;
+        long pdx = ptr(dx, "batchNormBackward dx", size);
+        backend.context().launch(Kernel.BATCHNORM_INPUT_GRAD, size,
+                KernelArgs.of().ptr(pgy).ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pdg).ptr(pdb).ptr(pdx).i64(n).i64(c).i64(hw));
+    }
+
+    /**
+     * loss[0] = mean cross-entropy over the rows, in one block; the first row whose label is not a class (or
+     * INT_MAX) is written to the int at device address {@code firstBadRow} (a {@link LabelChecks} flag).
+     */
+    void crossEntropyMean(Storage logits, Storage labels, Storage loss, long rows, long cols, long firstBadRow) {
+        long pl = ptr(logits, "softmaxCrossEntropy logits", rows * cols), py = ptr(labels, "softmaxCrossEntropy labels", rows);
+        long po = ptr(loss, "softmaxCrossEntropy loss", 1);
+        backend.context().launch(Kernel.CROSS_ENTROPY_MEAN, 1,
+                KernelArgs.of().ptr(pl).ptr(py).ptr(po).i64(rows).i64(cols).ptr(firstBadRow));
+    }
+
+    /** grad = upstream[0] / rows * (softmax(logits) - onehot(labels)), the upstream gradient read on the GPU. */
+    public void crossEntropyMeanBackward(Storage logits, Storage labels, Storage upstream, Storage grad, long rows, long cols) {
+        long pl = ptr(logits, "softmaxCrossEntropyBackward logits", rows * cols);
+        long py = ptr(labels, "softmaxCrossEntropyBackward labels", rows);
+        long pu = ptr(upstream, "softmaxCrossEntropyBackward upstream", 1);
+        long pg = ptr(grad, "softmaxCrossEntropyBackward grad", rows * cols);
+        backend.context().launch(Kernel.CROSS_ENTROPY_MEAN_BACKWARD, rows,
+                KernelArgs.of().ptr(pl).ptr(py).ptr(pu).ptr(pg).i64(rows).i64(cols));
+    }
+
     // ---- helpers ----------------------------------------------------------------------------------------------
 
     private void rowwise(Kernel k, String op, Storage in, Storage out, long rows, long cols) {

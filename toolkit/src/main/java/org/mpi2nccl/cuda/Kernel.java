@@ -117,6 +117,11 @@ public final class Kernel {
     public static final Kernel BATCHNORM_RUNNING_UPDATE = of("batchnorm", "batchnorm_running_update_f32", "ppppllf", Launch.PER_ELEMENT);
     public static final Kernel BATCHNORM_BACKWARD_REDUCE = of("batchnorm", "batchnorm_backward_reduce_f32", "pppppplllf", Launch.PER_BLOCK);
     public static final Kernel BATCHNORM_BACKWARD_APPLY = of("batchnorm", "batchnorm_backward_apply_f32", "pppppppplllf", Launch.PER_ELEMENT);
+    // Backend.batchNormForward / batchNormBackward (statistics kept as mean and 1/sqrt(var + eps))
+    public static final Kernel BATCHNORM_FORWARD_STATS = of("batchnorm", "batchnorm_forward_stats_f32", "ppppplllff", Launch.PER_BLOCK);
+    public static final Kernel BATCHNORM_FORWARD_APPLY = of("batchnorm", "batchnorm_forward_apply_f32", "pppppplll", Launch.PER_ELEMENT);
+    public static final Kernel BATCHNORM_GRAD_SUMS = of("batchnorm", "batchnorm_grad_sums_f32", "pppppplll", Launch.PER_BLOCK);
+    public static final Kernel BATCHNORM_INPUT_GRAD = of("batchnorm", "batchnorm_input_grad_f32", "pppppppplll", Launch.PER_ELEMENT);
 
     // native/cast.cu
     public static final Kernel CAST_F32_TO_F16 = of("cast", "cast_f32_to_f16", "ppl", Launch.PER_ELEMENT);
@@ -135,6 +140,11 @@ public final class Kernel {
     public static final Kernel CROSS_ENTROPY_FORWARD = of("cross_entropy", "cross_entropy_forward_f32", "pppll", Launch.PER_WARP);
     public static final Kernel CROSS_ENTROPY_BACKWARD = of("cross_entropy", "cross_entropy_backward_f32", "pppllf", Launch.PER_WARP);
     public static final Kernel ONE_HOT = of("cross_entropy", "one_hot_f32", "ppllp", Launch.PER_ELEMENT);
+    // Backend.softmaxCrossEntropy (one block: launch with 1 item) / softmaxCrossEntropyBackward
+    public static final Kernel CROSS_ENTROPY_MEAN = of("cross_entropy", "cross_entropy_mean_f32", "pppllp", Launch.PER_BLOCK);
+    public static final Kernel CROSS_ENTROPY_MEAN_BACKWARD = of("cross_entropy", "cross_entropy_mean_backward_f32", "ppppll", Launch.PER_WARP);
+    // Backend.addBatchMetrics (one block: launch with 1 item)
+    public static final Kernel BATCH_METRICS = of("cross_entropy", "batch_metrics_f32", "ppppll", Launch.PER_BLOCK);
 
     // native/im2col.cu
     public static final Kernel IM2COL = of("im2col", "im2col_f32", "ppW", Launch.PER_ELEMENT);
@@ -154,6 +164,7 @@ public final class Kernel {
 
     // native/optim.cu
     public static final Kernel SGD_STEP = of("optim", "sgd_step_f32", "ppplfff", Launch.PER_ELEMENT);
+    public static final Kernel SGD_STEPS = of("optim", "sgd_steps_f32", "Sfff", Launch.PER_ELEMENT);
     public static final Kernel ADAM_STEP = of("optim", "adam_step_f32", "pppplfffffff", Launch.PER_ELEMENT);
 
     // native/pool.cu

@@ -15,7 +15,7 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 
 /**
- * The check that every label handed to {@code oneHot} is a class, without making the host wait for the GPU
+ * The check that every label handed to {@code oneHot} or {@code softmaxCrossEntropy} is a class, without making the host wait for the GPU
  * at every training step. The kernel writes the first bad row into a flag on the GPU; the flag is copied
  * back into pinned memory on the same stream, and the host reads it later: when it next waits for the GPU
  * anyway ({@link CudaBackend#synchronize()}, a copy to the host), or when the flag's slot comes round again
@@ -35,34 +35,35 @@ final class LabelChecks implements AutoCloseable {
     private int next;
     private long calls;
 
-    /** What a pending check needs for its message. */
-    private record Call(long number, long rows, int classes) {}
+    /** What a pending check needs for its message: the operation that checked, and its batch. */
+    private record Call(long number, String op, long rows, int classes) {}
 
     LabelChecks(CudaContext context) {
         this.context = context;
     }
 
     /**
-     * A flag slot for the next oneHot launch, reset to "no bad row" on the stream; reads (and reports) the
-     * slot's previous check first.
+     * A flag slot for the next checking kernel; reads (and reports) the slot's previous check first. With
+     * {@code reset} the flag is set to "no bad row" on the stream first (for oneHot's atomicMin); a kernel that
+     * always writes its flag (the one-block cross-entropy) saves that call.
      */
-    synchronized long flagFor(long rows, int classes) {
+    synchronized long flagFor(boolean reset) {
         ensureBuffers();
         int i = next;
         next = (next + 1) % SLOTS;
         if (pending[i] != null) check(i);
         long flag = flags.address(i * 4L);
-        CudaException.check(cuMemsetD32Async(Handles.device(flag), NONE, 1, context.stream()), "resetting a label check flag");
+        if (reset) CudaException.check(cuMemsetD32Async(Handles.device(flag), NONE, 1, context.stream()), "resetting a label check flag");
         return flag;
     }
 
-    /** After the kernel was queued: the flag's copy to the host, and the event that says it has arrived. */
-    synchronized void queued(long flag, long rows, int classes) {
+    /** After the kernel {@code op} was queued: the flag's copy to the host, and the event that says it has arrived. */
+    synchronized void queued(long flag, String op, long rows, int classes) {
         int i = (int) ((flag - flags.address()) / 4);
         CudaException.check(cuMemcpyDtoHAsync(host.withByteOffset(i * 4L), Handles.device(flag), 4, context.stream()),
                 "copying a label check flag back");
         CudaException.check(cuEventRecord(done[i], context.stream()), "recording a label check");
-        pending[i] = new Call(++calls, rows, classes);
+        pending[i] = new Call(++calls, op, rows, classes);
     }
 
     /** Reports the first bad label among the checks still pending (call after the stream was synchronised). */
@@ -81,9 +82,9 @@ final class LabelChecks implements AutoCloseable {
         int bad = hostView.get(i);
         if (bad != NONE) {
             long ago = calls - c.number;
-            throw new IllegalArgumentException("oneHot: the label at position " + bad + " of a batch of " + c.rows()
+            throw new IllegalArgumentException(c.op() + ": the label at position " + bad + " of a batch of " + c.rows()
                     + " is not a class in [0, " + c.classes() + ")" + (ago == 0 ? "" : " (found by the GPU " + ago
-                    + " oneHot call(s) ago: labels are checked without waiting; set MPI2NCCL_CUDA_SYNC=1 to stop at the call)")
+                    + " label-checking call(s) ago: labels are checked without waiting; set MPI2NCCL_CUDA_SYNC=1 to stop at the call)")
                     + ". Labels must be class indices 0.." + (c.classes() - 1));
         }
     }

@@ -186,11 +186,11 @@ public final class DataParallel implements AutoCloseable {
     public record StepOutput(Tensor logits, Tensor loss) {}
 
     /**
-     * One timed training step on this rank's batch: zero the gradients, forward, loss, backward with the
+     * One timed training step on this rank's batch: zero the gradients (per bucket), forward, loss, backward with the
      * gradients averaged over the ranks, optimizer update.
      */
     public StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
-        optimizer.zeroGrad();
+        zeroGradients(optimizer);
         clock.stepStart();
         Tensor logits = model.forward(Tensor.constant(batch.x()));
         Tensor loss = lossFn.forward(logits, batch.y());
@@ -205,6 +205,15 @@ public final class DataParallel implements AutoCloseable {
         clock.phaseEnd(Phase.OPTIMIZER);
         steps++;
         return new StepOutput(logits, loss);
+    }
+
+    /**
+     * What {@code optimizer.zeroGrad()} does, bucket by bucket: every model parameter's gradient (a bucket whose
+     * gradients are all its views is one fill) and those of the optimizer's parameters outside the model.
+     */
+    private void zeroGradients(Optimizer optimizer) {
+        for (GradientBucket b : buckets.buckets) b.zeroGradients();
+        for (Tensor p : optimizer.params()) if (buckets.of(p) == null) p.zeroGrad();
     }
 
     /** Time spent in each phase of every {@link #step} so far (waits for the GPU to finish them). */

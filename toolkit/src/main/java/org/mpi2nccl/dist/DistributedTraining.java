@@ -54,18 +54,17 @@ public final class DistributedTraining {
         long start = System.nanoTime();
         int batches = loader.batchesPerEpoch();
         int b = 0;
-        try (NDArray lossSum = ArrayScope.outside(() -> NDArray.zeros(device, 1));
-             NDArray correct = ArrayScope.outside(() -> NDArray.zeros(device, 1))) {
+        try (NDArray sums = ArrayScope.outside(() -> NDArray.zeros(device, 2))) {
             long samples = 0;
             for (Batch batch : loader.epoch(epoch)) {
                 try (ArrayScope step = ArrayScope.open(); batch) {
                     DataParallel.StepOutput out = dp.step(batch, optimizer, lossFn);
-                    accumulate(lossSum, correct, out.logits(), out.loss(), batch);
+                    Training.addBatchMetrics(sums, out.logits(), out.loss(), batch.y());
                     samples += batch.size();
                 }
                 if (onBatch != null) onBatch.batchDone(++b, batches);
             }
-            float[] s = sumOverRanks(dp, lossSum, correct, samples);
+            float[] s = sumOverRanks(dp, sums, samples);
             double seconds = (System.nanoTime() - start) / 1e9;
             return new EpochResult(epoch, s[0] / s[2], s[1] / s[2], (long) s[2], seconds, dp.times().minus(before));
         }
@@ -81,18 +80,17 @@ public final class DistributedTraining {
         Device device = dp.model().parameters().get(0).device();
         long start = System.nanoTime();
         try (GradMode.Off off = GradMode.off();
-             NDArray lossSum = ArrayScope.outside(() -> NDArray.zeros(device, 1));
-             NDArray correct = ArrayScope.outside(() -> NDArray.zeros(device, 1))) {
+             NDArray sums = ArrayScope.outside(() -> NDArray.zeros(device, 2))) {
             long samples = 0;
             for (Batch batch : loader.epoch(0)) {
                 try (ArrayScope step = ArrayScope.open(); batch) {
                     Tensor logits = dp.model().forward(Tensor.constant(batch.x()));
                     Tensor loss = lossFn.forward(logits, batch.y());
-                    accumulate(lossSum, correct, logits, loss, batch);
+                    Training.addBatchMetrics(sums, logits, loss, batch.y());
                     samples += batch.size();
                 }
             }
-            float[] s = sumOverRanks(dp, lossSum, correct, samples);
+            float[] s = sumOverRanks(dp, sums, samples);
             return new EvalResult(s[2] == 0 ? Double.NaN : s[0] / s[2], s[2] == 0 ? Double.NaN : s[1] / s[2], (long) s[2],
                     (System.nanoTime() - start) / 1e9);
         } finally {
@@ -100,18 +98,11 @@ public final class DistributedTraining {
         }
     }
 
-    /** Adds a batch's loss sum and correct count into the one-element arrays (on the device: no wait for the GPU). */
-    private static void accumulate(NDArray lossSum, NDArray correct, Tensor logits, Tensor loss, Batch batch) {
-        try (NDArray l = loss.data().mul((float) batch.size()).reshape(1); NDArray c = Training.countCorrect(logits.data(), batch.y())) {
-            lossSum.addInPlace(l);
-            correct.addInPlace(c);
-        }
-    }
-
     /** {loss sum, correct, samples} summed over the ranks (one all-reduce of three floats, on the model's device). */
-    private static float[] sumOverRanks(DataParallel dp, NDArray lossSum, NDArray correct, long samples) {
-        float[] local = {lossSum.item(), correct.item(), samples};
-        try (NDArray sums = NDArray.of(lossSum.device(), local, 3)) {
+    private static float[] sumOverRanks(DataParallel dp, NDArray lossAndHits, long samples) {
+        float[] s = lossAndHits.toArray();
+        float[] local = {s[0], s[1], samples};
+        try (NDArray sums = NDArray.of(lossAndHits.device(), local, 3)) {
             Tensors.allReduce(dp.communicator(), sums, Reduction.SUM);
             return sums.toArray();
         }

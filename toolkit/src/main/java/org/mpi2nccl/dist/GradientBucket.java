@@ -80,6 +80,17 @@ final class GradientBucket implements AutoCloseable {
         return views != null && params.get(i).grad() == views[i] && !views[i].isClosed();
     }
 
+    /**
+     * Zeroes this bucket's gradients before a step: one fill of the whole bucket where every gradient is still its
+     * view (a GPU launches one kernel instead of one per parameter), else each parameter's own.
+     */
+    void zeroGradients() {
+        boolean allViews = views != null;
+        for (int i = 0; allViews && i < params.size(); i++) allViews = isView(i);
+        if (allViews) backend.fill(device, 0, elements, 0f);
+        else for (Tensor p : params) p.zeroGrad();
+    }
+
     /** What the communicator reduces. */
     CommBuffer buffer() {
         return buffer;

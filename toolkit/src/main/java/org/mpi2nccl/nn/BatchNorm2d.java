@@ -1,15 +1,14 @@
 package org.mpi2nccl.nn;
 
 import org.mpi2nccl.autograd.Functions;
-import org.mpi2nccl.autograd.GradMode;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
 
 /**
  * Batch normalisation per channel of NCHW input. Training: batch statistics, and running averages updated as
- * {@code running = (1 - momentum) running + momentum batch} (unbiased variance, like PyTorch). Eval: the
- * running averages. The statistics are local to the rank (data-parallel training says so where it matters).
+ * {@code running = (1 - momentum) running + momentum batch} (unbiased variance, like PyTorch) in the same backend
+ * call as the forward pass. Eval: the running averages. The statistics are local to the rank (data-parallel training says so where it matters).
  */
 public final class BatchNorm2d extends Module {
     private final int channels;
@@ -31,25 +30,12 @@ public final class BatchNorm2d extends Module {
 
     @Override
     public Tensor forward(Tensor x) {
-        if (isTraining()) {
-            Functions.BatchNormResult r = Functions.batchNorm2d(x, weight, bias, eps);
-            try (GradMode.Off off = GradMode.off()) {
-                blend(runningMean, r.batchMean());
-                blend(runningVar, r.batchVariance());
-            }
-            return r.output();
-        }
+        if (isTraining()) return Functions.batchNorm2d(x, weight, bias, eps, runningMean, runningVar, momentum);
         int[] cs = {1, channels, 1, 1};
         try (NDArray ve = runningVar.add(eps); NDArray inv = ve.pow(-0.5f); NDArray m4 = runningMean.reshape(cs);
              NDArray i4 = inv.reshape(cs)) {
             Tensor centred = x.sub(Tensor.constant(m4.copy()));
             return centred.mul(Tensor.constant(i4.copy())).mul(weight.reshape(cs)).add(bias.reshape(cs));
-        }
-    }
-
-    private void blend(NDArray running, NDArray batch) {
-        try (NDArray a = running.mul(1f - momentum); NDArray b = batch.mul(momentum); NDArray s = a.add(b)) {
-            running.assign(s);
         }
     }
 

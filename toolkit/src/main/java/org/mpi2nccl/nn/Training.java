@@ -9,6 +9,7 @@ import org.mpi2nccl.optim.Optimizer;
 import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
+import org.mpi2nccl.tensor.Shapes;
 
 /**
  * The single-device training loop of the lessons: forward, loss, backward, optimizer step, one
@@ -31,8 +32,7 @@ public final class Training {
         Device device = model.parameters().get(0).device();
         long samples = 0;
         int b = 0;
-        try (NDArray lossSum = ArrayScope.outside(() -> NDArray.zeros(device, 1));
-             NDArray correct = ArrayScope.outside(() -> NDArray.zeros(device, 1))) {
+        try (NDArray sums = ArrayScope.outside(() -> NDArray.zeros(device, 2))) {
             for (Batch batch : loader.epoch(epoch)) {
                 try (ArrayScope step = ArrayScope.open(); batch) {
                     optimizer.zeroGrad();
@@ -40,16 +40,14 @@ public final class Training {
                     Tensor loss = lossFn.forward(logits, batch.y());
                     loss.backward();
                     optimizer.step();
-                    int n = batch.size();
-                    lossSum.addInPlace(loss.data().mul((float) n).reshape(1));
-                    correct.addInPlace(countCorrect(logits.data(), batch.y()));
-                    samples += n;
+                    addBatchMetrics(sums, logits, loss, batch.y());
+                    samples += batch.size();
                 }
                 if (onBatch != null) onBatch.accept(++b);
             }
-            device.backend().synchronize();
+            float[] s = sums.toArray();         // waits for the GPU: the epoch's time includes all its work
             double seconds = (System.nanoTime() - start) / 1e9;
-            return new EpochResult(lossSum.item() / samples, correct.item() / samples, samples, seconds);
+            return new EpochResult(s[0] / samples, s[1] / samples, samples, seconds);
         }
     }
 
@@ -60,21 +58,37 @@ public final class Training {
         Device device = model.parameters().get(0).device();
         long samples = 0;
         try (GradMode.Off off = GradMode.off();
-             NDArray lossSum = ArrayScope.outside(() -> NDArray.zeros(device, 1));
-             NDArray correct = ArrayScope.outside(() -> NDArray.zeros(device, 1))) {
+             NDArray sums = ArrayScope.outside(() -> NDArray.zeros(device, 2))) {
             for (Batch batch : loader.epoch(0)) {
                 try (ArrayScope step = ArrayScope.open(); batch) {
                     Tensor logits = model.forward(Tensor.constant(batch.x()));
                     Tensor loss = lossFn.forward(logits, batch.y());
-                    lossSum.addInPlace(loss.data().mul((float) batch.size()).reshape(1));
-                    correct.addInPlace(countCorrect(logits.data(), batch.y()));
+                    addBatchMetrics(sums, logits, loss, batch.y());
                     samples += batch.size();
                 }
             }
+            float[] s = sums.toArray();
             double seconds = (System.nanoTime() - start) / 1e9;
-            return new EpochResult(lossSum.item() / samples, correct.item() / samples, samples, seconds);
+            return new EpochResult(s[0] / samples, s[1] / samples, samples, seconds);
         } finally {
             model.train();
+        }
+    }
+
+    /**
+     * Adds a batch's loss times its size and its number of right predictions (argmax of the logits equals the
+     * label) into {@code sums}, a compact (2,) array on the model's device: one backend call
+     * ({@link org.mpi2nccl.tensor.Backend#addBatchMetrics}), no wait for the GPU.
+     */
+    public static void addBatchMetrics(NDArray sums, Tensor logits, Tensor loss, NDArray labels) {
+        NDArray l = logits.data();
+        if (l.ndim() != 2 || labels.ndim() != 1 || labels.shape(0) != l.shape(0) || loss.data().size() != 1)
+            throw new IllegalArgumentException("addBatchMetrics: logits " + Shapes.str(l.shape()) + ", labels " + Shapes.str(labels.shape())
+                    + " and loss " + Shapes.str(loss.data().shape()) + " do not fit: expected (N, C), (N,) and one element");
+        if (sums.size() != 2 || !sums.isCompact())
+            throw new IllegalArgumentException("addBatchMetrics: sums must be a compact (2,) array, got " + Shapes.str(sums.shape()));
+        try (NDArray lc = l.compact(); NDArray yc = labels.compact(); NDArray lossc = loss.data().compact()) {
+            sums.backend().addBatchMetrics(lc.storage(), yc.storage(), lossc.storage(), sums.storage(), l.shape(0), l.shape(1));
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.List;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.NDArray;
+import org.mpi2nccl.tensor.Storage;
 
 /** Stochastic gradient descent with momentum and weight decay (PyTorch's definition, see Backend#sgdStep). */
 public final class SGD extends Optimizer {
@@ -23,17 +24,39 @@ public final class SGD extends Optimizer {
             for (Tensor p : this.params) velocity.add(ArrayScope.outside(() -> NDArray.zeros(p.device(), p.shape())));
     }
 
+    /** One {@link org.mpi2nccl.tensor.Backend#sgdSteps} call per device for all parameters (one launch per 16 on a GPU). */
     @Override
     public void step() {
-        for (int i = 0; i < params.size(); i++) {
-            Tensor p = params.get(i);
-            NDArray g = p.grad();
-            if (g == null) continue;
-            try (NDArray gc = g.compact()) { // a new reference, or a copy when the gradient is a strided view
-                p.device().backend().sgdStep(p.data().storage(), gc.storage(), momentum != 0f ? velocity.get(i).storage() : null,
-                        p.size(), lr, momentum, weightDecay);
+        List<Integer> withGrad = new ArrayList<>();
+        for (int i = 0; i < params.size(); i++) if (params.get(i).grad() != null) withGrad.add(i);
+        if (withGrad.isEmpty()) return;
+        int k = withGrad.size();
+        Storage[] ps = new Storage[k], gs = new Storage[k], vs = momentum != 0f ? new Storage[k] : null;
+        long[] sizes = new long[k];
+        NDArray[] compacts = new NDArray[k];  // new references, or copies where a gradient is a strided view
+        try {
+            for (int j = 0; j < k; j++) {
+                Tensor p = params.get(withGrad.get(j));
+                compacts[j] = p.grad().compact();
+                ps[j] = p.data().storage();
+                gs[j] = compacts[j].storage();
+                if (vs != null) vs[j] = velocity.get(withGrad.get(j)).storage();
+                sizes[j] = p.size();
             }
+            if (sameDevice()) {
+                params.get(0).device().backend().sgdSteps(ps, gs, vs, sizes, lr, momentum, weightDecay);
+            } else {
+                for (int j = 0; j < k; j++)
+                    params.get(withGrad.get(j)).device().backend().sgdStep(ps[j], gs[j], vs == null ? null : vs[j], sizes[j], lr, momentum, weightDecay);
+            }
+        } finally {
+            for (NDArray c : compacts) if (c != null) c.close();
         }
+    }
+
+    private boolean sameDevice() {
+        for (Tensor p : params) if (!p.device().equals(params.get(0).device())) return false;
+        return true;
     }
 
     @Override

@@ -27,8 +27,9 @@ package org.mpi2nccl.tensor;
  *       {@link UnaryOp#apply} within 1e-5 relative, reductions and GEMM within 1e-4 relative (no TF32
  *       unless a caller asks for it).</li>
  * </ul>
- * Methods added after the first version have a default implementation composed of the others, so an
- * existing backend keeps compiling; a backend may override them with a faster kernel.
+ * Helpers added after the first version (binaryBroadcast, channelSums, channelAffine) have a default
+ * implementation composed of the others; a backend may override them with a faster kernel. The fused training
+ * layers (batch norm, softmax cross-entropy) have none: each backend implements them in one pass.
  */
 public interface Backend {
 
@@ -194,6 +195,56 @@ public interface Backend {
      */
     void oneHot(Storage labels, Storage out, long n, int classes);
 
+    // ---- fused training layers (batch norm, softmax cross-entropy) ---------------------------------------------
+    // One call each way per layer, where composing the primitives above costs a dozen launches and temporaries:
+    // a small model's training step is bound by the host's per-call cost on a GPU. No default: every backend
+    // implements them (the CPU in plain Java, which the gradient checks hold to the maths).
+
+    /**
+     * Training-mode batch normalization of the compact {@code x} of shape {@code (outer, channels, inner)}, per
+     * channel {@code c} over its {@code m = outer * inner >= 2} values: {@code mean[c]}, biased {@code var[c]};
+     * {@code saveMean[c] = mean[c]}, {@code saveInvStd[c] = 1 / sqrt(var[c] + eps)};
+     * {@code y[o, c, i] = (x[o, c, i] - mean[c]) * saveInvStd[c] * gamma[c] + beta[c]}. When {@code runningMean}
+     * is not null, the running averages are updated in place:
+     * {@code runningMean = (1 - momentum) runningMean + momentum mean},
+     * {@code runningVar = (1 - momentum) runningVar + momentum var * m / (m - 1)} (unbiased, PyTorch's convention).
+     * Statistics accumulate in double.
+     */
+    void batchNormForward(Storage x, Storage gamma, Storage beta, Storage y, Storage saveMean, Storage saveInvStd,
+                          Storage runningMean, Storage runningVar, long outer, long channels, long inner,
+                          float eps, float momentum);
+
+    /**
+     * Backward of {@link #batchNormForward} (batch statistics), from its {@code saveMean} and {@code saveInvStd}:
+     * with {@code xhat = (x - mean[c]) * invStd[c]}, {@code dbeta[c] = sum of dy}, {@code dgamma[c] = sum of dy * xhat}
+     * over the channel's {@code m} values, and, unless {@code dx} is null,
+     * {@code dx = gamma[c] * invStd[c] / m * (m * dy - dbeta[c] - xhat * dgamma[c])}.
+     */
+    void batchNormBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
+                           Storage dx, Storage dgamma, Storage dbeta, long outer, long channels, long inner);
+
+    /**
+     * Mean softmax cross-entropy of the compact {@code logits (rows, classes)} against {@code labels (rows,)} holding
+     * class indices as floats: {@code loss[0] = (1 / rows) * sum over r of (logsumexp(logits[r, :]) - logits[r, labels[r]])},
+     * the log-sum-exp shifted by the row's maximum. {@code rows >= 1}. A label that is not a class in
+     * {@code [0, classes)} is an error naming it, as in {@link #oneHot} (a GPU reports it at a later wait).
+     */
+    void softmaxCrossEntropy(Storage logits, Storage labels, Storage loss, long rows, int classes);
+
+    /**
+     * Gradient of {@link #softmaxCrossEntropy}: {@code grad[r, c] = upstream[0] / rows * (softmax(logits[r, :])[c] - (c == labels[r]))}.
+     * {@code upstream} is a one-element storage (the loss's gradient), read where it lives: a GPU backend does
+     * not copy it to the host.
+     */
+    void softmaxCrossEntropyBackward(Storage logits, Storage labels, Storage upstream, Storage grad, long rows, int classes);
+
+    /**
+     * A batch's figures added into an epoch's running sums, where they live (a GPU is not waited for):
+     * {@code sums[0] += loss[0] * rows} and {@code sums[1] +=} the number of rows {@code r} whose first maximum of
+     * {@code logits[r, :]} (the {@link ReduceOp#ARGMAX} rule) is at column {@code labels[r]}.
+     */
+    void addBatchMetrics(Storage logits, Storage labels, Storage loss, Storage sums, long rows, int classes);
+
     // ---- random numbers ----------------------------------------------------------------------------------------
 
     /**
@@ -213,6 +264,24 @@ public interface Backend {
      * param -= lr * v}. {@code velocity} is read and written only when {@code momentum != 0} (may be null otherwise).
      */
     void sgdStep(Storage param, Storage grad, Storage velocity, long n, float lr, float momentum, float weightDecay);
+
+    /**
+     * {@link #sgdStep} on several tensors in one call: tensor {@code t} is {@code params[t]}, {@code grads[t]},
+     * {@code velocities[t]} (null, or a null array, when {@code momentum == 0}), {@code sizes[t]} elements.
+     * A GPU backend updates up to 16 tensors per kernel launch. The default calls {@link #sgdStep} for each.
+     */
+    default void sgdSteps(Storage[] params, Storage[] grads, Storage[] velocities, long[] sizes, float lr, float momentum,
+                          float weightDecay) {
+        if (grads.length != params.length || sizes.length != params.length || (velocities != null && velocities.length != params.length))
+            throw new IllegalArgumentException("sgdSteps: " + params.length + " parameters, " + grads.length + " gradients, "
+                    + (velocities == null ? "no" : String.valueOf(velocities.length)) + " velocities and " + sizes.length + " sizes");
+        for (int t = 0; t < params.length; t++) {
+            Storage v = velocities == null ? null : velocities[t];
+            if (momentum != 0f && v == null)
+                throw new IllegalArgumentException("sgdSteps: momentum " + momentum + " needs a velocity storage for tensor " + t);
+            sgdStep(params[t], grads[t], v, sizes[t], lr, momentum, weightDecay);
+        }
+    }
 
     /**
      * One Adam step on {@code n} elements, in place ({@code step} counts from 1):

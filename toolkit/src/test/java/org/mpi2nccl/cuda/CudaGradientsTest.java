@@ -111,7 +111,7 @@ class CudaGradientsTest {
         float[][] in = {randoms(size(sx), -1, 1), randoms(size(sw), -0.5f, 0.5f), randoms(8, 0.5f, 1.5f), randoms(8, -0.2f, 0.2f)};
         sameGradients("conv2d (stride 1, pad 1) -> batch norm -> relu -> max-pool 2", 1e-4, t -> {
             Tensor y = Functions.conv2d(t[0], t[1], 1, 1);
-            y = Functions.batchNorm2d(y, t[2], t[3], 1e-5f).output().relu();
+            y = Functions.batchNorm2d(y, t[2], t[3], 1e-5f).relu();
             return Functions.maxPool2d(y, 2, 2, 0).pow(2f).sum();
         }, in, new int[][] {sx, sw, sg, sb});
         int[] sx2 = {2, 2, 9, 9}, sw2 = {3, 2, 3, 3};

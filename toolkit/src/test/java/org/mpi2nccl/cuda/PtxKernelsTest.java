@@ -64,6 +64,7 @@ class PtxKernelsTest {
                 case 'f' -> ".f32";
                 case 'L' -> ".b8[" + (2 + 2 * Layout.MAX_DIMS) * 8 + "]";
                 case 'W' -> ".b8[96]";
+                case 'S' -> ".b8[" + (1 + 4 * KernelArgs.SGD_TENSORS) * 8 + "]";
                 default -> throw new AssertionError("unknown signature letter " + c);
             });
         }

@@ -20,6 +20,13 @@ class CpuBackendContractTest extends BackendContractTest {
     }
 
     @Test
+    void crossEntropyNamesABadLabelImmediately() {
+        Storage logits = upload(new float[] {1, 2, 3, 4, 5, 6}), labels = upload(new float[] {0, 3}), loss = alloc(1);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> backend.softmaxCrossEntropy(logits, labels, loss, 2, 3));
+        assertTrue(e.getMessage().contains("label 3.0 at position 1") && e.getMessage().contains("not a class in [0, 3)"), e.getMessage());
+    }
+
+    @Test
     void describesItsBlas() {
         String d = backend.describe();
         System.out.println("CPU backend: " + d);

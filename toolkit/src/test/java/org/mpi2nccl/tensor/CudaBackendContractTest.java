@@ -55,6 +55,22 @@ class CudaBackendContractTest extends BackendContractTest {
     }
 
     @Test
+    void crossEntropyFeedsTheSameDeferredLabelCheck() {
+        Storage logits = upload(randoms(12, -1, 1)), bad = upload(new float[] {0, 1, -1, 2}), loss = alloc(1);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+            backend.softmaxCrossEntropy(logits, bad, loss, 4, 3);
+            backend.synchronize();
+        });
+        assertTrue(e.getMessage().startsWith("softmaxCrossEntropy: the label at position 2 of a batch of 4")
+                && e.getMessage().contains("not a class in [0, 3)"), e.getMessage());
+        // a good batch afterwards (the kernel writes its flag every time, no reset): nothing reported, a finite loss
+        Storage good = upload(new float[] {0, 1, 2, 1});
+        for (int i = 0; i < 20; i++) backend.softmaxCrossEntropy(logits, good, loss, 4, 3);
+        backend.synchronize();
+        assertTrue(Float.isFinite(download(loss, 1)[0]), "loss of good labels");
+    }
+
+    @Test
     void describesTheGpu() {
         String d = backend.describe();
         System.out.println("CUDA backend: " + d);

@@ -44,6 +44,19 @@ class DefaultMethodsContractTest extends BackendContractTest {
         public void adamStep(Storage p, Storage g, Storage m, Storage v, long n, float lr, float b1, float b2, float eps, float wd, long step) {
             d.adamStep(p, g, m, v, n, lr, b1, b2, eps, wd, step);
         }
+        public void batchNormForward(Storage x, Storage g, Storage b, Storage y, Storage m, Storage i, Storage rm, Storage rv,
+                                     long o, long c, long in, float eps, float mom) {
+            d.batchNormForward(x, g, b, y, m, i, rm, rv, o, c, in, eps, mom);
+        }
+        public void batchNormBackward(Storage dy, Storage x, Storage m, Storage i, Storage g, Storage dx, Storage dg, Storage db,
+                                      long o, long c, long in) {
+            d.batchNormBackward(dy, x, m, i, g, dx, dg, db, o, c, in);
+        }
+        public void softmaxCrossEntropy(Storage l, Storage y, Storage loss, long r, int c) { d.softmaxCrossEntropy(l, y, loss, r, c); }
+        public void softmaxCrossEntropyBackward(Storage l, Storage y, Storage u, Storage g, long r, int c) {
+            d.softmaxCrossEntropyBackward(l, y, u, g, r, c);
+        }
+        public void addBatchMetrics(Storage l, Storage y, Storage loss, Storage s, long r, int c) { d.addBatchMetrics(l, y, loss, s, r, c); }
         public void synchronize() { d.synchronize(); }
     }
 }

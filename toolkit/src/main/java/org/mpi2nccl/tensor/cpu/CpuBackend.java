@@ -160,6 +160,73 @@ public final class CpuBackend implements Backend {
                 (int) outer, (int) channels, (int) inner);
     }
 
+    // ---- fused training layers ---------------------------------------------------------------------------------
+
+    @Override
+    public void batchNormForward(Storage x, Storage gamma, Storage beta, Storage y, Storage saveMean, Storage saveInvStd,
+                                 Storage runningMean, Storage runningVar, long outer, long channels, long inner,
+                                 float eps, float momentum) {
+        long n = outer * channels * inner;
+        if (outer * inner < 2) throw new IllegalArgumentException("batchNormForward: needs more than one value per channel, got "
+                + outer + " x " + inner);
+        if ((runningMean == null) != (runningVar == null))
+            throw new IllegalArgumentException("batchNormForward: runningMean and runningVar go together (both or neither)");
+        checkRange("batchNormForward x", x, 0, n);
+        checkRange("batchNormForward y", y, 0, n);
+        for (Storage s : new Storage[] {gamma, beta, saveMean, saveInvStd}) checkRange("batchNormForward per-channel", s, 0, channels);
+        if (runningMean != null) {
+            checkRange("batchNormForward runningMean", runningMean, 0, channels);
+            checkRange("batchNormForward runningVar", runningVar, 0, channels);
+        }
+        TrainingLayerKernels.batchNormForward(data(x), data(gamma), data(beta), data(y), data(saveMean), data(saveInvStd),
+                runningMean == null ? null : data(runningMean), runningMean == null ? null : data(runningVar),
+                (int) outer, (int) channels, (int) inner, eps, momentum);
+    }
+
+    @Override
+    public void batchNormBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
+                                  Storage dx, Storage dgamma, Storage dbeta, long outer, long channels, long inner) {
+        long n = outer * channels * inner;
+        checkRange("batchNormBackward dy", dy, 0, n);
+        checkRange("batchNormBackward x", x, 0, n);
+        if (dx != null) checkRange("batchNormBackward dx", dx, 0, n);
+        for (Storage s : new Storage[] {saveMean, saveInvStd, gamma, dgamma, dbeta}) checkRange("batchNormBackward per-channel", s, 0, channels);
+        TrainingLayerKernels.batchNormBackward(data(dy), data(x), data(saveMean), data(saveInvStd), data(gamma),
+                dx == null ? null : data(dx), data(dgamma), data(dbeta), (int) outer, (int) channels, (int) inner);
+    }
+
+    @Override
+    public void softmaxCrossEntropy(Storage logits, Storage labels, Storage loss, long rows, int classes) {
+        checkCrossEntropy("softmaxCrossEntropy", logits, labels, rows, classes);
+        checkRange("softmaxCrossEntropy loss", loss, 0, 1);
+        data(loss)[0] = TrainingLayerKernels.crossEntropyMean(data(logits), data(labels), (int) rows, classes);
+    }
+
+    @Override
+    public void softmaxCrossEntropyBackward(Storage logits, Storage labels, Storage upstream, Storage grad, long rows, int classes) {
+        checkCrossEntropy("softmaxCrossEntropyBackward", logits, labels, rows, classes);
+        checkRange("softmaxCrossEntropyBackward upstream", upstream, 0, 1);
+        checkRange("softmaxCrossEntropyBackward grad", grad, 0, rows * classes);
+        TrainingLayerKernels.crossEntropyBackward(data(logits), data(labels), data(upstream)[0], data(grad), (int) rows, classes);
+    }
+
+    @Override
+    public void addBatchMetrics(Storage logits, Storage labels, Storage loss, Storage sums, long rows, int classes) {
+        checkCrossEntropy("addBatchMetrics", logits, labels, rows, classes);
+        checkRange("addBatchMetrics loss", loss, 0, 1);
+        checkRange("addBatchMetrics sums", sums, 0, 2);
+        float[] s = data(sums);
+        s[0] += data(loss)[0] * rows;
+        s[1] += TrainingLayerKernels.hits(data(logits), data(labels), (int) rows, classes);
+    }
+
+    private static void checkCrossEntropy(String op, Storage logits, Storage labels, long rows, int classes) {
+        if (rows < 1 || classes < 1)
+            throw new IllegalArgumentException(op + ": needs at least one row and one class, got " + rows + " x " + classes);
+        checkRange(op + " logits", logits, 0, rows * classes);
+        checkRange(op + " labels", labels, 0, rows);
+    }
+
     @Override
     public void reduce(ReduceOp op, Storage a, Storage out, long outer, long reduced, long inner) {
         if (reduced < 1) throw new IllegalArgumentException("reduce: reduced axis must have >= 1 element, got " + reduced);
