@@ -20,7 +20,7 @@ note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 note "fused3-check $(date -u +%FT%TZ) on $(hostname); repo $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 t0=$SECONDS
 JUNIT_REPORTS="$OUT/junit" timeout --kill-after=10 300 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu \
-    --include-classname 'org\.mpi2nccl\.(dist\.(StepWorkCountGpuTest|DataParallelGpuTest)|cuda\.(CudaFusedOpsTest|CudaGradientsTest)|tensor\.CudaBackendContractTest)' \
+    --include-classname 'org\.mpi2nccl\.(dist\.(StepWorkCountGpuTest|DataParallelGpuTest)|cuda\.(CudaFusedOpsTest|CudaGradientsTest|DeviceMemoryViewTest|TrainingLoopMemoryTest|CudaRuntimeTest|BlockCacheGpuTest)|tensor\.CudaBackendContractTest)' \
     > "$OUT/junit.txt" 2>&1
 note "== junit: exit $? in $((SECONDS - t0)) s -> $OUT/junit.txt"
 grep -E 'kernel launches|max relative difference|skipped|tests (successful|failed|found)|AssertionFailed|Exception' "$OUT/junit.txt" | head -20 | cut -c1-600 | sed 's/^/   /' | tee -a "$SUMMARY"

@@ -15,7 +15,8 @@ import org.mpi2nccl.tensor.UnaryOp;
 
 /**
  * The {@link Backend} contract on one GPU: the kernels of native/ launched through JCuda, GEMM through
- * cuBLAS, memory from the context's stream-ordered pool. Every call is queued on the context's one stream,
+ * cuBLAS, memory from the context's stream-ordered pool through a cache of closed storages' blocks ({@link BlockCache}:
+ * a training step's temporaries reuse the last step's without a driver call). Every call is queued on the context's one stream,
  * so calls run in program order; {@link #copyToHost} and {@link #synchronize} wait for them. A kernel's
  * failure therefore surfaces at the next wait, naming the wait (run with {@code MPI2NCCL_CUDA_SYNC=1} to have
  * every launch checked at once).
@@ -30,6 +31,9 @@ public final class CudaBackend implements Backend {
     private final AtomicLong live = new AtomicLong();
     private final FusedOps fused;
     private final LabelChecks labelChecks;
+    /** Closed storages' blocks for reuse: at most this many bytes (a training step's temporaries are far fewer). */
+    static final long BLOCK_CACHE_BYTES = 1L << 30;
+    private final BlockCache blocks = new BlockCache(BLOCK_CACHE_BYTES);
 
     private CudaBackend(CudaContext context) {
         this.context = context;
@@ -72,12 +76,36 @@ public final class CudaBackend implements Backend {
 
     // ---- memory -----------------------------------------------------------------------------------------
 
+    /**
+     * From the block cache when a closed storage of the same size left one there (no driver call), else a new
+     * block of the context's stream-ordered pool; when the GPU is full, the cache is emptied and the allocation tried again.
+     */
     @Override
     public Storage allocate(long n) {
         if (n < 0) throw new IllegalArgumentException("allocate: " + n + " elements is not a valid size");
-        DeviceMemory m = context.allocateFloats(n);
+        long bytes = Math.multiplyExact(n, 4L);
+        DeviceMemory m = blocks.take(bytes);
+        if (m == null) {
+            try {
+                m = DeviceMemory.allocateUnscoped(context, bytes);
+            } catch (CudaException e) {
+                if (blocks.cachedBytes() == 0) throw e;
+                blocks.clear();
+                m = DeviceMemory.allocateUnscoped(context, bytes);
+            }
+        }
         live.addAndGet(n);
         return new CudaStorage(this, m, n);
+    }
+
+    /** Frees the blocks kept for reuse (the memory returns to the context's pool). */
+    public void releaseCachedBlocks() {
+        blocks.clear();
+    }
+
+    /** Bytes of device memory held in the block cache for reuse. */
+    public long cachedBytes() {
+        return blocks.cachedBytes();
     }
 
     /**
@@ -87,12 +115,14 @@ public final class CudaBackend implements Backend {
     public Storage view(Storage parent, long offset, long n) {
         checkRange("view", parent, offset, n);
         CudaStorage v = new CudaStorage(this, memory(parent, "view").view(offset * 4, n * 4), n);
-        v.uncounted();
+        v.viewOf((CudaStorage) parent);
         return v;
     }
 
-    void freed(long n) {
+    /** A storage of {@code n} floats was closed: its block goes to the cache (or is freed when the cache is full). */
+    void freed(long n, DeviceMemory block) {
         live.addAndGet(-n);
+        blocks.give(block);
     }
 
     @Override

@@ -9,6 +9,8 @@ final class CudaStorage implements Storage {
     final DeviceMemory memory;
     private final long size;
     private boolean counted = true;
+    private boolean closed;
+    private CudaStorage parent;          // a view's storage: closed when it is (its block may be reused then)
 
     CudaStorage(CudaBackend backend, DeviceMemory memory, long size) {
         this.backend = backend;
@@ -27,22 +29,27 @@ final class CudaStorage implements Storage {
     }
 
     @Override
-    public boolean isClosed() {
-        return memory.isClosed();
+    public synchronized boolean isClosed() {
+        return closed || memory.isClosed() || (parent != null && parent.isClosed());
     }
 
-    /** A view of another storage's memory: not counted in the backend's live total (its parent is). */
-    synchronized void uncounted() {
+    /** A view of {@code parent}'s memory: not counted in the backend's live total (its parent is), closed with it. */
+    synchronized void viewOf(CudaStorage parent) {
         counted = false;
+        this.parent = parent;
     }
 
+    /** An owned block goes back to the backend (its block cache); a view's memory is only marked closed. */
     @Override
     public synchronized void close() {
+        if (closed) return;
+        closed = true;
         if (counted) {
             counted = false;
-            backend.freed(size);
+            backend.freed(size, memory);
+        } else {
+            memory.close();
         }
-        memory.close();
     }
 
     @Override
