@@ -3,11 +3,11 @@ package org.mpi2nccl.comm;
 import java.time.Duration;
 
 /** Short human-readable durations for messages ("30 s", "250 ms"). */
-final class Durations {
+public final class Durations {
     private Durations() {
     }
 
-    static String format(Duration d) {
+    public static String format(Duration d) {
         long ms = d.toMillis();
         if (ms >= 10_000 && ms % 1000 == 0) {
             return (ms / 1000) + " s";

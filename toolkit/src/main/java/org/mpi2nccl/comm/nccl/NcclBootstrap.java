@@ -37,6 +37,12 @@ final class NcclBootstrap {
                     + gpus + " GPU(s); check CUDA_VISIBLE_DEVICES)");
         }
         NcclCuda.setDevice(device, rank);
+        // The Java side of the call is made before the clocks start (JavaCPP's classes load on first use): the times are
+        // the rendezvous and NCCL's own init, and rank 0's init does not also wait for rank 1 loading classes.
+        ncclUniqueId uid = new ncclUniqueId();
+        ncclComm comm = new ncclComm();
+        ncclConfig_t config = NcclTypes.config(options.blocking());
+        String what = "ncclCommInitRank (rank " + rank + " of " + size + ", GPU " + device + ", id via " + rendezvous.describe() + ")";
         Deadline deadline = Deadline.after(options.timeout());
         long t0 = System.nanoTime();
         byte[] id = null;
@@ -45,11 +51,7 @@ final class NcclBootstrap {
         }
         id = rendezvous.share(rank, size, id, options.timeout());
         long t1 = System.nanoTime();
-        ncclUniqueId uid = new ncclUniqueId();
         new BytePointer(uid).put(id);
-        ncclComm comm = new ncclComm();
-        ncclConfig_t config = NcclTypes.config(options.blocking());
-        String what = "ncclCommInitRank (rank " + rank + " of " + size + ", GPU " + device + ", id via " + rendezvous.describe() + ")";
         if (options.blocking()) {
             initBlocking(comm, size, uid, rank, device, config, what, deadline);
         } else {

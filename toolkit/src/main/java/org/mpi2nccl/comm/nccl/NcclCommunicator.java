@@ -8,7 +8,6 @@ import static org.bytedeco.cuda.global.nccl.ncclBroadcast;
 import static org.bytedeco.cuda.global.nccl.ncclCommCount;
 import static org.bytedeco.cuda.global.nccl.ncclCommDestroy;
 import static org.bytedeco.cuda.global.nccl.ncclCommFinalize;
-import static org.bytedeco.cuda.global.nccl.ncclCommSplit;
 import static org.bytedeco.cuda.global.nccl.ncclCommUserRank;
 import static org.bytedeco.cuda.global.nccl.ncclGroupEnd;
 import static org.bytedeco.cuda.global.nccl.ncclGroupStart;
@@ -29,7 +28,6 @@ import java.util.function.IntSupplier;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.javacpp.Pointer;
-import org.bytedeco.javacpp.PointerPointer;
 import org.mpi2nccl.comm.AbstractCommunicator;
 import org.mpi2nccl.comm.Collective;
 import org.mpi2nccl.comm.CollectiveCall;
@@ -273,7 +271,10 @@ public final class NcclCommunicator extends AbstractCommunicator {
         });
     }
 
-    /** {@code ncclCommSplit}: same GPU and stream, new ranks. {@link Communicator#NO_COLOR} gets null. */
+    /**
+     * {@code ncclCommSplit}: same GPU and stream, new ranks ordered by {@code key} (ties by rank here; negative keys are
+     * fine). {@link Communicator#NO_COLOR} gets null. Bounded by the timeout in both NCCL modes ({@link NcclSplit}).
+     */
     @Override
     public NcclCommunicator split(int color, int key) {
         checkColor(color);
@@ -285,37 +286,11 @@ public final class NcclCommunicator extends AbstractCommunicator {
             if (options.verifyCalls()) {
                 metadata.verify(call, d);
             }
-            // The new communicator's handle comes back through a native slot that outlives this call: NCCL writes
-            // it only when the split is complete, which in non-blocking mode is after ncclCommSplit returned (the
-            // ncclComm overload would hand NCCL a temporary of the JNI call: NCCL wrote into freed stack memory, and
-            // the split seemed to return no communicator).
-            PointerPointer<ncclComm> out = new PointerPointer<>(1);
-            out.put(0, (Pointer) null);
             String what = "ncclCommSplit(color " + color + ", key " + key + ")";
-            int r = ncclCommSplit(comm, color, key, out, NcclTypes.config(options.blocking()));
-            if (r == IN_PROGRESS) {
-                // A non-blocking split runs as a job of THIS communicator, which stays ncclInProgress until the job is
-                // over (a call before that fails: "Attempt to use communicator before the previous operation
-                // returned ncclSuccess"). Timed out, the job may still write the slot: it is kept, not freed.
-                try {
-                    awaitOwn(IN_PROGRESS, what, d, call);
-                } catch (CommException e) {
-                    NcclWaits.keepForever(out);
-                    throw e;
-                }
-            } else {
-                complete(r, call, d, "ncclCommSplit");
-            }
-            Pointer made = out.get(0);
-            out.close();
-            if (made == null || made.isNull()) {
-                if (color != Communicator.NO_COLOR) {
-                    throw new NcclException(rank, what + " made no communicator for a real color", NcclException.INTERNAL_ERROR,
-                            NcclException.lastError(comm));
-                }
+            ncclComm child = NcclSplit.split(this, color, key, what, d, call);
+            if (child == null) {
                 return null;
             }
-            ncclComm child = new ncclComm(made);
             NcclWaits.awaitComm(child, IN_PROGRESS, rank, what + ", the new communicator", d, call);
             int[] cr = {0};
             int[] cn = {0};
@@ -518,7 +493,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
      * {@link NcclWaits#awaitComm} on this communicator. Every error it raises comes after it aborted the communicator
      * (ncclCommAbort frees NCCL's side), so the handle is dropped here: closing must not abort it a second time.
      */
-    private void awaitOwn(int result, String what, Deadline d, CollectiveCall call) {
+    void awaitOwn(int result, String what, Deadline d, CollectiveCall call) {
         try {
             NcclWaits.awaitComm(comm, result, rank, what, d, call);
         } catch (CommException e) {
@@ -544,12 +519,17 @@ public final class NcclCommunicator extends AbstractCommunicator {
         }
     }
 
-    private void abort(CommException why) {
+    /** NCCL's side was aborted while {@code why} was raised: the handle is dropped, closing frees only ours. */
+    void aborted(CommException why) {
         markBroken(why);
+        comm = null;
+    }
+
+    private void abort(CommException why) {
         if (comm != null) {
             NcclWaits.abortQuietly(comm);
-            comm = null;
         }
+        aborted(why);
     }
 
     // ---- for the helpers of this package ----

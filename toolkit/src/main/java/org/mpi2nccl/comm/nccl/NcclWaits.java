@@ -72,6 +72,14 @@ final class NcclWaits {
     record StreamWait(StreamState state, int error) {
     }
 
+    /**
+     * How long a stream wait polls with the core yielded between polls before it sleeps in 50 us steps. A sleep
+     * overshoots the GPU's end by 50-100 us, which a timed loop of collectives counts (2x H200: +5 us per all-reduce
+     * of 2-32 MiB in a loop of 20 against torch.distributed, whose synchronize spins as CUDA's default wait does).
+     * 250 ms covers the benchmark's loops up to 20 x 1 GiB; longer waits (a dead peer) sleep.
+     */
+    static final long STREAM_YIELD_NANOS = 250_000_000L;
+
     /** Polls {@code stream} until its queued work is done, watching NCCL's async error on {@code comm}. */
     static StreamWait pollStream(CUstream_st stream, ncclComm comm, Deadline d) {
         int[] async = {SUCCESS};
@@ -87,7 +95,7 @@ final class NcclWaits {
             }
             ncclCommGetAsyncError(comm, async);
             return async[0] != SUCCESS && async[0] != IN_PROGRESS;
-        });
+        }, STREAM_YIELD_NANOS);
         if (cudaErr[0] != cudaSuccess) {
             return new StreamWait(StreamState.CUDA_ERROR, cudaErr[0]);
         }

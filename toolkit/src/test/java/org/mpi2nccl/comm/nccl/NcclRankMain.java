@@ -59,25 +59,13 @@ public final class NcclRankMain {
                     try (NcclCommunicator fast = NcclCommunicator.overHost(host, NcclOptions.fast().timeout(timeout))) {
                         bad.addAll(asyncAndGroupChecks(nccl, fast));
                     }
-                    // NCCL's non-blocking mode (every call polled): the same group and queued checks, and a split
+                    // NCCL's non-blocking mode (every call polled): the same group and queued checks
                     try (NcclCommunicator polled = NcclCommunicator.overHost(host, opts.blocking(false));
                          NcclCommunicator polledFast = NcclCommunicator.overHost(host, NcclOptions.fast().blocking(false).timeout(timeout))) {
                         bad.addAll(asyncAndGroupChecks(polled, polledFast));
-                        try (NcclCommunicator half = polled.split(0, -rank)) {
-                            if (half.size() != size || half.rank() != size - 1 - rank) {
-                                bad.add("non-blocking split: rank " + half.rank() + " of " + half.size());
-                            }
-                            half.barrier();
-                        }
-                        // the parent right after a non-blocking split: NCCL keeps it ncclInProgress until the split's
-                        // job is over ("Attempt to use communicator before the previous operation returned ncclSuccess")
-                        try (NcclCommunicator again = polled.split(0, rank)) {
-                            polled.barrier();
-                            if (again.rank() != rank) {
-                                bad.add("non-blocking split, same order: rank " + again.rank() + " for rank " + rank);
-                            }
-                        }
+                        bad.addAll(splitProbe(polled, "non-blocking"));
                     }
+                    bad.addAll(splitProbe(nccl, "blocking"));
                     ok = bad.isEmpty();
                     System.out.println(ok ? "NCCL OK rank " + rank + " of " + size + " checks" : "NCCL FAILED rank " + rank + ": " + bad);
                 }
@@ -128,6 +116,55 @@ public final class NcclRankMain {
         }
         host.close();
         MPI.Finalize();
+    }
+
+    /**
+     * ncclCommSplit in one NCCL mode, one line per variant ("SPLIT PROBE rank r: MODE, color c, key k: outcome"):
+     * color 0 with key -rank (the order reversed) and key rank (kept), each child and the parent used right after;
+     * then one rank alone in a color and the others with NO_COLOR (they get no communicator). Returns the failures.
+     * After a failure the parent may be aborted: the probe stops there.
+     */
+    static List<String> splitProbe(NcclCommunicator parent, String mode) {
+        List<String> bad = new java.util.ArrayList<>();
+        int r = parent.rank(), p = parent.size();
+        int[][] variants = {{0, -r, p - 1 - r, p}, {0, r, r, p}, {r == 0 ? 5 : Communicator.NO_COLOR, 0, 0, 1}};
+        for (int[] v : variants) {
+            int color = v[0], key = v[1], wantRank = v[2], wantSize = v[3];
+            long t0 = System.nanoTime();
+            String outcome;
+            boolean stop = false;
+            try (NcclCommunicator child = parent.split(color, key)) {
+                if (color == Communicator.NO_COLOR) {
+                    outcome = child == null ? "no communicator, as asked" : "got " + child + " for NO_COLOR";
+                    if (child != null) {
+                        bad.add(mode + " split NO_COLOR: " + outcome);
+                    }
+                } else if (child == null) {
+                    outcome = "null for a real color";
+                    bad.add(mode + " split color " + color + " key " + key + ": " + outcome);
+                } else {
+                    child.barrier();
+                    outcome = "rank " + child.rank() + " of " + child.size() + " (expected " + wantRank + " of " + wantSize
+                            + "), a barrier on it OK";
+                    if (child.rank() != wantRank || child.size() != wantSize) {
+                        bad.add(mode + " split color " + color + " key " + key + ": " + outcome);
+                    }
+                }
+                parent.barrier();       // the parent right after the split (non-blocking: settled by the split)
+                outcome += "; the parent's barrier after it OK";
+            } catch (CommException e) {
+                outcome = "FAILED: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+                bad.add(mode + " split color " + color + " key " + key + ": " + outcome);
+                stop = true;
+            }
+            System.out.printf(java.util.Locale.ROOT, "SPLIT PROBE rank %d: %s, color %s, key %d: %s (%.1f ms)%n", r, mode,
+                    color == Communicator.NO_COLOR ? "NO_COLOR" : String.valueOf(color), key, outcome,
+                    (System.nanoTime() - t0) / 1e6);
+            if (stop) {
+                break;
+            }
+        }
+        return bad;
     }
 
     /**
