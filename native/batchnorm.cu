@@ -85,27 +85,62 @@ extern "C" __global__ void batchnorm_backward_apply_f32(const float* __restrict_
 // (statistics + running averages, normalize; per-channel gradient sums, input gradient). The statistics kernel
 // keeps mean and 1/sqrt(var + eps) for backward, so backward needs neither the normalized activations nor eps.
 
-// One block per channel: mean and biased variance in double (one pass, E[x^2] - E[x]^2 cancels badly in float),
-// save_mean/save_invstd for backward, and the running averages updated in place (unbiased variance,
-// PyTorch's convention); running_mean null: no update. Threads walk (o, i) with i fastest: contiguous reads.
+// The per-channel sums of batchnorm_forward_stats and batchnorm_grad_sums are split over `slices` blocks per channel
+// (a range of the batch each), so that a layer of 32 channels keeps more than 32 SMs busy. Each block writes its
+// partial sums (double) to partial[(ch * slices + s) * 2 + 0/1]; the last block of a channel to arrive (an atomic
+// count in arrivals[ch], which that block resets to 0 for the next launch) adds the partials in slice order
+// (deterministic) and finishes the channel. partial holds c * slices * 2 doubles, arrivals c zeros.
+__device__ __forceinline__ bool channel_slice_done(double a, double b, double* partial, unsigned int* arrivals,
+                                                   long long ch, long long s, long long slices, double* out_a,
+                                                   double* out_b) {
+    __shared__ bool last;
+    a = block_sum_double(a);
+    b = block_sum_double(b);
+    if (threadIdx.x == 0) {
+        partial[(ch * slices + s) * 2] = a;
+        partial[(ch * slices + s) * 2 + 1] = b;
+        __threadfence();
+        last = atomicAdd(&arrivals[ch], 1u) == (unsigned int)(slices - 1);
+        if (last) {
+            double ta = 0.0, tb = 0.0;
+            for (long long j = 0; j < slices; ++j) {
+                ta += __ldcg(&partial[(ch * slices + j) * 2]);
+                tb += __ldcg(&partial[(ch * slices + j) * 2 + 1]);
+            }
+            arrivals[ch] = 0;
+            *out_a = ta;
+            *out_b = tb;
+        }
+    }
+    __syncthreads();
+    const bool done = last;
+    __syncthreads();                       // `last` is written again by the next work item
+    return done;
+}
+
+// Mean and biased variance in double (one pass: E[x^2] - E[x]^2 cancels badly in float), save_mean/save_invstd
+// for backward, and the running averages updated in place (unbiased variance, PyTorch's convention);
+// running_mean null: no update. Threads walk (o, i) with i fastest: contiguous reads.
 extern "C" __global__ void batchnorm_forward_stats_f32(const float* __restrict__ x, float* __restrict__ save_mean,
                                                        float* __restrict__ save_invstd, float* running_mean,
                                                        float* running_var, long long n, long long c, long long hw,
-                                                       float eps, float momentum) {
+                                                       float eps, float momentum, double* partial,
+                                                       unsigned int* arrivals, long long slices) {
     const long long m = n * hw;
-    for (long long ch = blockIdx.x; ch < c; ch += gridDim.x) {
-        double s = 0.0, q = 0.0;
-        for (long long k = threadIdx.x; k < m; k += blockDim.x) {
-            const long long o = k / hw;
-            const double v = x[(o * c + ch) * hw + (k - o * hw)];
-            s += v;
-            q += v * v;
+    for (long long item = blockIdx.x; item < c * slices; item += gridDim.x) {
+        const long long ch = item / slices, s = item % slices;
+        const long long o0 = s * n / slices, span = ((s + 1) * n / slices - o0) * hw;
+        double sum = 0.0, sq = 0.0;
+        for (long long k = threadIdx.x; k < span; k += blockDim.x) {
+            const long long o = o0 + k / hw;
+            const double v = x[(o * c + ch) * hw + k % hw];
+            sum += v;
+            sq += v * v;
         }
-        s = block_sum_double(s);
-        q = block_sum_double(q);
-        if (threadIdx.x == 0) {
-            const double mean = s / (double)m;
-            double var = q / (double)m - mean * mean;
+        double total = 0.0, total_sq = 0.0;
+        if (channel_slice_done(sum, sq, partial, arrivals, ch, s, slices, &total, &total_sq) && threadIdx.x == 0) {
+            const double mean = total / (double)m;
+            double var = total_sq / (double)m - mean * mean;
             if (var < 0.0) var = 0.0;
             save_mean[ch] = (float)mean;
             save_invstd[ch] = (float)(1.0 / sqrt(var + (double)eps));
@@ -130,25 +165,29 @@ extern "C" __global__ void batchnorm_forward_apply_f32(const float* __restrict__
     }
 }
 
-// One block per channel: dbeta = sum(gy), dgamma = sum(gy * xhat), xhat = (x - mean) * invstd (sums in double).
+// dbeta = sum(gy), dgamma = sum(gy * xhat) per channel, xhat = (x - mean) * invstd (sums in double; sliced as above).
 extern "C" __global__ void batchnorm_grad_sums_f32(const float* __restrict__ gy, const float* __restrict__ x,
                                                    const float* __restrict__ mean, const float* __restrict__ invstd,
                                                    float* __restrict__ dgamma, float* __restrict__ dbeta,
-                                                   long long n, long long c, long long hw) {
-    const long long m = n * hw;
-    for (long long ch = blockIdx.x; ch < c; ch += gridDim.x) {
+                                                   long long n, long long c, long long hw, double* partial,
+                                                   unsigned int* arrivals, long long slices) {
+    for (long long item = blockIdx.x; item < c * slices; item += gridDim.x) {
+        const long long ch = item / slices, s = item % slices;
+        const long long o0 = s * n / slices, span = ((s + 1) * n / slices - o0) * hw;
         const float mu = mean[ch], inv = invstd[ch];
         double sg = 0.0, sgx = 0.0;
-        for (long long k = threadIdx.x; k < m; k += blockDim.x) {
-            const long long o = k / hw;
-            const long long at = (o * c + ch) * hw + (k - o * hw);
+        for (long long k = threadIdx.x; k < span; k += blockDim.x) {
+            const long long o = o0 + k / hw;
+            const long long at = (o * c + ch) * hw + k % hw;
             const float g = gy[at];
             sg += g;
             sgx += (double)(g * ((x[at] - mu) * inv));
         }
-        sg = block_sum_double(sg);
-        sgx = block_sum_double(sgx);
-        if (threadIdx.x == 0) { dbeta[ch] = (float)sg; dgamma[ch] = (float)sgx; }
+        double total_g = 0.0, total_gx = 0.0;
+        if (channel_slice_done(sg, sgx, partial, arrivals, ch, s, slices, &total_g, &total_gx) && threadIdx.x == 0) {
+            dbeta[ch] = (float)total_g;
+            dgamma[ch] = (float)total_gx;
+        }
     }
 }
 

@@ -36,21 +36,27 @@ static std::vector<float> randoms(size_t n, float lo, float hi) {
     return v;
 }
 
-static void batchnorm_case(long long n, long long c, long long hw, unsigned grid_stats, unsigned grid_elems) {
+static void batchnorm_case(long long n, long long c, long long hw, long long slices, unsigned grid_stats, unsigned grid_elems) {
     ++cases;
     const long long size = n * c * hw, m = n * hw;
     auto x = randoms(size, -2, 3), gamma = randoms(c, 0.5f, 1.5f), beta = randoms(c, -1, 1), gy = randoms(size, -1, 1);
     auto rm = randoms(c, -1, 1), rv = randoms(c, 0.5f, 2);
     std::vector<float> mean(c), inv(c), y(size), dg(c), db(c), dx(size), rm0 = rm, rv0 = rv;
     const float eps = 1e-5f, mom = 0.1f;
+    std::vector<double> partial(c * slices * 2, -1.0);
+    std::vector<unsigned int> arrivals(c, 0u);
     emulate_launch(grid_stats, 256, [&] {
-        batchnorm_forward_stats_f32(x.data(), mean.data(), inv.data(), rm.data(), rv.data(), n, c, hw, eps, mom);
+        batchnorm_forward_stats_f32(x.data(), mean.data(), inv.data(), rm.data(), rv.data(), n, c, hw, eps, mom,
+                                    partial.data(), arrivals.data(), slices);
     });
+    for (long long ch = 0; ch < c; ++ch)
+        if (arrivals[ch] != 0) { std::printf("FAIL arrivals[%lld] = %u after the stats kernel\n", ch, arrivals[ch]); ++failures; }
     emulate_launch(grid_elems, 256, [&] {
         batchnorm_forward_apply_f32(x.data(), mean.data(), inv.data(), gamma.data(), beta.data(), y.data(), n, c, hw);
     });
-    emulate_launch(grid_stats, 256, [&] {
-        batchnorm_grad_sums_f32(gy.data(), x.data(), mean.data(), inv.data(), dg.data(), db.data(), n, c, hw);
+    emulate_launch(grid_stats, 256, [&] {          // the same scratch again: the arrivals were reset
+        batchnorm_grad_sums_f32(gy.data(), x.data(), mean.data(), inv.data(), dg.data(), db.data(), n, c, hw,
+                                partial.data(), arrivals.data(), slices);
     });
     emulate_launch(grid_elems, 256, [&] {
         batchnorm_input_grad_f32(gy.data(), x.data(), mean.data(), inv.data(), gamma.data(), dg.data(), db.data(), dx.data(), n, c, hw);
@@ -172,9 +178,10 @@ static void sgd_steps_case(int count, unsigned grid) {
 }
 
 int main() {
-    batchnorm_case(4, 3, 49, 1, 2);        // fewer blocks than channels: grid-stride over channels
-    batchnorm_case(3, 5, 1, 8, 1);         // inner 1 (features), more blocks than channels
-    batchnorm_case(2, 2, 300, 2, 5);       // a channel's run longer than the block
+    batchnorm_case(4, 3, 49, 1, 1, 2);     // one slice per channel, fewer blocks than channels: grid-stride
+    batchnorm_case(3, 5, 1, 3, 8, 1);      // inner 1 (features), one row per slice
+    batchnorm_case(2, 2, 300, 2, 5, 5);    // a slice longer than the block, more blocks than work items
+    batchnorm_case(7, 4, 25, 3, 5, 3);     // uneven slices (7 rows over 3), fewer blocks than work items
     std::printf("batchnorm (stats, apply, grad sums, input grad): %lld failures so far\n", failures);
     cross_entropy_case(128, 10, 256, -1);
     cross_entropy_case(37, 1, 256, -1);

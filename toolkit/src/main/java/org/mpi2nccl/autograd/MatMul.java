@@ -26,10 +26,26 @@ final class MatMul extends Function {
             }
         }
         if (needsGrad(1)) {
-            try (NDArray at = a.transpose()) {
-                gb = Ops.reduced(at.matmul(g), b.shape());
+            if (isTransposedMatrix(b) && a.ndim() == 2) {
+                // b = W^T with W compact (Linear's weight): dW = g^T a comes out of GEMM compact, and b's gradient is
+                // its transpose view, so the gradient arriving at W is compact (no strided copy to add it up)
+                try (NDArray gt = g.transpose(); NDArray dw = gt.matmul(a)) {
+                    gb = dw.transpose();
+                }
+            } else {
+                try (NDArray at = a.transpose()) {
+                    gb = Ops.reduced(at.matmul(g), b.shape());
+                }
             }
         }
         return new NDArray[] {ga, gb};
+    }
+
+    /** A 2-D view whose transpose is compact. */
+    private static boolean isTransposedMatrix(NDArray m) {
+        if (m.ndim() != 2 || m.isCompact()) return false;
+        try (NDArray t = m.transpose()) {
+            return t.isCompact();
+        }
     }
 }

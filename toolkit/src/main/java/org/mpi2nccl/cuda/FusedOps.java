@@ -117,8 +117,13 @@ public final class FusedOps {
             prm = ptr(runningMean, "batchNormForward runningMean", c);
             prv = ptr(runningVar, "batchNormForward runningVar", c);
         }
-        backend.context().launch(Kernel.BATCHNORM_FORWARD_STATS, c,
-                KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(prm).ptr(prv).i64(n).i64(c).i64(hw).f32(eps).f32(momentum));
+        long slices = channelSlices(n, c);
+        synchronized (this) {
+            long partial = channelScratch(c, slices);
+            backend.context().launch(Kernel.BATCHNORM_FORWARD_STATS, c * slices,
+                    KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(prm).ptr(prv).i64(n).i64(c).i64(hw).f32(eps).f32(momentum)
+                            .ptr(partial).ptr(partial + arrivalsOffset(c, slices)).i64(slices));
+        }
         backend.context().launch(Kernel.BATCHNORM_FORWARD_APPLY, size,
                 KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pb).ptr(py).i64(n).i64(c).i64(hw));
     }
@@ -131,8 +136,13 @@ public final class FusedOps {
         long pm = ptr(saveMean, "batchNormBackward saveMean", c), pi = ptr(saveInvStd, "batchNormBackward saveInvStd", c);
         long pg = ptr(gamma, "batchNormBackward gamma", c), pdg = ptr(dgamma, "batchNormBackward dgamma", c);
         long pdb = ptr(dbeta, "batchNormBackward dbeta", c);
-        backend.context().launch(Kernel.BATCHNORM_GRAD_SUMS, c,
-                KernelArgs.of().ptr(pgy).ptr(px).ptr(pm).ptr(pi).ptr(pdg).ptr(pdb).i64(n).i64(c).i64(hw));
+        long slices = channelSlices(n, c);
+        synchronized (this) {
+            long partial = channelScratch(c, slices);
+            backend.context().launch(Kernel.BATCHNORM_GRAD_SUMS, c * slices,
+                    KernelArgs.of().ptr(pgy).ptr(px).ptr(pm).ptr(pi).ptr(pdg).ptr(pdb).i64(n).i64(c).i64(hw)
+                            .ptr(partial).ptr(partial + arrivalsOffset(c, slices)).i64(slices));
+        }
         if (dx == null) return;
         long pdx = ptr(dx, "batchNormBackward dx", size);
         backend.context().launch(Kernel.BATCHNORM_INPUT_GRAD, size,
@@ -158,6 +168,34 @@ public final class FusedOps {
         long pg = ptr(grad, "softmaxCrossEntropyBackward grad", rows * cols);
         backend.context().launch(Kernel.CROSS_ENTROPY_MEAN_BACKWARD, rows,
                 KernelArgs.of().ptr(pl).ptr(py).ptr(pu).ptr(pg).i64(rows).i64(cols));
+    }
+
+    // ---- the per-channel reductions' scratch -------------------------------------------------------------------
+
+    private DeviceMemory channelScratch;   // partial sums (double) then arrival counters, zeroed once (kernels reset them)
+
+    /**
+     * How many blocks share one channel's sums: enough that all channels together fill the GPU about four blocks
+     * per SM (a 32-channel layer would otherwise run on 32 SMs), each with at least one sample of the batch.
+     */
+    long channelSlices(long n, long c) {
+        long wanted = (4L * backend.context().device.multiprocessors + c - 1) / Math.max(1, c);
+        return Math.max(1, Math.min(Math.min(n, 64), wanted));
+    }
+
+    private static long arrivalsOffset(long c, long slices) {
+        return c * slices * 16;
+    }
+
+    /** The scratch for {@code c} channels in {@code slices}: its address (grown, and zeroed, when too small). */
+    private long channelScratch(long c, long slices) {
+        long bytes = arrivalsOffset(c, slices) + c * 4;
+        if (channelScratch == null || channelScratch.bytes() < bytes) {
+            if (channelScratch != null) channelScratch.close();     // freed after the work queued so far
+            channelScratch = DeviceMemory.allocateUnscoped(backend.context(), (bytes + 255) / 256 * 256);
+            channelScratch.zero();
+        }
+        return channelScratch.address();
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------

@@ -118,9 +118,9 @@ public final class Kernel {
     public static final Kernel BATCHNORM_BACKWARD_REDUCE = of("batchnorm", "batchnorm_backward_reduce_f32", "pppppplllf", Launch.PER_BLOCK);
     public static final Kernel BATCHNORM_BACKWARD_APPLY = of("batchnorm", "batchnorm_backward_apply_f32", "pppppppplllf", Launch.PER_ELEMENT);
     // Backend.batchNormForward / batchNormBackward (statistics kept as mean and 1/sqrt(var + eps))
-    public static final Kernel BATCHNORM_FORWARD_STATS = of("batchnorm", "batchnorm_forward_stats_f32", "ppppplllff", Launch.PER_BLOCK);
+    public static final Kernel BATCHNORM_FORWARD_STATS = of("batchnorm", "batchnorm_forward_stats_f32", "ppppplllffppl", Launch.PER_BLOCK);
     public static final Kernel BATCHNORM_FORWARD_APPLY = of("batchnorm", "batchnorm_forward_apply_f32", "pppppplll", Launch.PER_ELEMENT);
-    public static final Kernel BATCHNORM_GRAD_SUMS = of("batchnorm", "batchnorm_grad_sums_f32", "pppppplll", Launch.PER_BLOCK);
+    public static final Kernel BATCHNORM_GRAD_SUMS = of("batchnorm", "batchnorm_grad_sums_f32", "pppppplllppl", Launch.PER_BLOCK);
     public static final Kernel BATCHNORM_INPUT_GRAD = of("batchnorm", "batchnorm_input_grad_f32", "pppppppplll", Launch.PER_ELEMENT);
 
     // native/cast.cu
