@@ -13,6 +13,7 @@ inline int atomicMin(int* address, int value) {
 #include "../batchnorm.cu"
 #include "../cross_entropy.cu"
 #include "../optim.cu"
+#include "../activation.cu"
 
 #include <climits>
 #include <random>
@@ -177,6 +178,16 @@ static void sgd_steps_case(int count, unsigned grid) {
         }
 }
 
+static void relu_backward_case(long long n, unsigned grid) {
+    ++cases;
+    auto x = randoms(n, -1, 1), dy = randoms(n, -2, 2);
+    std::vector<float> dx(n);
+    emulate_launch(grid, 256, [&] { relu_backward_f32(x.data(), dy.data(), dx.data(), n); });
+    for (long long i = 0; i < n; ++i) expect_close("relu backward", dy[i] * (x[i] > 0.f ? 1.f : 0.f), dx[i], 0, i);
+    emulate_launch(grid, 256, [&] { relu_backward_f32(x.data(), dy.data(), dy.data(), n); });   // in place
+    for (long long i = 0; i < n; ++i) expect_close("relu backward in place", dx[i], dy[i], 0, i);
+}
+
 int main() {
     batchnorm_case(4, 3, 49, 1, 1, 2);     // one slice per channel, fewer blocks than channels: grid-stride
     batchnorm_case(3, 5, 1, 3, 8, 1);      // inner 1 (features), one row per slice
@@ -195,6 +206,9 @@ int main() {
     sgd_steps_case(16, 3);
     sgd_steps_case(2, 40);
     std::printf("sgd steps (tensor list by value): %lld failures so far\n", failures);
+    relu_backward_case(1000, 2);
+    relu_backward_case(5, 3);
+    std::printf("relu backward: %lld failures so far\n", failures);
     std::printf("fused-check: %lld cases, %lld failures\n", cases, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -10,8 +10,9 @@
 #  3. init: ncclCommInitRank as the toolkit times it (round 1, every rank), and NCCL's own "Init timings" breakdown
 #     for the toolkit's ranks and torch's ranks (round 2 runs with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT).
 # Usage, from the repository root with the bundle unpacked: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/comm6-check.sh
-# Files under $OUT: summary.txt (all that matters), nccl-junit.txt, junit/, nccl-r1/ nccl-r2/ (bandwidth.csv),
-# torch-r1.csv torch-r2.csv, compare-r1/ compare-r2/ (ratio.txt), best-of-2.txt, and every step's log (*.txt).
+# Files under $OUT: summary.txt (all that matters) and comm6-all.tgz holding the rest (the device returns only a few
+# files per run): nccl-junit.txt, junit/, nccl-r1/ nccl-r2/ (bandwidth.csv), torch-r1.csv torch-r2.csv, compare-r1/
+# compare-r2/ (ratio.txt), best-of-2.txt, and every step's log (*.txt).
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 header "comm6-check"
@@ -36,6 +37,9 @@ junit_totals "$J"
 grep -E '^[│ ]+[├└]─ .*[✔✘↷]' "$J" | grep -vE 'JUnit|NcclGpuTest ✔' | sed -E 's/^[│ ]+[├└]─ /    /' | cut -c1-300 | tee -a "$SUMMARY"
 note "  split probe (each rank of each checks job; distinct outcomes, times dropped):"
 grep -E 'SPLIT PROBE' "$J" | sed -E 's/^.*SPLIT PROBE //; s/ \([0-9.]+ ms\)$//' | sort | uniq -c | cut -c1-400 | sed 's/^/    /' | tee -a "$SUMMARY"
+note "  NCCL's own warnings (distinct, first 10):"
+grep -E 'NCCL WARN' "$J" | sed -E 's/^.*NCCL WARN/NCCL WARN/; s/0x[0-9a-f]+/0x.../g' | sort | uniq -c | sort -rn | head -10 | cut -c1-300 \
+  | sed 's/^/    /' | tee -a "$SUMMARY"
 note "  the ranks' error lines (first 20):"
 grep -E 'COMM ERROR|NCCL FAILED' "$J" | sort -u | head -20 | cut -c1-500 | sed 's/^/    /' | tee -a "$SUMMARY"
 
@@ -105,4 +109,14 @@ for f in "$OUT/bandwidth-r2.txt" "$OUT/torch-r2.txt"; do
 done
 
 if pgrep -af 'daemon.jar|org.mpi2nccl' | grep -v pgrep; then note "LEFTOVER PROCESSES (above)"; else note "no leftover processes"; fi
-note "done: $OUT"
+note "done: $OUT (summary.txt; everything else in comm6-all.tgz)"
+# one archive of what this script wrote but the summary, those originals removed (only its own names: $OUT may be
+# shared with other scripts): the device returns only a few files per run
+mine=(nccl-junit.txt junit best-of-2.txt)
+for r in 1 2; do mine+=("bandwidth-r$r.txt" "nccl-r$r" "torch-r$r.txt" "torch-r$r.csv" "compare-r$r.txt" "compare-r$r"); done
+present=()
+for f in "${mine[@]}"; do [ -e "$OUT/$f" ] && present+=("$f"); done
+if [ ${#present[@]} -gt 0 ] && tar -czf "$OUT/comm6-all.tgz" -C "$OUT" "${present[@]}"; then
+  (cd "$OUT" && rm -rf -- "${present[@]}")
+fi
+ls -la "$OUT"

@@ -161,12 +161,15 @@ final class Ops {
         protected NDArray[] backward(NDArray g) { return new NDArray[] {g.div(a)}; }
     }
 
+    /** Backward in one backend call (Backend.reluBackward), not a mask and a product. */
     static final class Relu extends Unary {
         NDArray compute(NDArray a) { return a.relu(); }
         protected NDArray[] backward(NDArray g) {
-            try (NDArray mask = a.gt(0f)) {
-                return new NDArray[] {g.mul(mask)};
+            NDArray dx = NDArray.empty(g.device(), a.shape());
+            try (NDArray x = a.compact(); NDArray gc = g.compact()) {
+                g.backend().reluBackward(x.storage(), gc.storage(), dx.storage(), dx.size());
             }
+            return new NDArray[] {dx};
         }
     }
 

@@ -283,6 +283,15 @@ public final class CudaBackend implements Backend {
                 .i64(outer).i64(channels).i64(inner));
     }
 
+    @Override
+    public void reluBackward(Storage x, Storage dy, Storage dx, long n) {
+        long px = address(x, "reluBackward x"), pg = address(dy, "reluBackward dy"), po = address(dx, "reluBackward dx");
+        checkRange("reluBackward x", x, 0, n);
+        checkRange("reluBackward dy", dy, 0, n);
+        checkRange("reluBackward dx", dx, 0, n);
+        context.launch(Kernel.RELU_BACKWARD, n, KernelArgs.of().ptr(px).ptr(pg).ptr(po).i64(n));
+    }
+
     // ---- fused training layers (FusedOps' kernels) ---------------------------------------------------------------
 
     @Override

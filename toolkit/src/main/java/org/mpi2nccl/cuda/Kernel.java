@@ -111,6 +111,9 @@ public final class Kernel {
         };
     }
 
+    // native/activation.cu
+    public static final Kernel RELU_BACKWARD = of("activation", "relu_backward_f32", "pppl", Launch.PER_ELEMENT);
+
     // native/batchnorm.cu
     public static final Kernel BATCHNORM_STATS = of("batchnorm", "batchnorm_stats_f32", "ppplll", Launch.PER_BLOCK);
     public static final Kernel BATCHNORM_APPLY = of("batchnorm", "batchnorm_apply_f32", "pppppplllf", Launch.PER_ELEMENT);

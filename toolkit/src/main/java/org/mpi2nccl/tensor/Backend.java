@@ -139,6 +139,17 @@ public interface Backend {
         }
     }
 
+    /**
+     * The gradient of ReLU: {@code dx[i] = dy[i] * (x[i] > 0 ? 1 : 0)} for {@code i < n}. {@code dx} may be {@code dy}.
+     * The default composes {@link #binaryScalar} (GT) and {@link #binary} (MUL) with a temporary.
+     */
+    default void reluBackward(Storage x, Storage dy, Storage dx, long n) {
+        try (Storage mask = allocate(n)) {
+            binaryScalar(BinaryOp.GT, x, 0f, mask, n);
+            binary(BinaryOp.MUL, dy, mask, dx, n);
+        }
+    }
+
     // ---- reductions -----------------------------------------------------------------------------------------
 
     /**

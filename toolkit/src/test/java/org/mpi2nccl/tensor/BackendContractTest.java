@@ -314,6 +314,22 @@ public abstract class BackendContractTest {
     }
 
     @Test
+    void reluBackwardPassesTheGradientWhereTheInputIsPositive() {
+        int n = 3001;
+        float[] x = randoms(n, -1, 1), dy = randoms(n, -2, 2), expected = new float[n];
+        x[5] = 0f;
+        x[6] = Float.NaN;
+        dy[7] = Float.POSITIVE_INFINITY;
+        x[7] = -1f;
+        for (int i = 0; i < n; i++) expected[i] = dy[i] * (x[i] > 0f ? 1f : 0f);
+        Storage sx = upload(x), sg = upload(dy), dx = alloc(n);
+        backend.reluBackward(sx, sg, dx, n);
+        assertClose(expected, download(dx, n), 0, "reluBackward");
+        backend.reluBackward(sx, sg, sg, n);                         // in place
+        assertClose(expected, download(sg, n), 0, "reluBackward in place");
+    }
+
+    @Test
     void batchNormNeedsTwoValuesPerChannel() {
         Storage x = upload(new float[] {1, 2}), p = upload(new float[] {1, 1}), y = alloc(2), m = alloc(2), i = alloc(2);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

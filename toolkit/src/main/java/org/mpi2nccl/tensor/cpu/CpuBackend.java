@@ -160,6 +160,17 @@ public final class CpuBackend implements Backend {
                 (int) outer, (int) channels, (int) inner);
     }
 
+    @Override
+    public void reluBackward(Storage x, Storage dy, Storage dx, long n) {
+        checkRange("reluBackward x", x, 0, n);
+        checkRange("reluBackward dy", dy, 0, n);
+        checkRange("reluBackward dx", dx, 0, n);
+        float[] a = data(x), g = data(dy), o = data(dx);
+        Parallel.range((int) n, 1, (from, to) -> {
+            for (int i = from; i < to; i++) o[i] = g[i] * (a[i] > 0f ? 1f : 0f);
+        });
+    }
+
     // ---- fused training layers ---------------------------------------------------------------------------------
 
     @Override
