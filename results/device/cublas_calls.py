@@ -63,7 +63,9 @@ def main():
             print(f"    cuBLASLt matmul lines: {len(lines)}")
             seen = set()
             for l in lines:
-                key = re.sub(r"^\[[^\]]*\]", "", l)[:400]
+                # the GEMM's shape and the kernel cuBLASLt chose: compute type, algo id, tile, stages, cluster
+                key = " ".join(re.findall(r"(?:computeType|algoId|tile|stages|ctaSwizzling|clusterShape|numSplitsK|"
+                                          r"reductionScheme|workSpaceSizeInBytes)=[^\s\]]+", l)) or l[:300]
                 if key not in seen and len(seen) < 4:
                     seen.add(key)
                     print("      " + key)

@@ -15,7 +15,7 @@
 #  4. memcheck   compute-sanitizer memcheck over the GPU tests that launch the kernels (cuda-sanitizer-check.sh with
 #                SANITIZER_TOOLS=memcheck): errors, and how many of the kernels in native/ the run launched
 # Each step has its own time limit, and a step that would start after BUDGET seconds (default 230) is skipped and
-# says so. Summary: $OUT/summary.txt (also printed); every step's output beside it.
+# says so. Summary: $OUT/summary.txt (also printed); every step's output in $OUT/cuda5-files.tgz beside it.
 # Usage, from the repository root with the bundle unpacked: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/cuda5-check.sh
 set -uo pipefail
 here=$(dirname "$0")
@@ -23,7 +23,7 @@ source "$here/cuda-common.sh"
 header "cuda5-check"
 nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader 2>&1 | sed 's/^/   /' | tee -a "$SUMMARY"
 BUDGET=${BUDGET:-230}
-: "${GEMM_ROUNDS:=3}" "${TRAIN_ROUNDS:=2}"
+: "${GEMM_ROUNDS:=3}" "${TRAIN_ROUNDS:=3}"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
 PY=${PYTHON:-python3}
 if ! "$PY" -c 'import torch' 2>/dev/null; then
@@ -47,6 +47,7 @@ if in_budget kernels; then
   if [ -s "$OUT/kernels-java.json" ] && [ -s "$OUT/kernels-torch.json" ]; then
     "$PY" "$here/compare.py" "$OUT/kernels-java.json" "$OUT/kernels-torch.json" > "$OUT/kernels-compare.txt" 2>&1
     grep -E '^(bandwidth|targets)' "$OUT/kernels-compare.txt" | cut -c1-170 | sed 's/^/    /' | tee -a "$SUMMARY"
+    grep -E '^bandwidth' "$OUT/kernels-java.txt" | cut -c1-200 | sed 's/^/    java: /' | tee -a "$SUMMARY"
   else
     grep -E '^bandwidth' "$OUT/kernels-java.txt" | cut -c1-170 | sed 's/^/    /' | tee -a "$SUMMARY"
   fi
@@ -96,4 +97,10 @@ if in_budget memcheck; then
 fi
 
 if pgrep -af -- "$BUNDLE/" | grep -v pgrep; then note "LEFTOVER PROCESSES (above)"; else note "no leftover processes"; fi
+# the device machine hands back only a few files: every step's output in one archive beside the summary
+archive=$(mktemp /tmp/cuda5-files.XXXXXX)
+if [ -n "$OUT" ] && [ "$OUT" != / ] && tar czf "$archive" -C "$OUT" . 2>/dev/null && mv "$archive" "$OUT/cuda5-files.tgz"; then
+  find "$OUT" -mindepth 1 -not -path "$OUT/summary.txt" -not -path "$OUT/cuda5-files.tgz" -delete
+  note "every step's output: $OUT/cuda5-files.tgz"
+fi
 note "done in ${SECONDS} s: $OUT"

@@ -8,7 +8,9 @@ import org.mpi2nccl.tensor.Storage;
  * primitives takes several (and several temporaries). Operands are compact float32 storages of
  * {@link CudaBackend}; shapes are given as (rows, cols) or NCHW (n, c, hw = h*w).
  * <p>Reached as {@code ((CudaBackend) device.backend()).fused()}; the GPU test suite holds each to a plain-Java
- * reference (CudaFusedOpsTest).
+ * reference (CudaFusedOpsTest). The training layers of the Backend contract ({@code batchNormForward/Backward},
+ * {@code softmaxCrossEntropy/Backward}) run on {@link #batchNormTraining}, {@link #batchNormTrainingBackward} and the
+ * one-block cross-entropy here (CudaBackendContractTest): autograd reaches them through the contract, never here.
  */
 public final class FusedOps {
     private final CudaBackend backend;

@@ -170,7 +170,7 @@ public final class KernelVariantBench {
             }
             for (Map.Entry<String, CudaBenchmarks.Result> e : best.entrySet()) {
                 CudaBenchmarks.Result b = e.getValue();
-                out.add(new CudaBenchmarks.Result("variant-best", e.getKey(), b.value(), "GB/s", b.ms(),
+                out.add(new CudaBenchmarks.Result("variant-best", "best: " + e.getKey(), b.value(), "GB/s", b.ms(),
                         String.format("%.1f%% of copy: %s", 100 * b.value() / copyGbs, b.name().substring(b.name().indexOf('[')))));
             }
         } finally {

@@ -5,7 +5,8 @@ package org.mpi2nccl.cuda;
  * GPU: the tiled transpose ({@link TransposeVariant}), the reduction of a few long rows
  * ({@link FullReductionVariant}) and the reduction over columns ({@link ColumnReductionVariant}). The defaults are the best of `bench-gpu --only variants` on 2x H200 (2026-11-22,
  * results/gpu-2026-11-22-s2/): transpose 64x64 84.2% of copy (the float4 tiles 61-73%), sum (all) one-pass/4 90.2%;
- * the column reduction's first plan (two-pass/16) until the new variants are measured.
+ * sum over columns (1024 x 65536) one-pass/wave 83.4% (two-pass/16, the first plan, 75.8%; one-pass/16 72.0%;
+ * one-pass-8loads/wave 71.7%) on 2x H200 in the third session's run (results/gpu-2026-11-22-s3/).
  * {@code MPI2NCCL_KERNEL_VARIANTS="transpose=64x64,full-reduction=two-pass/16,column-reduction=one-pass/wave"}
  * chooses others for a whole run,
  * {@link #use} for the rest of the process (the benchmark switches between them this way). Every variant gives
@@ -17,7 +18,7 @@ public final class KernelVariants {
     /** The defaults: change them here when `bench-gpu --only variants` on the GPU machine names a better one. */
     public static final TransposeVariant DEFAULT_TRANSPOSE = TransposeVariant.TILE_64X64;
     public static final FullReductionVariant DEFAULT_FULL_REDUCTION = FullReductionVariant.ONE_PASS_4;
-    public static final ColumnReductionVariant DEFAULT_COLUMN_REDUCTION = ColumnReductionVariant.TWO_PASS_16;
+    public static final ColumnReductionVariant DEFAULT_COLUMN_REDUCTION = ColumnReductionVariant.ONE_PASS_WAVE;
 
     private static volatile TransposeVariant transpose = DEFAULT_TRANSPOSE;
     private static volatile FullReductionVariant fullReduction = DEFAULT_FULL_REDUCTION;
