@@ -178,6 +178,31 @@ static void sgd_steps_case(int count, unsigned grid) {
         }
 }
 
+// adam_steps against adam_step_f32 run per tensor
+static void adam_steps_case(int count, unsigned grid) {
+    ++cases;
+    AdamTensors t{};
+    t.count = count;
+    std::vector<std::vector<float>> p(count), g(count), m(count), v(count), p1(count), m1(count), v1(count);
+    for (int k = 0; k < count; ++k) {
+        const long long n = k == 1 ? 3000 : 1 + 11 * k;
+        p[k] = randoms(n, -1, 1); g[k] = randoms(n, -1, 1); m[k] = randoms(n, -0.1f, 0.1f); v[k] = randoms(n, 0, 0.1f);
+        p1[k] = p[k]; m1[k] = m[k]; v1[k] = v[k];
+        t.n[k] = n; t.p[k] = p[k].data(); t.grad[k] = g[k].data(); t.m[k] = m[k].data(); t.v[k] = v[k].data();
+    }
+    const float lr = 0.01f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f, wd = 0.01f, c1 = 1 - b1 * b1, c2 = 1 - b2 * b2;
+    emulate_launch(grid, 256, [&] { adam_steps_f32(t, lr, b1, b2, eps, wd, c1, c2); });
+    for (int k = 0; k < count; ++k) {
+        emulate_launch(2, 256, [&] { adam_step_f32(p1[k].data(), g[k].data(), m1[k].data(), v1[k].data(), (long long)p1[k].size(),
+                                                   lr, b1, b2, eps, wd, c1, c2); });
+        for (size_t i = 0; i < p[k].size(); ++i) {
+            expect_close("adam param", p1[k][i], p[k][i], 0, i);
+            expect_close("adam m", m1[k][i], m[k][i], 0, i);
+            expect_close("adam v", v1[k][i], v[k][i], 0, i);
+        }
+    }
+}
+
 static void relu_backward_case(long long n, unsigned grid) {
     ++cases;
     auto x = randoms(n, -1, 1), dy = randoms(n, -2, 2);
@@ -206,6 +231,9 @@ int main() {
     sgd_steps_case(16, 3);
     sgd_steps_case(2, 40);
     std::printf("sgd steps (tensor list by value): %lld failures so far\n", failures);
+    adam_steps_case(16, 3);
+    adam_steps_case(3, 50);
+    std::printf("adam steps (tensor list by value): %lld failures so far\n", failures);
     relu_backward_case(1000, 2);
     relu_backward_case(5, 3);
     std::printf("relu backward: %lld failures so far\n", failures);
