@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6's open points on the 2-GPU machine, in one short run (about 4 minutes on 2x H200):
+# Issue 6's open points on the 2-GPU machine, in one short run (about 4-5 minutes on 2x H200):
 #  1. the NCCL JUnit tests (NcclGpuTest: bootstraps via mpj / tcp:// / file:// / the seed's steps, every collective,
 #     groups, timeouts, mismatches) with the split probe of every "checks" job: ncclCommSplit in NCCL's blocking and
 #     non-blocking modes, key -rank and key rank, one rank alone with the others NO_COLOR (lines "SPLIT PROBE ...");
@@ -10,7 +10,8 @@
 #     11:00 with 5 + 20 calls from 1 MiB on gave bimodal small sizes: ~1 ms timed in all, the GPU still ramping up).
 #     Compared: the median over the rounds of each side's in-place busbw, size by size, 1 MiB .. 1 GiB;
 #  3. init: ncclCommInitRank as the toolkit times it (JUnit jobs and every round), and NCCL's own "Init timings"
-#     breakdown of the toolkit's ranks and torch's ranks (last round, NCCL_DEBUG_SUBSYS=INIT into NCCL_DEBUG_FILE).
+#     breakdown of the toolkit's ranks and torch's ranks (last round, NCCL_DEBUG_SUBSYS=INIT into NCCL_DEBUG_FILE);
+#     then one more init on each side with CUDA_MODULE_LOADING=EAGER: does it make NCCL's "kernels" phase cheaper?
 # Usage, from the repository root with the bundle unpacked: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/comm6-check.sh
 # Files under $OUT: summary.txt (all that matters) and comm6-all.tgz holding the rest (the device returns only a few
 # files per run): nccl-junit.txt, junit/, nccl-rN/bandwidth.csv, torch-rN.csv, ratio.txt, nccl-debug-*.log, the logs.
@@ -118,13 +119,29 @@ for f in "$OUT"/nccl-debug-java-*.log "$OUT"/nccl-debug-torch-*.log; do
   grep -hE 'Init timings' "$f" | sed -E 's/^.*NCCL INFO //' | cut -c1-230 | sed "s|^|    $(basename "$f" .log): |" | tee -a "$SUMMARY"
 done
 note "  CUDA_MODULE_LOADING=${CUDA_MODULE_LOADING:-unset: CUDA default LAZY, torch sets LAZY when unset}"
+# Does eager module loading make NCCL's "kernels" phase cheaper? One init on each side with CUDA_MODULE_LOADING=EAGER
+# (the same 1 MiB sweep, 1 + 1 calls: only the init matters here), NCCL's breakdown again.
+run init-eager-java 90 env CUDA_MODULE_LOADING=EAGER NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT \
+  "NCCL_DEBUG_FILE=$OUT/nccl-debug-eager-java-%p.log" "$BUNDLE/bin/mpi2nccl" bandwidth -np 2 --comms nccl -b 1M -e 1M \
+  -w 1 -n 1 --out "$OUT/init-eager" --title "init probe"
+grep -hE 'bench: nccl init' "$OUT/init-eager-java.txt" | sed -E 's/^.*bench: /    EAGER: /' | tee -a "$SUMMARY"
+if [ $have_torch = 1 ]; then
+  run init-eager-torch 90 env CUDA_MODULE_LOADING=EAGER NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT \
+    "NCCL_DEBUG_FILE=$OUT/nccl-debug-eager-torch-%p.log" "$PY" "$(dirname "$0")/torch_allreduce.py" --min 1M --max 1M \
+    --warmup 1 --iters 1 --csv "$OUT/init-eager-torch.csv"
+  grep -hE 'torch.distributed init' "$OUT/init-eager-torch.txt" | sed 's/^/    EAGER: /' | tee -a "$SUMMARY"
+fi
+for f in "$OUT"/nccl-debug-eager-*.log; do
+  [ -e "$f" ] || continue
+  grep -hE 'Init timings' "$f" | sed -E 's/^.*NCCL INFO //' | cut -c1-230 | sed "s|^|    $(basename "$f" .log): |" | tee -a "$SUMMARY"
+done
 note "  fonts: libfontconfig.so.1 known to ldconfig: $(ldconfig -p 2>/dev/null | grep -c 'libfontconfig.so.1') (0: the JDK cannot draw charts, whatever FONTCONFIG_FILE says)"
 
 if pgrep -af 'daemon.jar|org.mpi2nccl' | grep -v pgrep; then note "LEFTOVER PROCESSES (above)"; else note "no leftover processes"; fi
 note "done: $OUT (summary.txt; everything else in comm6-all.tgz)"
 # one archive of what this script wrote but the summary, those originals removed (only its own names: $OUT may be
 # shared with other scripts): the device returns only a few files per run
-mine=(nccl-junit.txt junit ratio.txt)
+mine=(nccl-junit.txt junit ratio.txt init-eager-java.txt init-eager init-eager-torch.txt init-eager-torch.csv)
 for r in $(seq 1 $ROUNDS); do mine+=("bandwidth-r$r.txt" "nccl-r$r" "torch-r$r.txt" "torch-r$r.csv"); done
 for f in "$OUT"/nccl-debug-*.log; do [ -e "$f" ] && mine+=("$(basename "$f")"); done
 present=()
