@@ -127,6 +127,30 @@ static void cross_entropy_case(long long rows, long long cols, unsigned block, i
     }
 }
 
+// Two layers of different channels and slices share one counter block and one partial block, as FusedOps does:
+// layer A, layer B, layer A again must each get their own statistics (the counters are reset, the partials reused).
+static void shared_scratch_case() {
+    ++cases;
+    struct Layer { long long n, c, hw, slices; std::vector<float> x; };
+    Layer a{8, 4, 9, 3, randoms(8 * 4 * 9, -1, 2)}, b{6, 7, 5, 2, randoms(6 * 7 * 5, -3, 1)};
+    std::vector<double> partial(7 * 3 * 2, 0.0);
+    std::vector<unsigned int> arrivals(7, 0u);
+    for (Layer* l : {&a, &b, &a}) {
+        std::vector<float> mean(l->c), inv(l->c);
+        emulate_launch(5, 64, [&] {
+            batchnorm_forward_stats_f32(l->x.data(), mean.data(), inv.data(), nullptr, nullptr, l->n, l->c, l->hw, 1e-5f, 0.1f,
+                                        partial.data(), arrivals.data(), l->slices);
+        });
+        for (long long ch = 0; ch < l->c; ++ch) {
+            double s = 0;
+            for (long long o = 0; o < l->n; ++o)
+                for (long long i = 0; i < l->hw; ++i) s += l->x[(o * l->c + ch) * l->hw + i];
+            expect_close("shared scratch mean", s / (l->n * l->hw), mean[ch], 1e-6, ch);
+        }
+    }
+    for (unsigned int v : arrivals) if (v != 0) { std::printf("FAIL a counter left at %u\n", v); ++failures; }
+}
+
 // ties go to the first column, a NaN counts only in column 0, all -inf picks column 0
 static void metrics_case(long long rows, long long cols, unsigned block) {
     ++cases;
@@ -218,6 +242,7 @@ int main() {
     batchnorm_case(3, 5, 1, 3, 8, 1);      // inner 1 (features), one row per slice
     batchnorm_case(2, 2, 300, 2, 5, 5);    // a slice longer than the block, more blocks than work items
     batchnorm_case(7, 4, 25, 3, 5, 3);     // uneven slices (7 rows over 3), fewer blocks than work items
+    shared_scratch_case();
     std::printf("batchnorm (stats, apply, grad sums, input grad): %lld failures so far\n", failures);
     cross_entropy_case(128, 10, 256, -1);
     cross_entropy_case(37, 1, 256, -1);
