@@ -98,7 +98,7 @@ for s in sizes:
     ratio = ma / mb
     low = ratio if low is None else min(low, ratio)
     if ratio < 1.0:
-        misses.append(f"{s >> 20}MiB({ratio:.3f})")
+        misses.append(f"{s >> 20}MiB({ratio:.4f})")
     print(f"{s >> 20:6d} MiB {ma:9.2f} {mb:9.2f} {ratio:7.3f}   {per:21s} | {statistics.median(oop) if oop else float('nan'):9.2f}")
 if low is None:
     print("# no rows to compare")
@@ -123,7 +123,7 @@ note "  CUDA_MODULE_LOADING=${CUDA_MODULE_LOADING:-unset: CUDA default LAZY, tor
 # (the same 1 MiB sweep, 1 + 1 calls: only the init matters here), NCCL's breakdown again.
 run init-eager-java 90 env CUDA_MODULE_LOADING=EAGER NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT \
   "NCCL_DEBUG_FILE=$OUT/nccl-debug-eager-java-%p.log" "$BUNDLE/bin/mpi2nccl" bandwidth -np 2 --comms nccl -b 1M -e 1M \
-  -w 1 -n 1 --out "$OUT/init-eager" --title "init probe"
+  -w 1 -n 1 --min-iters 1 --out "$OUT/init-eager" --title "init probe"
 grep -hE 'bench: nccl init' "$OUT/init-eager-java.txt" | sed -E 's/^.*bench: /    EAGER: /' | tee -a "$SUMMARY"
 if [ $have_torch = 1 ]; then
   run init-eager-torch 90 env CUDA_MODULE_LOADING=EAGER NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT \
