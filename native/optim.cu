@@ -55,3 +55,31 @@ extern "C" __global__ void sgd_steps_f32(SgdTensors t, float lr, float momentum,
         }
     }
 }
+
+// Backend.adamSteps: adam_step_f32 over up to SGD_TENSORS tensors in one launch, the list passed by value.
+struct AdamTensors {
+    long long count;
+    long long n[SGD_TENSORS];
+    float* p[SGD_TENSORS];
+    const float* grad[SGD_TENSORS];
+    float* m[SGD_TENSORS];
+    float* v[SGD_TENSORS];
+};
+
+extern "C" __global__ void adam_steps_f32(AdamTensors t, float lr, float beta1, float beta2, float eps,
+                                          float weight_decay, float c1, float c2) {
+    for (long long k = 0; k < t.count; ++k) {
+        float* __restrict__ p = t.p[k];
+        const float* __restrict__ grad = t.grad[k];
+        float* __restrict__ m = t.m[k];
+        float* __restrict__ v = t.v[k];
+        GRID_STRIDE_LOOP(i, t.n[k]) {
+            const float d = grad[i] + weight_decay * p[i];
+            const float mi = beta1 * m[i] + (1.f - beta1) * d;
+            const float vi = beta2 * v[i] + (1.f - beta2) * d * d;
+            m[i] = mi;
+            v[i] = vi;
+            p[i] -= lr * (mi / c1) / (sqrtf(vi / c2) + eps);
+        }
+    }
+}

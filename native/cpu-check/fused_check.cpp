@@ -127,6 +127,30 @@ static void cross_entropy_case(long long rows, long long cols, unsigned block, i
     }
 }
 
+// Two layers of different channels and slices share one counter block and one partial block, as FusedOps does:
+// layer A, layer B, layer A again must each get their own statistics (the counters are reset, the partials reused).
+static void shared_scratch_case() {
+    ++cases;
+    struct Layer { long long n, c, hw, slices; std::vector<float> x; };
+    Layer a{8, 4, 9, 3, randoms(8 * 4 * 9, -1, 2)}, b{6, 7, 5, 2, randoms(6 * 7 * 5, -3, 1)};
+    std::vector<double> partial(7 * 3 * 2, 0.0);
+    std::vector<unsigned int> arrivals(7, 0u);
+    for (Layer* l : {&a, &b, &a}) {
+        std::vector<float> mean(l->c), inv(l->c);
+        emulate_launch(5, 64, [&] {
+            batchnorm_forward_stats_f32(l->x.data(), mean.data(), inv.data(), nullptr, nullptr, l->n, l->c, l->hw, 1e-5f, 0.1f,
+                                        partial.data(), arrivals.data(), l->slices);
+        });
+        for (long long ch = 0; ch < l->c; ++ch) {
+            double s = 0;
+            for (long long o = 0; o < l->n; ++o)
+                for (long long i = 0; i < l->hw; ++i) s += l->x[(o * l->c + ch) * l->hw + i];
+            expect_close("shared scratch mean", s / (l->n * l->hw), mean[ch], 1e-6, ch);
+        }
+    }
+    for (unsigned int v : arrivals) if (v != 0) { std::printf("FAIL a counter left at %u\n", v); ++failures; }
+}
+
 // ties go to the first column, a NaN counts only in column 0, all -inf picks column 0
 static void metrics_case(long long rows, long long cols, unsigned block) {
     ++cases;
@@ -178,6 +202,31 @@ static void sgd_steps_case(int count, unsigned grid) {
         }
 }
 
+// adam_steps against adam_step_f32 run per tensor
+static void adam_steps_case(int count, unsigned grid) {
+    ++cases;
+    AdamTensors t{};
+    t.count = count;
+    std::vector<std::vector<float>> p(count), g(count), m(count), v(count), p1(count), m1(count), v1(count);
+    for (int k = 0; k < count; ++k) {
+        const long long n = k == 1 ? 3000 : 1 + 11 * k;
+        p[k] = randoms(n, -1, 1); g[k] = randoms(n, -1, 1); m[k] = randoms(n, -0.1f, 0.1f); v[k] = randoms(n, 0, 0.1f);
+        p1[k] = p[k]; m1[k] = m[k]; v1[k] = v[k];
+        t.n[k] = n; t.p[k] = p[k].data(); t.grad[k] = g[k].data(); t.m[k] = m[k].data(); t.v[k] = v[k].data();
+    }
+    const float lr = 0.01f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f, wd = 0.01f, c1 = 1 - b1 * b1, c2 = 1 - b2 * b2;
+    emulate_launch(grid, 256, [&] { adam_steps_f32(t, lr, b1, b2, eps, wd, c1, c2); });
+    for (int k = 0; k < count; ++k) {
+        emulate_launch(2, 256, [&] { adam_step_f32(p1[k].data(), g[k].data(), m1[k].data(), v1[k].data(), (long long)p1[k].size(),
+                                                   lr, b1, b2, eps, wd, c1, c2); });
+        for (size_t i = 0; i < p[k].size(); ++i) {
+            expect_close("adam param", p1[k][i], p[k][i], 0, i);
+            expect_close("adam m", m1[k][i], m[k][i], 0, i);
+            expect_close("adam v", v1[k][i], v[k][i], 0, i);
+        }
+    }
+}
+
 static void relu_backward_case(long long n, unsigned grid) {
     ++cases;
     auto x = randoms(n, -1, 1), dy = randoms(n, -2, 2);
@@ -193,6 +242,7 @@ int main() {
     batchnorm_case(3, 5, 1, 3, 8, 1);      // inner 1 (features), one row per slice
     batchnorm_case(2, 2, 300, 2, 5, 5);    // a slice longer than the block, more blocks than work items
     batchnorm_case(7, 4, 25, 3, 5, 3);     // uneven slices (7 rows over 3), fewer blocks than work items
+    shared_scratch_case();
     std::printf("batchnorm (stats, apply, grad sums, input grad): %lld failures so far\n", failures);
     cross_entropy_case(128, 10, 256, -1);
     cross_entropy_case(37, 1, 256, -1);
@@ -206,6 +256,9 @@ int main() {
     sgd_steps_case(16, 3);
     sgd_steps_case(2, 40);
     std::printf("sgd steps (tensor list by value): %lld failures so far\n", failures);
+    adam_steps_case(16, 3);
+    adam_steps_case(3, 50);
+    std::printf("adam steps (tensor list by value): %lld failures so far\n", failures);
     relu_backward_case(1000, 2);
     relu_backward_case(5, 3);
     std::printf("relu backward: %lld failures so far\n", failures);

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# Issue 6's open points on the 2-GPU machine, in one short run (about 3-4 minutes on 2x H200):
+# Issue 6's open points on the 2-GPU machine, in one short run (about 4-5 minutes on 2x H200):
 #  1. the NCCL JUnit tests (NcclGpuTest: bootstraps via mpj / tcp:// / file:// / the seed's steps, every collective,
 #     groups, timeouts, mismatches) with the split probe of every "checks" job: ncclCommSplit in NCCL's blocking and
 #     non-blocking modes, key -rank and key rank, one rank alone with the others NO_COLOR (lines "SPLIT PROBE ...");
-#  2. busbw of NCCL (the toolkit's harness, as nccl-tests runs it: -w 5 -n 20, in and out of place, every result
-#     checked) against torch.distributed all_reduce (results/device/torch_allreduce.py, -w 5 -n 20, in place), both on
-#     torch's own NCCL library, 1 MiB .. 1 GiB, in two alternating rounds (nccl, torch, nccl, torch): the ratio of
-#     each round and of the best of both rounds on each side;
-#  3. init: ncclCommInitRank as the toolkit times it (round 1, every rank), and NCCL's own "Init timings" breakdown
-#     for the toolkit's ranks and torch's ranks (round 2 runs with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT).
+#  2. busbw of NCCL (the toolkit's harness, as nccl-tests runs it, in and out of place, every result checked) against
+#     torch.distributed all_reduce (results/device/torch_allreduce.py, in place), both on torch's own NCCL library, in
+#     three alternating rounds (nccl, torch, nccl, ...), the same protocol on both sides: 8 B .. 1 GiB by 2, per size
+#     50 warm-up calls and 200 timed calls back to back, one synchronize, the slowest rank's time / 200 (the run of
+#     11:00 with 5 + 20 calls from 1 MiB on gave bimodal small sizes: ~1 ms timed in all, the GPU still ramping up).
+#     Compared: the median over the rounds of each side's in-place busbw, size by size, 1 MiB .. 1 GiB;
+#  3. init: ncclCommInitRank as the toolkit times it (JUnit jobs and every round), and NCCL's own "Init timings"
+#     breakdown of the toolkit's ranks and torch's ranks (last round, NCCL_DEBUG_SUBSYS=INIT into NCCL_DEBUG_FILE);
+#     then one more init on each side with CUDA_MODULE_LOADING=EAGER: does it make NCCL's "kernels" phase cheaper?
 # Usage, from the repository root with the bundle unpacked: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/comm6-check.sh
 # Files under $OUT: summary.txt (all that matters) and comm6-all.tgz holding the rest (the device returns only a few
-# files per run): nccl-junit.txt, junit/, nccl-r1/ nccl-r2/ (bandwidth.csv), torch-r1.csv torch-r2.csv, compare-r1/
-# compare-r2/ (ratio.txt), best-of-2.txt, and every step's log (*.txt).
+# files per run): nccl-junit.txt, junit/, nccl-rN/bandwidth.csv, torch-rN.csv, ratio.txt, nccl-debug-*.log, the logs.
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 header "comm6-check"
@@ -43,77 +45,105 @@ grep -E 'NCCL WARN' "$J" | sed -E 's/^.*NCCL WARN/NCCL WARN/; s/0x[0-9a-f]+/0x..
 note "  the ranks' error lines (first 20):"
 grep -E 'COMM ERROR|NCCL FAILED' "$J" | sort -u | head -20 | cut -c1-500 | sed 's/^/    /' | tee -a "$SUMMARY"
 
-# 2 + 3. two alternating rounds; round 2 with NCCL's init breakdown
-for round in 1 2; do
+# 2 + 3. three alternating rounds (nccl, torch, nccl, torch, nccl, torch), the same protocol on both sides: sizes
+# 8 B .. 1 GiB by 2 (the small sizes warm the GPU and NCCL up before 1 MiB on both sides), per size 50 warm-up calls
+# and 200 timed calls back to back, one synchronize, the slowest rank's time / 200. Compared: the median over the
+# rounds of each side's in-place busbw, size by size. The last round writes NCCL's init breakdown (NCCL_DEBUG_FILE).
+W=50; N=200; ROUNDS=3
+have_torch=0; "$PY" -c 'import torch' 2>/dev/null && have_torch=1
+for round in $(seq 1 $ROUNDS); do
   dbg=()
-  [ "$round" = 2 ] && dbg=(env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT)
-  run "bandwidth-r$round" 150 "${dbg[@]}" "$BUNDLE/bin/mpi2nccl" bandwidth -np 2 --comms nccl -b 1M -e 1G -f 2 -w 5 -n 20 \
+  [ "$round" = "$ROUNDS" ] && dbg=(env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT)
+  run "bandwidth-r$round" 150 "${dbg[@]}" ${dbg[@]:+"NCCL_DEBUG_FILE=$OUT/nccl-debug-java-%p.log"} \
+    "$BUNDLE/bin/mpi2nccl" bandwidth -np 2 --comms nccl -b 8 -e 1G -f 2 -w $W -n $N \
     --out "$OUT/nccl-r$round" --title "allReduce busbw, 2 GPUs: NCCL (round $round)"
-  if "$PY" -c 'import torch' 2>/dev/null; then
-    run "torch-r$round" 150 "${dbg[@]}" "$PY" "$(dirname "$0")/torch_allreduce.py" --min 1M --max 1G --warmup 5 --iters 20 \
-      --csv "$OUT/torch-r$round.csv"
-    run "compare-r$round" 60 "$BUNDLE/bin/mpi2nccl" bandwidth-compare --csv "$OUT/nccl-r$round/bandwidth.csv" \
-      --csv "$OUT/torch-r$round.csv" --out "$OUT/compare-r$round" --ratio nccl/torch.distributed --ratio-from 1M \
-      --title "allReduce busbw, 2 GPUs, round $round"
-    sed 's/^/    /' "$OUT/compare-r$round/ratio.txt" 2>/dev/null | tee -a "$SUMMARY"
+  grep -hE 'bench: nccl init' "$OUT/bandwidth-r$round.txt" | sed -E 's/^.*bench: /    /' | tee -a "$SUMMARY"
+  if [ $have_torch = 1 ]; then
+    run "torch-r$round" 150 "${dbg[@]}" ${dbg[@]:+"NCCL_DEBUG_FILE=$OUT/nccl-debug-torch-%p.log"} \
+      "$PY" "$(dirname "$0")/torch_allreduce.py" --min 8 --max 1G --warmup $W --iters $N --csv "$OUT/torch-r$round.csv"
+    grep -hE 'torch.distributed init' "$OUT/torch-r$round.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
   else
     note "== torch-r$round: skipped (no python3 with torch; set PYTHON=/path/to/python)"
   fi
 done
-grep -hE 'Exception|FAILED|wrong [1-9]' "$OUT"/bandwidth-r*.txt "$OUT"/torch-r*.txt 2>/dev/null | head -5 | cut -c1-300 \
-  | sed 's/^/    ERROR: /' | tee -a "$SUMMARY"
-awk -F, 'FNR > 1 && $14 != "0" && $14 != "" { bad++ } END { printf "  wrong elements: %s\n", bad ? bad " rows with wrong results" : "none in any row" }' \
+grep -hE 'Exception|FAILED|wrong [1-9]' "$OUT"/bandwidth-r*.txt "$OUT"/torch-r*.txt 2>/dev/null | grep -v Fontconfig | head -5 \
+  | cut -c1-300 | sed 's/^/    ERROR: /' | tee -a "$SUMMARY"
+awk -F, 'FNR > 1 && $14 != "0" && $14 != "" { bad++ } END { printf "  wrong elements: %s\n", bad ? bad " rows with wrong results" : "none in any row (every size, both placements, every round)" }' \
   "$OUT"/nccl-r*/bandwidth.csv "$OUT"/torch-r*.csv 2>/dev/null | tee -a "$SUMMARY"
 
-# best of the two rounds on each side (in place: torch's all_reduce is in place), size by size
-"$PY" - "$OUT" <<'EOF' 2>&1 | tee "$OUT/best-of-2.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
-import csv, glob, sys
-out = sys.argv[1]
-best = {}
-for f in glob.glob(out + "/nccl-r*/bandwidth.csv") + glob.glob(out + "/torch-r*.csv"):
-    for r in csv.DictReader(open(f)):
-        if r["collective"] != "allReduce" or r["placement"] != "in-place" or int(r["size_bytes"]) < (1 << 20):
-            continue
-        k = (r["communicator"], int(r["size_bytes"]))
-        best[k] = max(best.get(k, 0.0), float(r["busbw_GBps"]))
-sizes = sorted({s for c, s in best if c == "nccl"} & {s for c, s in best if c == "torch.distributed"})
-print("# busbw (GB/s), in place, best of 2 rounds each: nccl vs torch.distributed")
-low = None
+# the comparison: per round and the medians (in place: torch's all_reduce is in place)
+"$PY" - "$OUT" "$ROUNDS" <<'EOF' 2>&1 | tee "$OUT/ratio.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
+import csv, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+def rows(f, who):
+    try:
+        return [r for r in csv.DictReader(open(f)) if r["communicator"] == who and r["collective"] == "allReduce"]
+    except OSError:
+        return []
+bw = {}   # (side, placement, size) -> [busbw per round]
+for k in range(1, rounds + 1):
+    for side, f in (("nccl", f"{out}/nccl-r{k}/bandwidth.csv"), ("torch.distributed", f"{out}/torch-r{k}.csv")):
+        for r in rows(f, side):
+            bw.setdefault((side, r["placement"], int(r["size_bytes"])), []).append(float(r["busbw_GBps"]))
+sizes = sorted(s for (side, p, s) in bw if side == "nccl" and p == "in-place" and s >= (1 << 20)
+               and ("torch.distributed", "in-place", s) in bw)
+print(f"# busbw GB/s, in place, median of {rounds} rounds each (then the ratio of each round); -w 50 -n 200 on both sides")
+print("#     size      nccl     torch   ratio   per round             | nccl out of place (median)")
+low, misses = None, []
 for s in sizes:
-    a, b = best[("nccl", s)], best[("torch.distributed", s)]
-    low = a / b if low is None else min(low, a / b)
-    print(f"{s / 2**20:10.0f} MiB {a:9.2f} {b:9.2f} {a / b:7.3f}")
-print("# lowest ratio: %s" % ("%.3f" % low if low is not None else "no rows"))
+    a, b = bw[("nccl", "in-place", s)], bw[("torch.distributed", "in-place", s)]
+    ma, mb = statistics.median(a), statistics.median(b)
+    per = " ".join(f"{x / y:.3f}" for x, y in zip(a, b))
+    oop = bw.get(("nccl", "out-of-place", s))
+    ratio = ma / mb
+    low = ratio if low is None else min(low, ratio)
+    if ratio < 1.0:
+        misses.append(f"{s >> 20}MiB({ratio:.4f})")
+    print(f"{s >> 20:6d} MiB {ma:9.2f} {mb:9.2f} {ratio:7.3f}   {per:21s} | {statistics.median(oop) if oop else float('nan'):9.2f}")
+if low is None:
+    print("# no rows to compare")
+else:
+    print(f"# lowest median ratio: {low:.3f}; target >= 1.00 at every size 1 MiB..1 GiB: "
+          + ("MET" if not misses else "MISSED at " + " ".join(misses)))
 EOF
 
-note "== targets"
-for f in "$OUT"/compare-r1/ratio.txt "$OUT"/compare-r2/ratio.txt "$OUT"/best-of-2.txt; do
-  [ -s "$f" ] || { note "  $(basename "$(dirname "$f")")/$(basename "$f"): missing"; continue; }
-  awk -v name="$(basename "$(dirname "$f")")/$(basename "$f")" '!/^#/ && NF >= 4 && $NF+0 == $NF { n++; if ($NF < 1.0) low = low " " $1 $2 "(" $NF ")" }
-       END { if (n == 0) print "  " name ": no rows";
-             else if (low == "") print "  " name ": busbw nccl/torch >= 1.00 at every size 1 MiB..1 GiB: MET (" n " sizes)";
-             else print "  " name ": busbw nccl/torch >= 1.00: MISSED at" low }' "$f" | tee -a "$SUMMARY"
-done
-note "  init as the toolkit times it (round 1: ncclCommInitRank on each rank, after the id's rendezvous):"
-grep -hE 'bench: nccl init' "$OUT/bandwidth-r1.txt" | sed -E 's/^.*bench: /    /' | tee -a "$SUMMARY"
-grep -hoE 'ncclCommInitRank [0-9.]+ ms' "$J" "$OUT/bandwidth-r1.txt" | awk '{print $2}' | sort -n | awk '{ v[++n] = $1 }
-  END { if (n) printf "    %d inits (JUnit jobs + round 1): min %.1f / median %.1f / max %.1f ms; target <= 400 ms: median %s, every init %s\n",
+note "== init"
+note "  ncclCommInitRank as the toolkit times it (after the id's rendezvous; JUnit jobs: both ranks; bandwidth rounds: rank 0):"
+grep -hoE 'ncclCommInitRank [0-9.]+ ms' "$J" "$OUT"/bandwidth-r*.txt | awk '{print $2}' | sort -n | awk '{ v[++n] = $1 }
+  END { if (n) printf "    %d inits: min %.1f / median %.1f / max %.1f ms; target <= 400 ms: median %s\n",
         n, v[1], (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), v[n],
-        ((n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2) <= 400 ? "MET" : "MISSED"), (v[n] <= 400 ? "MET" : "MISSED") }' \
-  | tee -a "$SUMMARY"
-grep -hE 'torch.distributed init' "$OUT/torch-r1.txt" 2>/dev/null | sed 's/^/    /' | tee -a "$SUMMARY"
-note "  NCCL's own init breakdown (round 2, NCCL_DEBUG_SUBSYS=INIT; seconds): toolkit ranks, then torch's"
-for f in "$OUT/bandwidth-r2.txt" "$OUT/torch-r2.txt"; do
-  grep -hE 'Init timings|Init COMPLETE' "$f" 2>/dev/null | sed -E 's/^.*NCCL INFO //' | cut -c1-260 | sed "s|^|    $(basename "$f" .txt): |" \
-    | tee -a "$SUMMARY"
+        ((n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2) <= 400 ? "MET" : "MISSED") }' | tee -a "$SUMMARY"
+note "  NCCL's own init breakdown in seconds (round $ROUNDS, NCCL_DEBUG_SUBSYS=INIT): the toolkit's rank JVMs, then torch's ranks"
+for f in "$OUT"/nccl-debug-java-*.log "$OUT"/nccl-debug-torch-*.log; do
+  [ -e "$f" ] || continue
+  grep -hE 'Init timings' "$f" | sed -E 's/^.*NCCL INFO //' | cut -c1-230 | sed "s|^|    $(basename "$f" .log): |" | tee -a "$SUMMARY"
 done
+note "  CUDA_MODULE_LOADING=${CUDA_MODULE_LOADING:-unset: CUDA default LAZY, torch sets LAZY when unset}"
+# Does eager module loading make NCCL's "kernels" phase cheaper? One init on each side with CUDA_MODULE_LOADING=EAGER
+# (the same 1 MiB sweep, 1 + 1 calls: only the init matters here), NCCL's breakdown again.
+run init-eager-java 90 env CUDA_MODULE_LOADING=EAGER NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT \
+  "NCCL_DEBUG_FILE=$OUT/nccl-debug-eager-java-%p.log" "$BUNDLE/bin/mpi2nccl" bandwidth -np 2 --comms nccl -b 1M -e 1M \
+  -w 1 -n 1 --min-iters 1 --out "$OUT/init-eager" --title "init probe"
+grep -hE 'bench: nccl init' "$OUT/init-eager-java.txt" | sed -E 's/^.*bench: /    EAGER: /' | tee -a "$SUMMARY"
+if [ $have_torch = 1 ]; then
+  run init-eager-torch 90 env CUDA_MODULE_LOADING=EAGER NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT \
+    "NCCL_DEBUG_FILE=$OUT/nccl-debug-eager-torch-%p.log" "$PY" "$(dirname "$0")/torch_allreduce.py" --min 1M --max 1M \
+    --warmup 1 --iters 1 --csv "$OUT/init-eager-torch.csv"
+  grep -hE 'torch.distributed init' "$OUT/init-eager-torch.txt" | sed 's/^/    EAGER: /' | tee -a "$SUMMARY"
+fi
+for f in "$OUT"/nccl-debug-eager-*.log; do
+  [ -e "$f" ] || continue
+  grep -hE 'Init timings' "$f" | sed -E 's/^.*NCCL INFO //' | cut -c1-230 | sed "s|^|    $(basename "$f" .log): |" | tee -a "$SUMMARY"
+done
+note "  fonts: libfontconfig.so.1 known to ldconfig: $(ldconfig -p 2>/dev/null | grep -c 'libfontconfig.so.1') (0: the JDK cannot draw charts, whatever FONTCONFIG_FILE says)"
 
 if pgrep -af 'daemon.jar|org.mpi2nccl' | grep -v pgrep; then note "LEFTOVER PROCESSES (above)"; else note "no leftover processes"; fi
 note "done: $OUT (summary.txt; everything else in comm6-all.tgz)"
 # one archive of what this script wrote but the summary, those originals removed (only its own names: $OUT may be
 # shared with other scripts): the device returns only a few files per run
-mine=(nccl-junit.txt junit best-of-2.txt)
-for r in 1 2; do mine+=("bandwidth-r$r.txt" "nccl-r$r" "torch-r$r.txt" "torch-r$r.csv" "compare-r$r.txt" "compare-r$r"); done
+mine=(nccl-junit.txt junit ratio.txt init-eager-java.txt init-eager init-eager-torch.txt init-eager-torch.csv)
+for r in $(seq 1 $ROUNDS); do mine+=("bandwidth-r$r.txt" "nccl-r$r" "torch-r$r.txt" "torch-r$r.csv"); done
+for f in "$OUT"/nccl-debug-*.log; do [ -e "$f" ] && mine+=("$(basename "$f")"); done
 present=()
 for f in "${mine[@]}"; do [ -e "$OUT/$f" ] && present+=("$f"); done
 if [ ${#present[@]} -gt 0 ] && tar -czf "$OUT/comm6-all.tgz" -C "$OUT" "${present[@]}"; then

@@ -530,6 +530,39 @@ public final class CudaBackend implements Backend {
                 .f32(lr).f32(beta1).f32(beta2).f32(eps).f32(weightDecay).f32(c1).f32(c2));
     }
 
+    /** Up to {@link KernelArgs#SGD_TENSORS} tensors per launch, the list passed by value. */
+    @Override
+    public void adamSteps(Storage[] params, Storage[] grads, Storage[] m, Storage[] v, long[] sizes, float lr, float beta1,
+                          float beta2, float eps, float weightDecay, long step) {
+        int count = params.length;
+        if (grads.length != count || m.length != count || v.length != count || sizes.length != count)
+            throw new IllegalArgumentException("adamSteps: " + count + " parameters, " + grads.length + " gradients, "
+                    + m.length + " and " + v.length + " moments, " + sizes.length + " sizes");
+        if (step < 1) throw new IllegalArgumentException("adamSteps: step counts from 1, got " + step);
+        float c1 = (float) (1 - Math.pow(beta1, step)), c2 = (float) (1 - Math.pow(beta2, step));
+        int chunk = KernelArgs.SGD_TENSORS;
+        long[] n = new long[chunk], pp = new long[chunk], pg = new long[chunk], pm = new long[chunk], pv = new long[chunk];
+        for (int from = 0; from < count; from += chunk) {
+            int k = Math.min(chunk, count - from);
+            long most = 0;
+            for (int j = 0; j < k; j++) {
+                int t = from + j;
+                n[j] = sizes[t];
+                pp[j] = address(params[t], "adamSteps param " + t);
+                pg[j] = address(grads[t], "adamSteps grad " + t);
+                pm[j] = address(m[t], "adamSteps m " + t);
+                pv[j] = address(v[t], "adamSteps v " + t);
+                checkRange("adamSteps param " + t, params[t], 0, n[j]);
+                checkRange("adamSteps grad " + t, grads[t], 0, n[j]);
+                checkRange("adamSteps m " + t, m[t], 0, n[j]);
+                checkRange("adamSteps v " + t, v[t], 0, n[j]);
+                most = Math.max(most, n[j]);
+            }
+            context.launch(Kernel.ADAM_STEPS, Math.max(1, most), KernelArgs.of().adamTensors(k, n, pp, pg, pm, pv)
+                    .f32(lr).f32(beta1).f32(beta2).f32(eps).f32(weightDecay).f32(c1).f32(c2));
+        }
+    }
+
     @Override
     public void synchronize() {
         context.synchronize();

@@ -8,7 +8,9 @@ import org.mpi2nccl.tensor.Storage;
  * primitives takes several (and several temporaries). Operands are compact float32 storages of
  * {@link CudaBackend}; shapes are given as (rows, cols) or NCHW (n, c, hw = h*w).
  * <p>Reached as {@code ((CudaBackend) device.backend()).fused()}; the GPU test suite holds each to a plain-Java
- * reference (CudaFusedOpsTest).
+ * reference (CudaFusedOpsTest). The training layers of the Backend contract ({@code batchNormForward/Backward},
+ * {@code softmaxCrossEntropy/Backward}) run on {@link #batchNormTraining}, {@link #batchNormTrainingBackward} and the
+ * one-block cross-entropy here (CudaBackendContractTest): autograd reaches them through the contract, never here.
  */
 public final class FusedOps {
     private final CudaBackend backend;
@@ -119,10 +121,9 @@ public final class FusedOps {
         }
         long slices = channelSlices(n, c);
         synchronized (this) {
-            long partial = channelScratch(c, slices);
             backend.context().launch(Kernel.BATCHNORM_FORWARD_STATS, c * slices,
                     KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(prm).ptr(prv).i64(n).i64(c).i64(hw).f32(eps).f32(momentum)
-                            .ptr(partial).ptr(partial + arrivalsOffset(c, slices)).i64(slices));
+                            .ptr(channelPartials(c, slices)).ptr(channelArrivals(c)).i64(slices));
         }
         backend.context().launch(Kernel.BATCHNORM_FORWARD_APPLY, size,
                 KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pb).ptr(py).i64(n).i64(c).i64(hw));
@@ -138,10 +139,9 @@ public final class FusedOps {
         long pdb = ptr(dbeta, "batchNormBackward dbeta", c);
         long slices = channelSlices(n, c);
         synchronized (this) {
-            long partial = channelScratch(c, slices);
             backend.context().launch(Kernel.BATCHNORM_GRAD_SUMS, c * slices,
                     KernelArgs.of().ptr(pgy).ptr(px).ptr(pm).ptr(pi).ptr(pdg).ptr(pdb).i64(n).i64(c).i64(hw)
-                            .ptr(partial).ptr(partial + arrivalsOffset(c, slices)).i64(slices));
+                            .ptr(channelPartials(c, slices)).ptr(channelArrivals(c)).i64(slices));
         }
         if (dx == null) return;
         long pdx = ptr(dx, "batchNormBackward dx", size);
@@ -172,7 +172,10 @@ public final class FusedOps {
 
     // ---- the per-channel reductions' scratch -------------------------------------------------------------------
 
-    private DeviceMemory channelScratch;   // partial sums (double) then arrival counters, zeroed once (kernels reset them)
+    // Two blocks, so that no layer's partial sums can overwrite another layer's counters: the arrival counters, one
+    // per channel, zero between launches (zeroed once; each kernel resets those it used), and the partial sums.
+    private DeviceMemory channelArrivals;
+    private DeviceMemory channelPartials;
 
     /**
      * How many blocks share one channel's sums: enough that all channels together fill the GPU about four blocks
@@ -183,19 +186,25 @@ public final class FusedOps {
         return Math.max(1, Math.min(Math.min(n, 64), wanted));
     }
 
-    private static long arrivalsOffset(long c, long slices) {
-        return c * slices * 16;
+    /** The partial sums' address for {@code c} channels in {@code slices} (grown when too small). */
+    private long channelPartials(long c, long slices) {
+        long bytes = c * slices * 16;
+        if (channelPartials == null || channelPartials.bytes() < bytes) {
+            if (channelPartials != null) channelPartials.close();     // freed after the work queued so far
+            channelPartials = DeviceMemory.allocateUnscoped(backend.context(), (bytes + 255) / 256 * 256);
+        }
+        return channelPartials.address();
     }
 
-    /** The scratch for {@code c} channels in {@code slices}: its address (grown, and zeroed, when too small). */
-    private long channelScratch(long c, long slices) {
-        long bytes = arrivalsOffset(c, slices) + c * 4;
-        if (channelScratch == null || channelScratch.bytes() < bytes) {
-            if (channelScratch != null) channelScratch.close();     // freed after the work queued so far
-            channelScratch = DeviceMemory.allocateUnscoped(backend.context(), (bytes + 255) / 256 * 256);
-            channelScratch.zero();
+    /** The arrival counters' address for {@code c} channels, all zero (grown, and zeroed, when too small). */
+    private long channelArrivals(long c) {
+        long bytes = c * 4;
+        if (channelArrivals == null || channelArrivals.bytes() < bytes) {
+            if (channelArrivals != null) channelArrivals.close();
+            channelArrivals = DeviceMemory.allocateUnscoped(backend.context(), (bytes + 255) / 256 * 256);
+            channelArrivals.zero();
         }
-        return channelScratch.address();
+        return channelArrivals.address();
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------

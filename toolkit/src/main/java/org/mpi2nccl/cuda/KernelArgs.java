@@ -10,7 +10,7 @@ import jcuda.Pointer;
  * arguments do not match the kernel's C signature fails in Java (naming the kernel) instead of reading
  * garbage on the GPU. Letters: p pointer, l long long, u unsigned long long, i int, f float,
  * L {@link Layout} (144 bytes), W a 2-D window (12 longs: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow),
- * S the SgdTensors list of native/optim.cu ({@link #SGD_TENSORS} tensors, 65 longs).
+ * S the SgdTensors list of native/optim.cu ({@link #SGD_TENSORS} tensors, 65 longs), A its AdamTensors list (81 longs).
  */
 public final class KernelArgs {
     private final StringBuilder signature = new StringBuilder();
@@ -70,6 +70,19 @@ public final class KernelArgs {
         System.arraycopy(grads, 0, fields, 1 + 2 * SGD_TENSORS, count);
         System.arraycopy(velocities, 0, fields, 1 + 3 * SGD_TENSORS, count);
         return add('S', Pointer.to(fields));
+    }
+
+    /** The AdamTensors struct of native/optim.cu: like {@link #sgdTensors}, with Adam's two moment buffers. */
+    public KernelArgs adamTensors(int count, long[] sizes, long[] params, long[] grads, long[] firstMoments, long[] secondMoments) {
+        if (count < 0 || count > SGD_TENSORS) throw new IllegalArgumentException("an Adam tensor list holds 0.." + SGD_TENSORS + " tensors, got " + count);
+        long[] fields = new long[1 + 5 * SGD_TENSORS];
+        fields[0] = count;
+        System.arraycopy(sizes, 0, fields, 1, count);
+        System.arraycopy(params, 0, fields, 1 + SGD_TENSORS, count);
+        System.arraycopy(grads, 0, fields, 1 + 2 * SGD_TENSORS, count);
+        System.arraycopy(firstMoments, 0, fields, 1 + 3 * SGD_TENSORS, count);
+        System.arraycopy(secondMoments, 0, fields, 1 + 4 * SGD_TENSORS, count);
+        return add('A', Pointer.to(fields));
     }
 
     /** The type letters so far, e.g. "pppl". */

@@ -8,7 +8,8 @@ import org.mpi2nccl.tensor.NDArray;
 /**
  * Batch normalisation per channel of NCHW input. Training: batch statistics, and running averages updated as
  * {@code running = (1 - momentum) running + momentum batch} (unbiased variance, like PyTorch) in the same backend
- * call as the forward pass. Eval: the running averages. The statistics are local to the rank (data-parallel training says so where it matters).
+ * call as the forward pass. Eval: the running averages. The statistics are local to the rank (data-parallel
+ * training says so where it matters).
  */
 public final class BatchNorm2d extends Module {
     private final int channels;

@@ -5,6 +5,7 @@ import java.util.List;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.NDArray;
+import org.mpi2nccl.tensor.Storage;
 
 /** Adam (Kingma and Ba 2015) with bias correction and L2 weight decay (see Backend#adamStep). */
 public final class Adam extends Optimizer {
@@ -29,18 +30,43 @@ public final class Adam extends Optimizer {
         }
     }
 
+    /** One {@link org.mpi2nccl.tensor.Backend#adamSteps} call per device for all parameters (one launch per 16 on a GPU). */
     @Override
     public void step() {
         step++;
-        for (int i = 0; i < params.size(); i++) {
-            Tensor p = params.get(i);
-            NDArray g = p.grad();
-            if (g == null) continue;
-            try (NDArray gc = g.compact()) { // a new reference, or a copy when the gradient is a strided view
-                p.device().backend().adamStep(p.data().storage(), gc.storage(), m.get(i).storage(), v.get(i).storage(), p.size(),
-                        lr, beta1, beta2, eps, weightDecay, step);
+        List<Integer> withGrad = new ArrayList<>();
+        for (int i = 0; i < params.size(); i++) if (params.get(i).grad() != null) withGrad.add(i);
+        if (withGrad.isEmpty()) return;
+        int k = withGrad.size();
+        Storage[] ps = new Storage[k], gs = new Storage[k], ms = new Storage[k], vs = new Storage[k];
+        long[] sizes = new long[k];
+        NDArray[] compacts = new NDArray[k];  // new references, or copies where a gradient is a strided view
+        try {
+            for (int j = 0; j < k; j++) {
+                int i = withGrad.get(j);
+                Tensor p = params.get(i);
+                compacts[j] = p.grad().compact();
+                ps[j] = p.data().storage();
+                gs[j] = compacts[j].storage();
+                ms[j] = m.get(i).storage();
+                vs[j] = v.get(i).storage();
+                sizes[j] = p.size();
             }
+            if (sameDevice()) {
+                params.get(0).device().backend().adamSteps(ps, gs, ms, vs, sizes, lr, beta1, beta2, eps, weightDecay, step);
+            } else {
+                for (int j = 0; j < k; j++)
+                    params.get(withGrad.get(j)).device().backend().adamStep(ps[j], gs[j], ms[j], vs[j], sizes[j], lr, beta1, beta2,
+                            eps, weightDecay, step);
+            }
+        } finally {
+            for (NDArray c : compacts) if (c != null) c.close();
         }
+    }
+
+    private boolean sameDevice() {
+        for (Tensor p : params) if (!p.device().equals(params.get(0).device())) return false;
+        return true;
     }
 
     public long steps() { return step; }

@@ -302,6 +302,20 @@ public interface Backend {
     void adamStep(Storage param, Storage grad, Storage m, Storage v, long n, float lr, float beta1, float beta2,
                   float eps, float weightDecay, long step);
 
+    /**
+     * {@link #adamStep} on several tensors in one call ({@code params[t]}, {@code grads[t]}, moments {@code m[t]} and
+     * {@code v[t]}, {@code sizes[t]} elements), one step count for all. A GPU backend updates up to 16 tensors per
+     * kernel launch. The default calls {@link #adamStep} for each.
+     */
+    default void adamSteps(Storage[] params, Storage[] grads, Storage[] m, Storage[] v, long[] sizes, float lr, float beta1,
+                           float beta2, float eps, float weightDecay, long step) {
+        if (grads.length != params.length || m.length != params.length || v.length != params.length || sizes.length != params.length)
+            throw new IllegalArgumentException("adamSteps: " + params.length + " parameters, " + grads.length + " gradients, "
+                    + m.length + " and " + v.length + " moments, " + sizes.length + " sizes");
+        for (int t = 0; t < params.length; t++)
+            adamStep(params[t], grads[t], m[t], v[t], sizes[t], lr, beta1, beta2, eps, weightDecay, step);
+    }
+
     // ---- synchronisation -------------------------------------------------------------------------------------------
 
     /** Waits until every queued operation of this backend has finished (a no-op on the CPU). */

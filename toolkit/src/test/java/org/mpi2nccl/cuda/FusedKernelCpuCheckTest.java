@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The training-layer kernels behind the Backend contract's batchNormForward/Backward and
- * softmaxCrossEntropy/Backward, addBatchMetrics, sgdSteps and reluBackward (native/batchnorm.cu, cross_entropy.cu, optim.cu, activation.cu) compiled for the CPU with
+ * softmaxCrossEntropy/Backward, addBatchMetrics, sgdSteps, adamSteps and reluBackward (native/batchnorm.cu, cross_entropy.cu, optim.cu, activation.cu) compiled for the CPU with
  * native/cpu-check/cuda_on_cpu.h and run by native/cpu-check/fused_check.cpp against plain loops, so their index
  * arithmetic, block reductions and bad-label flag are checked without a GPU (CudaBackendContractTest runs them on one).
  */
@@ -32,7 +32,7 @@ class FusedKernelCpuCheckTest {
             String compiled = run(300, "g++", "-std=c++20", "-O1", "-I", Path.of("..", "native").toString(), "-o", binary.toString(), source.toString());
             String output = run(120, binary.toString());
             System.out.print(compiled + output);
-            assertTrue(output.contains("fused-check: 15 cases, 0 failures"), output);
+            assertTrue(output.contains("fused-check: 18 cases, 0 failures"), output);
         } finally {
             Files.deleteIfExists(binary);
             Files.deleteIfExists(dir);

@@ -65,6 +65,7 @@ class PtxKernelsTest {
                 case 'L' -> ".b8[" + (2 + 2 * Layout.MAX_DIMS) * 8 + "]";
                 case 'W' -> ".b8[96]";
                 case 'S' -> ".b8[" + (1 + 4 * KernelArgs.SGD_TENSORS) * 8 + "]";
+                case 'A' -> ".b8[" + (1 + 5 * KernelArgs.SGD_TENSORS) * 8 + "]";
                 default -> throw new AssertionError("unknown signature letter " + c);
             });
         }

@@ -593,6 +593,30 @@ public abstract class BackendContractTest {
     }
 
     @Test
+    void adamStepsOnManyTensorsMatchOneStepEach() {
+        int count = 18;                        // more than one GPU launch holds (16)
+        Storage[] ps = new Storage[count], gs = new Storage[count], ms = new Storage[count], vs = new Storage[count];
+        Storage[] ps1 = new Storage[count], ms1 = new Storage[count], vs1 = new Storage[count];
+        long[] sizes = new long[count];
+        float lr = 0.01f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f, wd = 0.01f;
+        for (int t = 0; t < count; t++) {
+            int n = t == 2 ? 4000 : 1 + 29 * t;
+            sizes[t] = n;
+            float[] p = randoms(n, -1, 1), g = randoms(n, -1, 1), m = randoms(n, -0.1f, 0.1f), v = randoms(n, 0f, 0.1f);
+            ps[t] = upload(p); gs[t] = upload(g); ms[t] = upload(m); vs[t] = upload(v);
+            ps1[t] = upload(p); ms1[t] = upload(m); vs1[t] = upload(v);
+        }
+        backend.adamSteps(ps, gs, ms, vs, sizes, lr, b1, b2, eps, wd, 3);
+        for (int t = 0; t < count; t++) {
+            backend.adamStep(ps1[t], gs[t], ms1[t], vs1[t], sizes[t], lr, b1, b2, eps, wd, 3);
+            int n = (int) sizes[t];
+            assertClose(download(ps1[t], n), download(ps[t], n), 1e-6, "adamSteps param of tensor " + t);
+            assertClose(download(ms1[t], n), download(ms[t], n), 1e-6, "adamSteps m of tensor " + t);
+            assertClose(download(vs1[t], n), download(vs[t], n), 1e-6, "adamSteps v of tensor " + t);
+        }
+    }
+
+    @Test
     void sgdAndAdamStepsMatchPyTorchDefinitions() {
         int n = 1001;
         float[] p = randoms(n, -1, 1), g = randoms(n, -1, 1), v = randoms(n, -0.1f, 0.1f);
