@@ -33,7 +33,7 @@ public final class CudaBackend implements Backend {
     private final LabelChecks labelChecks;
     /** Closed storages' blocks for reuse: at most this many bytes (a training step's temporaries are far fewer). */
     static final long BLOCK_CACHE_BYTES = 1L << 30;
-    private final BlockCache blocks = new BlockCache(BLOCK_CACHE_BYTES);
+    private final BlockCache<DeviceMemory> blocks = new BlockCache<>(BLOCK_CACHE_BYTES, DeviceMemory::bytes, DeviceMemory::close);
 
     private CudaBackend(CudaContext context) {
         this.context = context;
@@ -119,7 +119,7 @@ public final class CudaBackend implements Backend {
         return v;
     }
 
-    /** A storage of {@code n} floats was closed: its block goes to the cache (or is freed when the cache is full). */
+    /** A storage of {@code n} floats was closed: its block goes to the cache (which frees its oldest blocks when full). */
     void freed(long n, DeviceMemory block) {
         live.addAndGet(-n);
         blocks.give(block);
