@@ -26,14 +26,8 @@ nvidia-smi topo -m 2>&1 | head -4 | tee -a "$SUMMARY"
 # The Python with torch (the peer), and its own NCCL for the toolkit too: the library search would otherwise take the
 # first libnccl.so.2 among the wheels (run 2 loaded 2.28.3 while torch ran 2.28.9), and the ratio would compare two
 # NCCL versions. NCCL_HOME set by the caller wins.
-PY=${PYTHON:-python3}
-if ! "$PY" -c 'import torch' 2>/dev/null; then
-  for p in /opt/torch/.venv/bin/python3 /opt/*/.venv/bin/python3; do "$p" -c 'import torch' 2>/dev/null && { PY=$p; break; }; done
-fi
-if [ -z "${NCCL_HOME:-}" ]; then
-  torch_nccl=$("$PY" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)
-  if [ -n "$torch_nccl" ] && [ -e "$torch_nccl/lib/libnccl.so.2" ]; then export NCCL_HOME=$torch_nccl; fi
-fi
+torch_python
+use_torch_nccl
 note "NCCL for the toolkit: ${NCCL_HOME:+NCCL_HOME=$NCCL_HOME}${NCCL_HOME:-the library search (NCCL_HOME unset)}; torch's: $("$PY" -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null || echo 'no torch')"
 
 # 1. NCCL tests

@@ -20,15 +20,9 @@ source "$(dirname "$0")/cuda-common.sh"
 header "comm6-check"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>&1 | sed 's/^/   /' | tee -a "$SUMMARY"
 
-PY=${PYTHON:-python3}
-if ! "$PY" -c 'import torch' 2>/dev/null; then
-  for p in /opt/torch/.venv/bin/python3 /opt/*/.venv/bin/python3; do "$p" -c 'import torch' 2>/dev/null && { PY=$p; break; }; done
-fi
+torch_python
 # one NCCL library for both sides: torch's (else the library search may load another version than torch runs)
-if [ -z "${NCCL_HOME:-}" ]; then
-  torch_nccl=$("$PY" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)
-  [ -n "$torch_nccl" ] && [ -e "$torch_nccl/lib/libnccl.so.2" ] && export NCCL_HOME=$torch_nccl
-fi
+use_torch_nccl
 note "NCCL for the toolkit: ${NCCL_HOME:-the library search (NCCL_HOME unset)}; torch's: $("$PY" -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null || echo 'no torch')"
 
 # 1. NCCL tests with the split probe

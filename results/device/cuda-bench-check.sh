@@ -16,10 +16,7 @@ if ! run bench-java 300 "$BUNDLE/bin/mpi2nccl" bench-gpu --json "$OUT/bench-java
   run bench-java-first-kernels 300 "$BUNDLE/bin/mpi2nccl" bench-gpu --only gemm,bandwidth,staging,train \
     --kernel-variants transpose=64x64,full-reduction=two-pass/16 --json "$OUT/bench-java.json"
 fi
-PY=${PYTHON:-python3}
-if ! "$PY" -c 'import torch' 2>/dev/null; then
-  for p in /opt/torch/.venv/bin/python3 /opt/*/.venv/bin/python3; do "$p" -c 'import torch' 2>/dev/null && { PY=$p; break; }; done
-fi
+torch_python
 if "$PY" -c 'import torch' 2>/dev/null; then
   run bench-torch 200 "$PY" "$(dirname "$0")/torch_peer.py" --json "$OUT/bench-torch.json"
   if [ -s "$OUT/bench-java.json" ] && [ -s "$OUT/bench-torch.json" ]; then

@@ -23,3 +23,22 @@ run() {
 # the JUnit console's test totals of a log
 junit_totals() { grep -E '^\[ +[0-9]+ tests (found|successful|failed|skipped|aborted)' "$1" | sed 's/^/    /' | tee -a "$SUMMARY"; }
 header() { note "$1 $(date -u +%FT%TZ) on $(hostname); repo $(git rev-parse --short HEAD 2>/dev/null || echo '?')"; }
+# PY: a Python that has torch (PYTHON, else python3, else a venv under /opt), or python3 when none has it.
+torch_python() {
+  local p
+  PY=${PYTHON:-python3}
+  "$PY" -c 'import torch' 2>/dev/null && return 0
+  for p in /opt/torch/.venv/bin/python3 /opt/*/.venv/bin/python3; do
+    [ -x "$p" ] && "$p" -c 'import torch' 2>/dev/null && { PY=$p; return 0; }
+  done
+  return 0
+}
+# One NCCL for both sides of a comparison: torch's own (the library search would otherwise take the first
+# libnccl.so.2 among the wheels: once 2.28.3 while torch ran 2.28.9). NCCL_HOME set by the caller wins.
+use_torch_nccl() {
+  local d
+  [ -n "${NCCL_HOME:-}" ] && return 0
+  d=$("$PY" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)
+  if [ -n "$d" ] && [ -e "$d/lib/libnccl.so.2" ]; then export NCCL_HOME=$d; fi
+  return 0
+}

@@ -25,10 +25,7 @@ nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --for
 BUDGET=${BUDGET:-230}
 : "${GEMM_ROUNDS:=3}" "${TRAIN_ROUNDS:=3}"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
-PY=${PYTHON:-python3}
-if ! "$PY" -c 'import torch' 2>/dev/null; then
-  for p in /opt/torch/.venv/bin/python3 /opt/*/.venv/bin/python3; do "$p" -c 'import torch' 2>/dev/null && { PY=$p; break; }; done
-fi
+torch_python
 have_torch=0
 "$PY" -c 'import torch' 2>/dev/null && have_torch=1
 [ $have_torch = 1 ] || note "   no python3 with torch found (set PYTHON=...): the PyTorch side of every step is skipped"

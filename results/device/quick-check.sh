@@ -11,15 +11,9 @@ set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 header "quick-check"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>&1 | sed 's/^/   /' | tee -a "$SUMMARY"
-PY=${PYTHON:-python3}
-if ! "$PY" -c 'import torch' 2>/dev/null; then
-  for p in /opt/torch/.venv/bin/python3 /opt/*/.venv/bin/python3; do "$p" -c 'import torch' 2>/dev/null && { PY=$p; break; }; done
-fi
+torch_python
 # one NCCL for both sides (torch's), as comm-check.sh does
-if [ -z "${NCCL_HOME:-}" ]; then
-  torch_nccl=$("$PY" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)
-  [ -n "$torch_nccl" ] && [ -e "$torch_nccl/lib/libnccl.so.2" ] && export NCCL_HOME=$torch_nccl
-fi
+use_torch_nccl
 
 JUNIT_REPORTS="$OUT/junit" run junit 240 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu
 junit_totals "$OUT/junit.txt"
