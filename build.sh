@@ -203,6 +203,8 @@ cmd_bundle() {
   mkdir -p "$out/fonts"
   cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
      "$ROOT/toolkit/src/bundle/fonts.conf" "$out/fonts/"
+  # Which commit the bundle was built from: the GPU machine's copy of the tree has no usable git history.
+  (cd "$ROOT" && git describe --always --dirty 2>/dev/null || echo unknown) > "$out/COMMIT"
   say "bundle: compressing"
   tar -C "$BUILD" -cf - bundle | xz -T0 -3 > "$tarball"
   say "bundle: $tarball ($(du -h "$tarball" | cut -f1)); on the GPU machine: tar xJf $(basename "$tarball") && bundle/bin/mpi2nccl --help"

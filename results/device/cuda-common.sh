@@ -22,7 +22,7 @@ run() {
 }
 # the JUnit console's test totals of a log
 junit_totals() { grep -E '^\[ +[0-9]+ tests (found|successful|failed|skipped|aborted)' "$1" | sed 's/^/    /' | tee -a "$SUMMARY"; }
-header() { note "$1 $(date -u +%FT%TZ) on $(hostname); repo $(git rev-parse --short HEAD 2>/dev/null || echo '?')"; }
+header() { note "$1 $(date -u +%FT%TZ) on $(hostname); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '? (no COMMIT file)')"; }
 # PY: a Python that has torch (PYTHON, else python3, else a venv under /opt), or python3 when none has it.
 torch_python() {
   local p

@@ -52,7 +52,7 @@ python_with_torch() {
   return 1
 }
 
-note "dist-check $(date -u +%FT%TZ) on $(hostname); repo $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+note "dist-check $(date -u +%FT%TZ) on $(hostname); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '? (no COMMIT file)')"
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/   /' | tee -a "$SUMMARY"
 PY=$(python_with_torch) || PY=""
 [ -n "$PY" ] && note "PyTorch: $("$PY" -c 'import torch; print(torch.__version__, "NCCL", ".".join(map(str, torch.cuda.nccl.version())))' 2>&1)" \

@@ -18,7 +18,7 @@ mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")" && pwd)
 SUMMARY="$OUT/summary.txt"
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-note "fused3-check $(date -u +%FT%TZ) on $(hostname); repo $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+note "fused3-check $(date -u +%FT%TZ) on $(hostname); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '? (no COMMIT file)')"
 t0=$SECONDS
 JUNIT_REPORTS="$OUT/junit" timeout --kill-after=10 300 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu \
     --include-classname 'org\.mpi2nccl\.(dist\.(StepWorkCountGpuTest|DataParallelGpuTest)|cuda\.(CudaFusedOpsTest|CudaGradientsTest|DeviceMemoryViewTest|TrainingLoopMemoryTest|CudaRuntimeTest|BlockCacheGpuTest)|tensor\.CudaBackendContractTest)' \
