@@ -337,13 +337,16 @@ public final class CudaBenchmarks {
              NDArray xb = ArrayScope.outside(() -> NDArray.of(d, x, batch, 1, 28, 28));
              NDArray yb = ArrayScope.outside(() -> NDArray.of(d, labels, batch))) {
             SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
-            Runnable step = () -> {
+            Runnable queue = () -> {
                 try (ArrayScope scope = ArrayScope.open()) {
                     opt.zeroGrad();
                     Tensor loss = lossFn.forward(net.forward(Tensor.constant(xb)), yb);
                     loss.backward();
                     opt.step();
                 }
+            };
+            Runnable step = () -> {
+                queue.run();
                 backend.synchronize();
             };
             // warm-up by time: the launch path of a step runs a few hundred times per step, and the JIT compiles it
@@ -360,8 +363,38 @@ public final class CudaBenchmarks {
             out.add(new Result("train", "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")", batch / (ms * 1e-3), "samples/s", ms,
                     String.format("toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step; median of %d steps after %d warm-up steps (%.0f s)",
                             steps, warm, TRAIN_WARMUP_SECONDS)));
+            out.addAll(queuedSteps(backend, queue, batch, c1, c2, reps));
         }
         return out;
+    }
+
+    /** Steps queued back to back per sample: few enough that the driver's launch queue never fills. */
+    static final int QUEUED_STEPS = 8;
+
+    /**
+     * Is a step launch-bound? {@link #QUEUED_STEPS} steps queued without waiting: the host's time to queue one beside
+     * the GPU's time per step (events around the queue). When the GPU waits for the host the two are equal; when
+     * the GPU is the bottleneck its time is the larger, and the host could do more per step for free.
+     */
+    private static List<Result> queuedSteps(CudaBackend backend, Runnable queue, int batch, int c1, int c2, int reps) {
+        CudaContext ctx = backend.context();
+        int samples = Math.max(reps, 20);
+        double[] host = new double[samples], gpu = new double[samples];
+        try (CudaEvent start = new CudaEvent(ctx); CudaEvent end = new CudaEvent(ctx)) {
+            for (int i = 0; i < samples; i++) {
+                backend.synchronize();
+                long t0 = System.nanoTime();
+                start.record();
+                for (int s = 0; s < QUEUED_STEPS; s++) queue.run();
+                end.record();
+                host[i] = (System.nanoTime() - t0) / 1e6 / QUEUED_STEPS;
+                gpu[i] = CudaEvent.elapsedMillis(start, end) / QUEUED_STEPS;
+            }
+        }
+        String what = "cnn step batch " + batch + " (" + c1 + "," + c2 + "), " + QUEUED_STEPS + " queued";
+        String note = "median of " + samples + " samples of " + QUEUED_STEPS + " steps queued without waiting";
+        return List.of(new Result("train", what + ": host time to queue", median(host) * 1e3, "us/step", median(host), note),
+                new Result("train", what + ": GPU time", median(gpu) * 1e3, "us/step", median(gpu), note));
     }
 
     // ---- timing --------------------------------------------------------------------------------------------------
