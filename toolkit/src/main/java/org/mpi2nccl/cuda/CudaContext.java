@@ -10,6 +10,7 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.util.concurrent.atomic.AtomicLong;
 import jcuda.driver.CUcontext;
+import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.bytedeco.cuda.cudart.CUmemPoolHandle_st;
@@ -22,12 +23,17 @@ import org.bytedeco.javacpp.LongPointer;
  * <ul>
  *   <li>one stream on which all of the toolkit's work for this GPU is queued, in order (kernels, cuBLAS,
  *       stream-ordered allocation and free; NCCL calls should use it too: {@link #streamAddress()});</li>
- *   <li>the kernel modules, loaded once; the cuBLAS handle; memory counters.</li>
+ *   <li>the kernel modules, loaded once; the cuBLAS handle; memory counters;</li>
+ *   <li>the launch path ({@link LaunchRoute}): kernels are queued through JavaCPP's cuLaunchKernel with their
+ *       arguments packed into one reusable native block ({@link DriverLaunch}), or, with
+ *       {@code MPI2NCCL_JCUDA_LAUNCH=1} (read once per JVM) or where JavaCPP's cudart does not load, through JCuda's
+ *       cuLaunchKernel as before (a Java array per argument). {@link #launchDescription()} says which.</li>
  * </ul>
  * Device memory comes from CUDA's stream-ordered allocator (cuMemAllocAsync), with the pool told to keep
  * freed memory for reuse instead of returning it to the driver at every synchronization: a training step
  * reuses the previous step's blocks, as PyTorch's caching allocator does.
- * <p>Contexts live as long as the JVM (the driver tears them down at exit).
+ * <p>Contexts live as long as the JVM (the driver tears them down at exit), and so does the launch's native
+ * parameter block (4 KiB per context).
  */
 public final class CudaContext {
     public final CudaDevice device;
@@ -37,6 +43,12 @@ public final class CudaContext {
     private final boolean streamOrdered;
     private final String poolNote;
     private final boolean syncEveryLaunch;
+    /** The route {@link #launch} takes; JCUDA where MPI2NCCL_JCUDA_LAUNCH=1 or JavaCPP's binding did not load. */
+    private final LaunchRoute launchRoute;
+    private final String launchNote;
+    /** The JavaCPP launch (its native parameter block lives as long as this context); made on first use. */
+    private DriverLaunch driverLaunch;
+    private String driverLaunchError;
     private CUmemPoolHandle_st pool;
     private Cublas cublas;
     private PinnedUploads uploads;
@@ -59,6 +71,16 @@ public final class CudaContext {
         CudaException.check(cuStreamCreate(stream, CUstream_flags.CU_STREAM_DEFAULT), "creating the toolkit's stream");
         modules = new KernelModules(KernelModules.targetFor(device.computeMajor, device.computeMinor));
         syncEveryLaunch = "1".equals(System.getenv("MPI2NCCL_CUDA_SYNC"));
+        if (LaunchRoute.REQUESTED == LaunchRoute.JCUDA) {
+            launchRoute = LaunchRoute.JCUDA;
+            launchNote = LaunchRoute.JCUDA.description + " (MPI2NCCL_JCUDA_LAUNCH=1)";
+        } else if (driverLaunch() != null) {
+            launchRoute = LaunchRoute.JAVACPP;
+            launchNote = LaunchRoute.JAVACPP.description;
+        } else {
+            launchRoute = LaunchRoute.JCUDA;
+            launchNote = LaunchRoute.JCUDA.description + " (JavaCPP's binding did not load: " + driverLaunchError + ")";
+        }
         String note;
         boolean ordered = device.memoryPools;
         if (!ordered) {
@@ -122,22 +144,70 @@ public final class CudaContext {
 
     /** Queues a kernel on the toolkit's stream for {@code items} work items (see {@link Kernel.Launch}). */
     public void launch(Kernel kernel, long items, KernelArgs args) {
-        launch(modules, kernel, items, args);
+        launch(modules, kernel, items, args, launchRoute);
     }
 
     /** Launches from a given module set (the tests run both PTX targets on one GPU this way). */
     void launch(KernelModules from, Kernel kernel, long items, KernelArgs args) {
+        launch(from, kernel, items, args, launchRoute);
+    }
+
+    /** Launches through a given route (the launch benchmark times both in one run). */
+    void launch(Kernel kernel, long items, KernelArgs args, LaunchRoute route) {
+        launch(modules, kernel, items, args, route);
+    }
+
+    private void launch(KernelModules from, Kernel kernel, long items, KernelArgs args, LaunchRoute route) {
         checkSignature(kernel, args);
         if (items < 0) throw new IllegalArgumentException(kernel.name + ": negative item count " + items);
         if (items == 0) return;
         makeCurrent();
         int blocks = gridBlocks(kernel.launch, items, device.multiprocessors);
         launches.incrementAndGet();
-        CudaException.check(cuLaunchKernel(from.function(kernel), blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0,
-                stream, args.toKernelParams(), null), "launching " + kernel);
+        int result;
+        if (route == LaunchRoute.JAVACPP) {
+            DriverLaunch driver = driverLaunch();
+            if (driver == null) throw new CudaUnavailableException("launching " + kernel + " through JavaCPP: " + driverLaunchError);
+            result = driver.launch(from.driverFunction(kernel), blocks, args);
+        } else {
+            result = cuLaunchKernel(from.function(kernel), blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0,
+                    stream, args.toKernelParams(), null);
+        }
+        // the message is built only on failure: this runs tens of thousands of times a second
+        if (result != CUresult.CUDA_SUCCESS) throw new CudaException(result, "launching " + kernel + " (" + route + " route)");
         if (syncEveryLaunch) {
             CudaException.check(cuStreamSynchronize(stream), "running " + kernel + " (MPI2NCCL_CUDA_SYNC=1)");
         }
+    }
+
+    /**
+     * The JavaCPP launch of this context, made on first use; null (with {@link #driverLaunchError} saying why) where
+     * JavaCPP's cudart binding cannot be loaded.
+     */
+    private synchronized DriverLaunch driverLaunch() {
+        if (driverLaunch == null && driverLaunchError == null) {
+            try {
+                driverLaunch = new DriverLaunch(stream.address());
+            } catch (CudaUnavailableException | LinkageError e) {
+                driverLaunchError = Cuda.firstLine(e);
+            }
+        }
+        return driverLaunch;
+    }
+
+    /** The route {@link #launch} takes on this context. */
+    LaunchRoute launchRoute() {
+        return launchRoute;
+    }
+
+    /** Whether {@code route} can launch here (JCuda always; JavaCPP where its cudart binding loads). */
+    boolean canLaunchThrough(LaunchRoute route) {
+        return route == LaunchRoute.JCUDA || driverLaunch() != null;
+    }
+
+    /** How kernels are launched here, in words (for the doctor and the benchmarks). */
+    public String launchDescription() {
+        return launchNote;
     }
 
     /** Counts a call into a CUDA library that queues GPU work (a cuBLAS GEMM) for {@link #workCounts()}. */
@@ -180,7 +250,7 @@ public final class CudaContext {
     }
 
     static void checkSignature(Kernel kernel, KernelArgs args) {
-        if (!kernel.signature.equals(args.signature())) {
+        if (!args.signatureIs(kernel.signature)) {
             throw new IllegalArgumentException("kernel " + kernel + " takes arguments (" + kernel.signature
                     + ") but was given (" + args.signature() + ")");
         }

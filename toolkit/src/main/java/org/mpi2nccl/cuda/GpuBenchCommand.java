@@ -18,15 +18,15 @@ import picocli.CommandLine.Option;
  * as a table and optionally as JSON for comparison with results/device/torch_peer.py.
  */
 @Command(name = "bench-gpu", mixinStandardHelpOptions = true,
-        description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging, a CNN training step.")
+        description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging, the host's cost per kernel launch, a CNN training step.")
 public final class GpuBenchCommand implements Callable<Integer> {
     @Option(names = "--device", description = "GPU number (default ${DEFAULT-VALUE})", defaultValue = "0")
     int device;
 
     /** What --only may name. */
-    static final java.util.List<String> PARTS = java.util.List.of("gemm", "gemm-calls", "bandwidth", "variants", "staging", "train");
+    static final java.util.List<String> PARTS = java.util.List.of("gemm", "gemm-calls", "bandwidth", "variants", "staging", "launch", "train");
 
-    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, variants, staging, train (default: all), and gemm-calls (one GEMM per cuBLAS route"
+    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, variants, staging, launch, train (default: all), and gemm-calls (one GEMM per cuBLAS route"
                     + " and TF32 setting, for cuBLAS's API log; never part of the default)")
     Set<String> only;
 
@@ -80,6 +80,7 @@ public final class GpuBenchCommand implements Callable<Integer> {
         CudaBackend backend = CudaBackend.open(device);
         System.out.println(backend.describe());
         System.out.println("kernel variants in use: " + KernelVariants.describe());
+        System.out.println("kernel launches: " + backend.context().launchDescription());
         List<CudaBenchmarks.Result> results = new ArrayList<>();
         if (only != null && only.contains("gemm-calls")) results.addAll(print(CudaBenchmarks.gemmCalls(backend, gemmSize)));
         if (wants("gemm")) results.addAll(print(CudaBenchmarks.gemm(backend, gemmSize, reps)));
@@ -90,12 +91,14 @@ public final class GpuBenchCommand implements Callable<Integer> {
             for (int i = 0; i < bytes.length; i++) bytes[i] = stagingMib[i] << 20;
             results.addAll(print(CudaBenchmarks.staging(backend.context(), bytes, Math.max(3, reps / 4))));
         }
+        if (wants("launch")) results.addAll(print(LaunchCostBench.run(backend, reps)));
         if (wants("train")) results.addAll(print(CudaBenchmarks.trainStep(backend, batch, channels[0], channels[1], Math.max(20, reps))));
         if (json != null) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("device", backend.describe());
             doc.put("driver_cuda", Cuda.versionString(Cuda.driverVersion()));
             doc.put("kernel_variants", KernelVariants.describe());
+            doc.put("kernel_launches", backend.context().launchDescription());
             doc.put("results", results);
             Files.writeString(json, new GsonBuilder().setPrettyPrinting().create().toJson(doc));
             System.out.println("written: " + json);

@@ -1,6 +1,7 @@
 package org.mpi2nccl.cuda;
 
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 
 /**
@@ -29,6 +30,13 @@ final class Handles {
 
     /** A stream handle JCuda fills in (cuStreamCreate), whose address can then be read. */
     static final class StreamHandle extends CUstream {
+        long address() {
+            return getNativePointer();
+        }
+    }
+
+    /** A kernel function handle JCuda fills in (cuModuleGetFunction), whose address can then be read. */
+    static final class FunctionHandle extends CUfunction {
         long address() {
             return getNativePointer();
         }

@@ -10,8 +10,10 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
+import org.bytedeco.cuda.cudart.CUfunc_st;
 
 /**
  * The kernel modules of one context, each loaded once on first use (the driver JIT-compiles PTX for the GPU it
@@ -26,7 +28,9 @@ final class KernelModules {
     /** "sm90" or "sm75": which of the two PTX builds this context loads. */
     final String target;
     private final Map<String, CUmodule> modules = new HashMap<>();
-    private final Map<Kernel, CUfunction> functions = new IdentityHashMap<>();
+    private final Map<Kernel, Handles.FunctionHandle> functions = new IdentityHashMap<>();
+    /** JavaCPP's wrappers of the same handles, built once per kernel; read without a lock at every launch. */
+    private final Map<Kernel, CUfunc_st> driverFunctions = new ConcurrentHashMap<>();
 
     KernelModules(String target) {
         this.target = target;
@@ -89,7 +93,25 @@ final class KernelModules {
 
     /** The kernel's function handle, loading its module first if needed. The context must be current. */
     synchronized CUfunction function(Kernel kernel) {
-        CUfunction f = functions.get(kernel);
+        return handle(kernel);
+    }
+
+    /**
+     * The kernel's function handle as JavaCPP's cuLaunchKernel takes it (the {@link LaunchRoute#JAVACPP} route),
+     * loading its module first if needed. The context must be current.
+     */
+    CUfunc_st driverFunction(Kernel kernel) {
+        CUfunc_st f = driverFunctions.get(kernel);
+        if (f != null) return f;
+        long address;
+        synchronized (this) {
+            address = handle(kernel).address();
+        }
+        return driverFunctions.computeIfAbsent(kernel, k -> DriverLaunch.function(address));
+    }
+
+    private Handles.FunctionHandle handle(Kernel kernel) {
+        Handles.FunctionHandle f = functions.get(kernel);
         if (f != null) return f;
         CUmodule module = modules.get(kernel.module);
         String from = resourceName(kernel.module, target);
@@ -102,7 +124,7 @@ final class KernelModules {
                     "loading module " + from);
             modules.put(kernel.module, module);
         }
-        f = new CUfunction();
+        f = new Handles.FunctionHandle();
         CudaException.check(cuModuleGetFunction(f, module, kernel.name),
                 "finding kernel " + kernel.name + " in " + from);
         functions.put(kernel, f);

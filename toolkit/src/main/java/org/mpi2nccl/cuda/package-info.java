@@ -13,7 +13,10 @@
  *       {@link org.mpi2nccl.cuda.PinnedHostBuffer}, {@link org.mpi2nccl.cuda.CudaStream},
  *       {@link org.mpi2nccl.cuda.CudaEvent}: staging copies, overlap, timing.</li>
  *   <li>{@link org.mpi2nccl.cuda.Kernel}: every kernel of {@code native/*.cu} by name and signature;
- *       {@link org.mpi2nccl.cuda.KernelArgs}: a launch's arguments, checked against that signature.</li>
+ *       {@link org.mpi2nccl.cuda.KernelArgs}: a launch's arguments, checked against that signature;
+ *       {@link org.mpi2nccl.cuda.LaunchRoute}: how they reach the driver (packed into one native block for
+ *       JavaCPP's cuLaunchKernel: a launch's host cost bounds a small model's step), timed by
+ *       {@link org.mpi2nccl.cuda.LaunchCostBench} ({@code bench-gpu --only launch}).</li>
  *   <li>{@link org.mpi2nccl.cuda.CudaBackend}: the contract on a GPU ({@link org.mpi2nccl.cuda.Reduction} plans
  *       reductions, {@link org.mpi2nccl.cuda.StridedCopyPlan} sends transposes to a tiled kernel,
  *       {@link org.mpi2nccl.cuda.Cublas} does GEMM); {@link org.mpi2nccl.cuda.FusedOps} and
@@ -26,6 +29,7 @@
  * <h2>Environment</h2>
  * {@code MPI2NCCL_DISABLE_CUDA=1} acts as if there were no GPU (the CPU backend is chosen);
  * {@code MPI2NCCL_PTX_TARGET=sm75} loads the portable PTX even on Hopper; {@code MPI2NCCL_CUDA_SYNC=1} waits after
- * every kernel launch so an error names its kernel; {@code MPI2NCCL_TF32=1} lets cuBLAS use TF32.
+ * every kernel launch so an error names its kernel; {@code MPI2NCCL_TF32=1} lets cuBLAS use TF32;
+ * {@code MPI2NCCL_JCUDA_LAUNCH=1} launches kernels through JCuda as before (to compare host costs).
  */
 package org.mpi2nccl.cuda;
