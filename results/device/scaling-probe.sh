@@ -32,7 +32,7 @@ experiment() {
   env "${envs[@]}" ${PREFIX:-} timeout --kill-after=10 240 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks 1,2 \
       --epochs "$EPOCHS" --batch-per-rank 128 --data fashion --data-dir "$FASHION_DIR" --out "$work/$name" "$@" > "$work/$name.txt" 2>&1
   note "== $name: exit $? in $((SECONDS - t0)) s ${envs[*]} ${PREFIX:-} $*"
-  grep -E '^(single|nccl) ' "$work/$name.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
+  grep -E '^(single|nccl) +[0-9]' "$work/$name.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
 }
 
 for v in "${variants[@]}"; do

@@ -48,6 +48,8 @@ public final class SpeedupConfig {
     public static final int GPU_WARMUP_STEPS = 300;
     public boolean overlap = true;
     public long bucketBytes = DataParallelOptions.DEFAULT_BUCKET_BYTES;
+    /** GPU steps replayed from CUDA graphs ({@link DataParallelOptions#cudaGraphs}). */
+    public boolean cudaGraphs;
     /** {@code cpu} or {@code cuda} (rank r on GPU r % count). */
     public String device = "cpu";
 
@@ -72,6 +74,7 @@ public final class SpeedupConfig {
         m.put("warmup", Integer.toString(warmupSteps));
         m.put("overlap", Boolean.toString(overlap));
         m.put("bucket-bytes", Long.toString(bucketBytes));
+        m.put("cuda-graphs", Boolean.toString(cudaGraphs));
         m.put("device", device);
         List<String> out = new ArrayList<>();
         m.forEach((k, v) -> out.add(k + "=" + v));
@@ -108,6 +111,7 @@ public final class SpeedupConfig {
                 case "warmup" -> c.warmupSteps = Integer.parseInt(v);
                 case "overlap" -> c.overlap = Boolean.parseBoolean(v);
                 case "bucket-bytes" -> c.bucketBytes = Long.parseLong(v);
+                case "cuda-graphs" -> c.cudaGraphs = Boolean.parseBoolean(v);
                 case "device" -> c.device = v;
                 default -> throw new IllegalArgumentException("unknown setting '" + k + "'");
             }
@@ -161,6 +165,6 @@ public final class SpeedupConfig {
         return String.format(Locale.ROOT, "%s on %s%s, %s, %s lr %.3g (%s), %d epochs, %s",
                 m, d, n, batch, optimizer, lr, globalBatch > 0 ? "same for all rank counts" : lrScaling + " scaling with ranks"
                         + (lrWarmupEpochs > 0 && !lrScaling.equals("none") ? ", reached over " + lrWarmupEpochs + " epoch(s)" : ""),
-                epochs, device.equals("cpu") ? "CPU" : "GPU");
+                epochs, device.equals("cpu") ? "CPU" : cudaGraphs ? "GPU, steps replayed from CUDA graphs" : "GPU");
     }
 }

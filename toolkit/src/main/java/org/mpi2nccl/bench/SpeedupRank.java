@@ -78,7 +78,7 @@ public final class SpeedupRank {
         Communicator comm = route.open(host, device);
         try (Module model = model(cfg, device);
              DataParallel dp = new DataParallel(model, comm, route.options(DataParallelOptions.defaults()
-                     .overlap(cfg.overlap).bucketBytes(cfg.bucketBytes)))) {
+                     .overlap(cfg.overlap).bucketBytes(cfg.bucketBytes).cudaGraphs(cfg.cudaGraphs)))) {
             if (rank == 0) {
                 System.out.printf(Locale.ROOT, "%s x%d on %s: %d parameters in %d bucket(s), %d training / %d test examples,"
                                 + " %d steps per epoch, global batch %d, lr %.4g%n", route.description(), ranks,
@@ -99,6 +99,10 @@ public final class SpeedupRank {
                     // every rank reports: rank 0's row goes into the table, all of them into the per-rank file
                     Report.emit(row(batch, route, ranks, device, dp, epoch, opt.lr(), tr, te));
                 }
+            }
+            if (cfg.cudaGraphs) {
+                System.out.println("rank " + rank + ": " + dp.graphReplays() + " steps replayed from CUDA graphs"
+                        + (dp.graphsOff() != null ? "; graphs off: " + dp.graphsOff() : ""));
             }
         } finally {
             if (comm != host) comm.close();

@@ -34,6 +34,7 @@ public final class CudaBackend implements Backend {
     /** Closed storages' blocks for reuse: at most this many bytes (a training step's temporaries are far fewer). */
     static final long BLOCK_CACHE_BYTES = 1L << 30;
     private final BlockCache<DeviceMemory> blocks = new BlockCache<>(BLOCK_CACHE_BYTES, DeviceMemory::bytes, DeviceMemory::close);
+    private volatile BlockCache<DeviceMemory> graphBlocks;     // while a CUDA graph is recorded: the blocks it frees
 
     private CudaBackend(CudaContext context) {
         this.context = context;
@@ -84,7 +85,9 @@ public final class CudaBackend implements Backend {
     public Storage allocate(long n) {
         if (n < 0) throw new IllegalArgumentException("allocate: " + n + " elements is not a valid size");
         long bytes = Math.multiplyExact(n, 4L);
-        DeviceMemory m = blocks.take(bytes);
+        BlockCache<DeviceMemory> own = graphBlocks;
+        DeviceMemory m = own != null ? own.take(bytes) : null;
+        if (m == null) m = blocks.take(bytes);
         if (m == null) {
             try {
                 m = DeviceMemory.allocateUnscoped(context, bytes);
@@ -122,7 +125,25 @@ public final class CudaBackend implements Backend {
     /** A storage of {@code n} floats was closed: its block goes to the cache (which frees its oldest blocks when full). */
     void freed(long n, DeviceMemory block) {
         live.addAndGet(-n);
-        blocks.give(block);
+        BlockCache<DeviceMemory> own = graphBlocks;
+        (own != null ? own : blocks).give(block);
+    }
+
+    /**
+     * Records {@code work} as a {@link CudaGraph}: it runs on this thread, but the GPU work it queues is recorded,
+     * not run. Blocks it frees while recording stay the graph's own until the graph is closed (its replays use
+     * them as scratch, so nothing else may have them meanwhile, as in PyTorch's private graph memory pools); the
+     * arrays it creates and keeps must stay open as long as the graph is replayed.
+     */
+    public synchronized CudaGraph capture(Runnable work) {
+        if (graphBlocks != null) throw new IllegalStateException("a CUDA graph is already being recorded on " + device);
+        BlockCache<DeviceMemory> own = new BlockCache<>(Long.MAX_VALUE, DeviceMemory::bytes, DeviceMemory::close);
+        graphBlocks = own;
+        try {
+            return CudaGraph.record(context, work, own::clear);
+        } finally {
+            graphBlocks = null;
+        }
     }
 
     @Override

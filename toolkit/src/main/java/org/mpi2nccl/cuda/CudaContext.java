@@ -62,6 +62,10 @@ public final class CudaContext {
     // host time, which is what bounds a small model's step (the GPU waits for the host).
     private final AtomicLong launches = new AtomicLong();
     private final AtomicLong libraryCalls = new AtomicLong();
+    // True while a CUDA graph is recorded from the stream (CudaGraph): nothing may then be queued on the stream
+    // except the work recorded, so allocations and frees take the plain, not the stream-ordered, route.
+    volatile boolean capturing;
+    final java.util.Queue<Runnable> afterCapture = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     CudaContext(CudaDevice device) {
         this.device = device;

@@ -33,11 +33,11 @@ public final class DeviceMemory implements AutoCloseable {
     private final DeviceMemory parent;              // the block a view lies in; null for a block of its own
     private MemoryScope scope;
 
-    private DeviceMemory(CudaContext context, long address, long bytes) {
+    private DeviceMemory(CudaContext context, long address, long bytes, boolean streamOrdered) {
         this.context = context;
         this.address = address;
         this.bytes = bytes;
-        this.release = new Release(context, address, bytes);
+        this.release = new Release(context, address, bytes, streamOrdered);
         this.cleanable = CLEANER.register(this, release);
         this.parent = null;
     }
@@ -72,18 +72,21 @@ public final class DeviceMemory implements AutoCloseable {
         if (bytes < 0) throw new IllegalArgumentException("cannot allocate " + bytes + " bytes");
         context.makeCurrent();
         long address = 0;
-        if (bytes > 0) address = allocateOrCollect(context, bytes);
+        // While a CUDA graph is recorded from the stream, a stream-ordered allocation would become part of the graph:
+        // take plain device memory instead (freed the plain way too).
+        boolean streamOrdered = context.streamOrdered() && !context.capturing;
+        if (bytes > 0) address = allocateOrCollect(context, bytes, streamOrdered);
         long live = context.liveBytes.addAndGet(bytes);
         context.peakBytes.accumulateAndGet(live, Math::max);
         context.liveBuffers.incrementAndGet();
         context.allocations.incrementAndGet();
-        return new DeviceMemory(context, address, bytes);
+        return new DeviceMemory(context, address, bytes, streamOrdered);
     }
 
     /** Allocates; when the GPU is full, lets the garbage collector free forgotten blocks and tries once more. */
-    private static long allocateOrCollect(CudaContext context, long bytes) {
+    private static long allocateOrCollect(CudaContext context, long bytes, boolean streamOrdered) {
         Handles.AllocatedPointer p = new Handles.AllocatedPointer();
-        int r = raw(context, p, bytes);
+        int r = raw(context, p, bytes, streamOrdered);
         if (r == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
             System.gc();
             try {
@@ -92,7 +95,7 @@ public final class DeviceMemory implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             context.synchronize();
-            r = raw(context, p, bytes);
+            r = raw(context, p, bytes, streamOrdered);
         }
         if (r != CUresult.CUDA_SUCCESS) {
             CudaContext.MemoryStats s = context.memoryStats();
@@ -103,8 +106,8 @@ public final class DeviceMemory implements AutoCloseable {
         return p.address();
     }
 
-    private static int raw(CudaContext context, Handles.AllocatedPointer p, long bytes) {
-        return context.streamOrdered() ? cuMemAllocAsync(p, bytes, context.stream()) : cuMemAlloc(p, bytes);
+    private static int raw(CudaContext context, Handles.AllocatedPointer p, long bytes, boolean streamOrdered) {
+        return streamOrdered ? cuMemAllocAsync(p, bytes, context.stream()) : cuMemAlloc(p, bytes);
     }
 
     /** The device address (a CUdeviceptr's value; what JavaCPP/NCCL take as a pointer). */
@@ -290,13 +293,15 @@ public final class DeviceMemory implements AutoCloseable {
         private final CudaContext context;
         private final long address;
         private final long bytes;
+        private final boolean streamOrdered;
         volatile boolean explicit;
         volatile boolean freed;
 
-        Release(CudaContext context, long address, long bytes) {
+        Release(CudaContext context, long address, long bytes, boolean streamOrdered) {
             this.context = context;
             this.address = address;
             this.bytes = bytes;
+            this.streamOrdered = streamOrdered;
         }
 
         @Override
@@ -306,9 +311,17 @@ public final class DeviceMemory implements AutoCloseable {
             context.liveBuffers.decrementAndGet();
             if (!explicit) context.reclaimedByGc.incrementAndGet();
             if (address == 0) return;
+            if (context.capturing) {
+                // a free queued on the stream now would be recorded into the graph: free it once the recording ends
+                context.afterCapture.add(this::free);
+                return;
+            }
+            free();
+        }
+
+        private void free() {
             context.makeCurrent();
-            int r = context.streamOrdered() ? cuMemFreeAsync(Handles.device(address), context.stream())
-                    : cuMemFree(Handles.device(address));
+            int r = streamOrdered ? cuMemFreeAsync(Handles.device(address), context.stream()) : cuMemFree(Handles.device(address));
             if (r != CUresult.CUDA_SUCCESS && explicit) throw new CudaException(r, "freeing " + bytes + " bytes of device memory");
         }
     }

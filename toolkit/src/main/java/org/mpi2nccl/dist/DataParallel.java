@@ -18,11 +18,13 @@ import org.mpi2nccl.comm.StagingTimes;
 import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.comm.nccl.NcclCommunicator;
 import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.cuda.CudaGraph;
 import org.mpi2nccl.cuda.StreamHandoff;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.Optimizer;
+import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.Backend;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
@@ -66,6 +68,7 @@ public final class DataParallel implements AutoCloseable {
     private final boolean queuedOnDevice;
     private final ExecutorService commThread;
     private final PhaseClock clock;
+    private final StepGraphs graphs;        // null unless the options ask for CUDA graphs on a GPU
     private final StreamHandoff toComm;     // NCCL on a stream of its own: model stream -> NCCL stream per bucket
     private final StreamHandoff fromComm;   // ... and NCCL stream -> model stream before the optimizer
     private final List<Future<?>> inFlight = new ArrayList<>();
@@ -112,6 +115,7 @@ public final class DataParallel implements AutoCloseable {
             return t;
         }) : null;
         this.clock = PhaseClock.forBackend(backend);
+        this.graphs = options.cudaGraphs() && backend instanceof CudaBackend gpu ? new StepGraphs(gpu, model) : null;
         // NCCL on its own stream: ordered with the model's stream by events, so that backward's remaining kernels
         // run beside the all-reduce (on one stream they would queue behind it) and the host never waits.
         long modelStream = backend instanceof CudaBackend gpu ? gpu.context().streamAddress() : 0;
@@ -190,6 +194,9 @@ public final class DataParallel implements AutoCloseable {
      * gradients averaged over the ranks, optimizer update.
      */
     public StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+        StepGraphs.Recorded recorded = graphs == null ? null
+                : graphs.forStep(batch, optimizer, (key, b) -> record(key, b, optimizer, lossFn));
+        if (recorded != null) return replay(recorded, batch);
         zeroGradients(optimizer);
         clock.stepStart();
         Tensor logits = model.forward(Tensor.constant(batch.x()));
@@ -205,6 +212,62 @@ public final class DataParallel implements AutoCloseable {
         clock.phaseEnd(Phase.OPTIMIZER);
         steps++;
         return new StepOutput(logits, loss);
+    }
+
+    /**
+     * Records this step's GPU work as three graphs on arrays of their own (nothing runs): zeroing the gradients,
+     * forward and loss; backward; the optimizer. The all-reduce between backward and the optimizer is not
+     * recorded: it stays an ordinary call of the communicator.
+     */
+    private StepGraphs.Recorded record(StepGraphs.Key key, Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+        CudaBackend gpu = graphs.gpu();
+        ArrayScope arrays = ArrayScope.open();
+        CudaGraph forward = null, backward = null;
+        try {
+            NDArray x = batch.x().copy(), y = batch.y().copy();
+            Tensor[] out = new Tensor[2];
+            forward = gpu.capture(() -> {
+                zeroGradients(optimizer);
+                out[0] = model.forward(Tensor.constant(x));
+                out[1] = lossFn.forward(out[0], y);
+            });
+            backward = gpu.capture(() -> out[1].backward());
+            CudaGraph update = gpu.capture(optimizer::step);
+            return new StepGraphs.Recorded(key, x, y, out[0], out[1], forward, backward, update, arrays.detach());
+        } catch (RuntimeException e) {
+            if (forward != null) forward.close();
+            if (backward != null) backward.close();
+            arrays.close();
+            throw e;
+        }
+    }
+
+    /** One step replayed from its graphs: the batch copied in, the phases launched and timed as in an eager step. */
+    private StepOutput replay(StepGraphs.Recorded g, Batch batch) {
+        g.x().assign(batch.x());
+        g.y().assign(batch.y());
+        clock.stepStart();
+        g.forward().launch();
+        clock.phaseEnd(Phase.FORWARD);
+        g.backward().launch();
+        clock.phaseEnd(Phase.BACKWARD);
+        startReduction();
+        finishReduction();
+        clock.phaseEnd(Phase.COMMUNICATION);
+        g.optimizer().launch();
+        clock.phaseEnd(Phase.OPTIMIZER);
+        steps++;
+        return new StepOutput(g.logits(), g.loss());
+    }
+
+    /** Steps replayed from CUDA graphs so far ({@link DataParallelOptions#cudaGraphs}; 0 without). */
+    public long graphReplays() {
+        return graphs == null ? 0 : graphs.replays();
+    }
+
+    /** Why this rank trains without CUDA graphs although they were asked for (null when they are used or not asked for). */
+    public String graphsOff() {
+        return graphs == null ? (options.cudaGraphs() && !device.isCpu() ? "not a CUDA backend" : null) : graphs.off();
     }
 
     /**
@@ -311,6 +374,7 @@ public final class DataParallel implements AutoCloseable {
     /** Frees the buckets, the timing events and the all-reduce thread (not the model or the communicator). */
     @Override
     public void close() {
+        if (graphs != null) graphs.close();
         if (commThread != null) commThread.shutdownNow();
         if (toComm != null) toComm.close();
         if (fromComm != null) fromComm.close();

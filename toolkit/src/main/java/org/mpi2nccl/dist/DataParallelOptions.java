@@ -19,8 +19,12 @@ package org.mpi2nccl.dist;
  *                             all-reduce, the host never waits, as in PyTorch DDP); any other communicator gets
  *                             the GPU synchronised before each collective (what the MPI route needs anyway for
  *                             its device-to-host copy).
+ * @param cudaGraphs           on a GPU, record a step's forward, backward and optimizer kernels once as CUDA graphs
+ *                             and replay them: three launches per step instead of dozens of kernel launches and
+ *                             cuBLAS calls, so the GPU no longer waits for the host (see {@link StepGraphs}). The
+ *                             gradients are then all-reduced after backward (no overlap). Off by default.
  */
-public record DataParallelOptions(long bucketBytes, boolean overlap, boolean commOnComputeStream) {
+public record DataParallelOptions(long bucketBytes, boolean overlap, boolean commOnComputeStream, boolean cudaGraphs) {
 
     public static final long DEFAULT_BUCKET_BYTES = 1L << 20;
 
@@ -31,18 +35,22 @@ public record DataParallelOptions(long bucketBytes, boolean overlap, boolean com
     }
 
     public static DataParallelOptions defaults() {
-        return new DataParallelOptions(DEFAULT_BUCKET_BYTES, true, false);
+        return new DataParallelOptions(DEFAULT_BUCKET_BYTES, true, false, false);
     }
 
     public DataParallelOptions bucketBytes(long bytes) {
-        return new DataParallelOptions(bytes, overlap, commOnComputeStream);
+        return new DataParallelOptions(bytes, overlap, commOnComputeStream, cudaGraphs);
     }
 
     public DataParallelOptions overlap(boolean on) {
-        return new DataParallelOptions(bucketBytes, on, commOnComputeStream);
+        return new DataParallelOptions(bucketBytes, on, commOnComputeStream, cudaGraphs);
     }
 
     public DataParallelOptions commOnComputeStream(boolean on) {
-        return new DataParallelOptions(bucketBytes, overlap, on);
+        return new DataParallelOptions(bucketBytes, overlap, on, cudaGraphs);
+    }
+
+    public DataParallelOptions cudaGraphs(boolean on) {
+        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, on);
     }
 }

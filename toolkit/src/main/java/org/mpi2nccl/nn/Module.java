@@ -53,6 +53,14 @@ public abstract class Module implements AutoCloseable {
             throw new IllegalArgumentException(getClass().getSimpleName() + ": name '" + name + "' registered twice");
     }
 
+    /** This module and every module inside it, depth first in registration order. */
+    public final List<Module> modules() {
+        List<Module> out = new ArrayList<>();
+        out.add(this);
+        for (Module c : children.values()) out.addAll(c.modules());
+        return out;
+    }
+
     /** Every parameter, depth first in registration order. */
     public final List<Tensor> parameters() { return new ArrayList<>(namedParameters().values()); }
 

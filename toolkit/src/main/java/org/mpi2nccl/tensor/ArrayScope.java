@@ -30,6 +30,7 @@ public final class ArrayScope implements AutoCloseable {
     private final List<NDArray> arrays = new ArrayList<>();
     private final Thread owner = Thread.currentThread();
     private boolean closed;
+    private boolean detached;
 
     private ArrayScope() {}
 
@@ -84,15 +85,35 @@ public final class ArrayScope implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes this scope, the innermost open one, off its thread's stack without closing it: arrays created from now
+     * on go to the enclosing scope, and the ones this scope tracks live until its {@link #close()}, which may then
+     * come after the enclosing scope's. For arrays that must outlive the step that made them: what a CUDA graph
+     * recorded reads and writes the same arrays at every replay.
+     */
+    public ArrayScope detach() {
+        if (closed || detached) throw new IllegalStateException("detach: the scope is already " + (closed ? "closed" : "detached"));
+        if (Thread.currentThread() != owner)
+            throw new IllegalStateException("an ArrayScope must be detached on the thread that opened it");
+        ArrayDeque<ArrayScope> stack = STACK.get();
+        if (stack.peek() != this)
+            throw new IllegalStateException("only the innermost open ArrayScope can be detached (a nested scope is still open)");
+        stack.pop();
+        detached = true;
+        return this;
+    }
+
     @Override
     public void close() {
         if (closed) return;
         if (Thread.currentThread() != owner)
             throw new IllegalStateException("an ArrayScope must be closed on the thread that opened it");
-        ArrayDeque<ArrayScope> stack = STACK.get();
-        if (stack.peek() != this)
-            throw new IllegalStateException("ArrayScopes must be closed innermost first (a nested scope is still open)");
-        stack.pop();
+        if (!detached) {
+            ArrayDeque<ArrayScope> stack = STACK.get();
+            if (stack.peek() != this)
+                throw new IllegalStateException("ArrayScopes must be closed innermost first (a nested scope is still open)");
+            stack.pop();
+        }
         closed = true;
         for (NDArray a : arrays) if (a.scope == this) a.close();
         arrays.clear();

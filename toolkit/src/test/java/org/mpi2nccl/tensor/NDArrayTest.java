@@ -140,6 +140,34 @@ class NDArrayTest {
     }
 
     @Test
+    void aDetachedScopeOutlivesTheScopeAroundIt() {
+        Backend cpu = Device.cpu().backend();
+        long before = cpu.liveElements();
+        ArrayScope detached;
+        NDArray inOuter;
+        try (ArrayScope outer = ArrayScope.open()) {
+            ArrayScope inner = ArrayScope.open();
+            NDArray kept = NDArray.ones(Device.cpu(), 10);
+            detached = inner.detach();
+            inOuter = NDArray.zeros(Device.cpu(), 5);          // goes to the outer scope now
+            assertEquals(1, detached.tracked());
+            assertThrows(IllegalStateException.class, detached::detach, "a scope detaches once");
+            assertEquals(15, cpu.liveElements() - before);
+            assertFalse(kept.isClosed());
+        }
+        assertTrue(inOuter.isClosed(), "the outer scope closed its own array");
+        assertEquals(10, cpu.liveElements() - before, "the detached scope's array survived the outer scope");
+        detached.close();
+        assertEquals(before, cpu.liveElements());
+        try (ArrayScope outer = ArrayScope.open()) {
+            try (ArrayScope inner = ArrayScope.open()) {
+                IllegalStateException e = assertThrows(IllegalStateException.class, outer::detach);
+                assertTrue(e.getMessage().contains("innermost"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
     void viewsKeepTheStorageAliveUntilTheLastClose() {
         Backend cpu = Device.cpu().backend();
         long before = cpu.liveElements();

@@ -1,0 +1,142 @@
+package org.mpi2nccl.dist;
+
+import java.util.Arrays;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.cuda.CudaGraph;
+import org.mpi2nccl.data.Batch;
+import org.mpi2nccl.nn.Dropout;
+import org.mpi2nccl.nn.Module;
+import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.optim.Optimizer;
+import org.mpi2nccl.optim.SGD;
+import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.tensor.NDArray;
+
+/**
+ * The GPU work of a training step recorded as three CUDA graphs (forward with the loss, backward, optimizer),
+ * for {@link DataParallelOptions#cudaGraphs}. A small model's step is dozens of kernels and cuBLAS calls, each
+ * costing the host microseconds; on 2 GPUs the host then sets the pace, not the GPUs. Replayed from graphs a
+ * step costs the host three launches, and the all-reduce between backward and the optimizer stays an ordinary
+ * collective call, so every rank's communicator sees the same calls as without graphs and each phase is still
+ * timed on its own.
+ *
+ * <p>A graph replays what was recorded: the batch is copied into the arrays the recording read, and a step
+ * whose batch shape, optimizer or learning rate differs from the recording's runs eagerly (the last, shorter
+ * batch of an epoch; every step of a learning-rate warm-up). A step is recorded after {@link #STEADY_STEPS}
+ * eager steps with the same shape and rate. Models with dropout (a new mask each step) and optimizers other
+ * than SGD (Adam's bias correction changes each step) always run eagerly. If recording fails, the reason is
+ * printed once and the rank goes on eagerly: the result is the same, only slower.
+ */
+final class StepGraphs implements AutoCloseable {
+    /** Eager steps with the same batch shape, optimizer and learning rate before a step is recorded. */
+    static final int STEADY_STEPS = 2;
+
+    /** What a recording fixed: a step that differs in any of these runs eagerly. */
+    record Key(int[] x, int[] y, Optimizer optimizer, float lr) {
+        boolean same(Key o) {
+            return o != null && Arrays.equals(x, o.x) && Arrays.equals(y, o.y) && optimizer == o.optimizer && lr == o.lr;
+        }
+    }
+
+    /** One recording: its graphs, and the arrays they read and write (kept open while they are replayed). */
+    record Recorded(Key key, NDArray x, NDArray y, Tensor logits, Tensor loss, CudaGraph forward, CudaGraph backward,
+                    CudaGraph optimizer, ArrayScope arrays) implements AutoCloseable {
+        @Override
+        public void close() {
+            forward.close();
+            backward.close();
+            optimizer.close();
+            arrays.close();
+        }
+    }
+
+    /** Records one step's forward, backward and optimizer for a key (DataParallel does it: it knows the step's parts). */
+    @FunctionalInterface
+    interface Recorder {
+        Recorded record(Key key, Batch batch);
+    }
+
+    private final CudaBackend gpu;
+    private final Module model;
+    private final String refusal;
+    private Recorded current;
+    private Key last;
+    private int steady;
+    private String failure;
+    private long replays;
+    private long recordings;
+
+    StepGraphs(CudaBackend gpu, Module model) {
+        this.gpu = gpu;
+        this.model = model;
+        String why = null;
+        for (Module m : model.modules()) if (m instanceof Dropout) why = "the model has dropout (a new mask every step)";
+        this.refusal = why;
+    }
+
+    /**
+     * The recording to replay for this step, recording it first when the steps before had the same shape and
+     * rate; null when the step must run eagerly. {@code record} records the step's forward, backward and
+     * optimizer on its arrays.
+     */
+    Recorded forStep(Batch batch, Optimizer optimizer, Recorder recorder) {
+        if (refusal != null || failure != null || !model.isTraining() || !(optimizer instanceof SGD)) return null;
+        Key key = new Key(batch.x().shape(), batch.y().shape(), optimizer, optimizer.lr());
+        if (current != null && current.key().same(key)) {
+            last = null;            // the steady count is of consecutive steps the recording could not replay
+            steady = 0;
+            return count(current);
+        }
+        if (!key.same(last)) {
+            last = key;
+            steady = 0;
+        }
+        if (++steady <= STEADY_STEPS) return null;
+        if (current != null) {
+            current.close();        // a new shape or rate for good: record again
+            current = null;
+        }
+        try {
+            current = recorder.record(key, batch);
+            recordings++;
+            last = null;
+            steady = 0;
+            return count(current);
+        } catch (RuntimeException e) {
+            failure = e.getMessage();
+            System.out.println("CUDA graphs off on " + gpu.device() + ": " + failure + " (training goes on without them)");
+            return null;
+        }
+    }
+
+    private Recorded count(Recorded r) {
+        replays++;
+        return r;
+    }
+
+    CudaBackend gpu() {
+        return gpu;
+    }
+
+    /** Steps replayed from graphs so far. */
+    long replays() {
+        return replays;
+    }
+
+    /** Times the step was recorded (once per steady shape and rate). */
+    long recordings() {
+        return recordings;
+    }
+
+    /** Why graphs are off (refused or failed), or null. */
+    String off() {
+        return refusal != null ? refusal : failure;
+    }
+
+    @Override
+    public void close() {
+        if (current != null) current.close();
+        current = null;
+    }
+}
