@@ -8,8 +8,9 @@
 #                  CNN step (batch 128): synchronized step time, and 8 steps queued: host time to queue vs GPU time
 #   2. train-jcuda bench-gpu --only train with MPI2NCCL_JCUDA_LAUNCH=1 (the old route), then train-javacpp-2 (the new
 #                  route again: A/B/A, so a drift of the machine shows)
-#   3. junit       every GPU JUnit test of the cuda and tensor packages and dist.StepWorkCountGpuTest: they launch every
-#                  kernel through the new route (results checked against the CPU)
+#   3. junit       every GPU JUnit test of the cuda and tensor packages, dist.StepWorkCountGpuTest and
+#                  dist.StepGraphsGpuTest (launches recorded into CUDA graphs): they launch every kernel through the new
+#                  route (results checked against the CPU)
 # Usage, from the repository root with the bundle unpacked: BUNDLE=/tmp/bundle OUT=/tmp/launch4 bash results/device/launch4-check.sh
 # Results: $OUT/summary.txt (also printed); every step's output in $OUT/launch4-files.tgz beside it.
 set -uo pipefail
@@ -36,7 +37,7 @@ bench_rows "$OUT/train-javacpp-2.txt" 'train'
 
 # 3. the GPU tests that launch every kernel -------------------------------------------------------------------------
 run junit 400 env JUNIT_REPORTS="$OUT/junit" "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu \
-    --include-classname 'org\.mpi2nccl\.(cuda|tensor)\..*|org\.mpi2nccl\.dist\.StepWorkCountGpuTest'
+    --include-classname 'org\.mpi2nccl\.(cuda|tensor)\..*|org\.mpi2nccl\.dist\.(StepWorkCountGpuTest|StepGraphsGpuTest)'
 grep -E 'kernel launches|no GPU|MethodSource|AssertionFailed|Exception' "$OUT/junit.txt" | head -12 | cut -c1-300 | sed 's/^/    /' | tee -a "$SUMMARY"
 junit_totals "$OUT/junit.txt"
 
