@@ -43,6 +43,7 @@ for s in "${steps[@]}"; do
     *) note "unknown step '$s' (junit, pairs)" ;;
   esac
 done
-if pgrep -af 'daemon.jar|org.mpi2nccl' | grep -v pgrep; then note "LEFTOVER PROCESSES (listed above)"; else note "no leftover processes"; fi
+left=$(pgrep -af 'daemon.jar|org.mpi2nccl' | grep -v pgrep)
+if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi
 tar czf "$OUT/graphs-check.tgz" -C "$work" . 2>/dev/null
 note "done: $OUT"

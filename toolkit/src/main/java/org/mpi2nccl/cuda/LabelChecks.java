@@ -48,6 +48,7 @@ final class LabelChecks implements AutoCloseable {
      * always writes its flag (the one-block cross-entropy) saves that call.
      */
     synchronized long flagFor(boolean reset) {
+        if (context.capturing) return recordedFlag(reset);
         ensureBuffers();
         int i = next;
         next = (next + 1) % SLOTS;
@@ -59,6 +60,10 @@ final class LabelChecks implements AutoCloseable {
 
     /** After the kernel {@code op} was queued: the flag's copy to the host, and the event that says it has arrived. */
     synchronized void queued(long flag, String op, long rows, int classes) {
+        if (context.capturing) {
+            recordedCheck(flag, op, rows, classes);
+            return;
+        }
         int i = (int) ((flag - flags.address()) / 4);
         CudaException.check(cuMemcpyDtoHAsync(host.withByteOffset(i * 4L), Handles.device(flag), 4, context.stream()),
                 "copying a label check flag back");
@@ -68,6 +73,14 @@ final class LabelChecks implements AutoCloseable {
 
     /** Reports the first bad label among the checks still pending (call after the stream was synchronised). */
     synchronized void checkAll() {
+        for (Recorded r : recorded) {
+            int bad = r.word.getInt(0);
+            if (bad != NONE && r.op != null) {
+                throw new IllegalArgumentException(r.op + ": the label at position " + bad + " of a batch of " + r.rows
+                        + " is not a class in [0, " + r.classes + ") (found in a step replayed from a CUDA graph). Labels must be"
+                        + " class indices 0.." + (r.classes - 1));
+            }
+        }
         if (flags == null) return;
         for (int k = 1; k <= SLOTS; k++) {
             int i = (next + k) % SLOTS;           // oldest first
@@ -89,6 +102,46 @@ final class LabelChecks implements AutoCloseable {
         }
     }
 
+    // Checks recorded into a CUDA graph (CudaGraph): no event can be waited for there, so each gets a flag and a
+    // pinned word of its own, which every replay writes again; they are read whenever the host waits for the GPU.
+    private static final class Recorded {
+        final DeviceMemory flag;
+        final Pointer host = new Pointer();
+        final java.nio.ByteBuffer word;
+        String op;
+        long rows;
+        int classes;
+
+        Recorded(CudaContext context) {
+            flag = DeviceMemory.allocateUnscoped(context, 4);
+            CudaException.check(cuMemHostAlloc(host, 4, 0), "allocating pinned memory for a recorded label check");
+            word = host.getByteBuffer(0, 4).order(ByteOrder.nativeOrder());
+            word.putInt(0, NONE);
+        }
+    }
+
+    private final java.util.List<Recorded> recorded = new java.util.ArrayList<>();
+
+    private long recordedFlag(boolean reset) {
+        Recorded r = new Recorded(context);
+        recorded.add(r);
+        if (reset) CudaException.check(cuMemsetD32Async(Handles.device(r.flag.address()), NONE, 1, context.stream()), "resetting a label check flag");
+        return r.flag.address();
+    }
+
+    private void recordedCheck(long flag, String op, long rows, int classes) {
+        for (Recorded r : recorded) {
+            if (r.flag.address() == flag && r.op == null) {
+                CudaException.check(cuMemcpyDtoHAsync(r.host, Handles.device(flag), 4, context.stream()), "copying a label check flag back");
+                r.op = op;
+                r.rows = rows;
+                r.classes = classes;
+                return;
+            }
+        }
+        throw new IllegalStateException("a recorded label check without its flag: " + op);
+    }
+
     private void ensureBuffers() {
         if (flags != null) return;
         context.makeCurrent();
@@ -104,6 +157,11 @@ final class LabelChecks implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        for (Recorded r : recorded) {
+            cuMemFreeHost(r.host);
+            r.flag.close();
+        }
+        recorded.clear();
         if (flags == null) return;
         context.makeCurrent();
         for (CUevent e : done) cuEventDestroy(e);
