@@ -72,7 +72,8 @@ public final class CudaBackend implements Backend {
             gemm = "cuBLAS unavailable (" + e.getMessage() + ")";
         }
         return device + " (" + d.name + ", compute " + d.computeCapability() + ", " + d.multiprocessors + " SMs, PTX "
-                + context.ptxTarget() + ", GEMM: " + gemm + "; memory: " + context.allocatorDescription() + ")";
+                + context.ptxTarget() + ", GEMM: " + gemm + "; memory: " + context.allocatorDescription()
+                + "; kernel launches: " + context.launchDescription() + ")";
     }
 
     // ---- memory -----------------------------------------------------------------------------------------
