@@ -5,6 +5,8 @@
 #   2. fashion  the speedup experiment: lesson CNN (32,64) on Fashion-MNIST, batch 128 per GPU, 1 and 2 GPUs,
 #               NCCL and MPI routes; then PyTorch DDP on the same model, data and batch; one merged report
 #   3. cifar    the same on a CIFAR-shaped synthetic set (3x32x32, 50000 + 10000 examples)
+#   eager       (only when asked for) fashion and cifar again, NCCL route, with --no-cuda-graphs: every kernel launched
+#               from Java, the all-reduce overlapped with backward (the experiment's GPU default replays CUDA graphs)
 #   4. knobs    the trainer's settings on 2 GPUs (NCCL and MPI): gradient bucket size 1 MiB / 8 MiB, overlap on/off
 #   5. debug    lesson 06's recorded logs: a 2-GPU NCCL job with NCCL_DEBUG=INFO, and the same with a network
 #               interface that does not exist (NCCL_SOCKET_IFNAME=nosuchnic0) to capture the error it causes
@@ -96,6 +98,15 @@ for s in "${steps[@]}"; do
       fi ;;
     cifar)
       experiment cifar "--data synthetic-cifar --epochs $CIFAR_EPOCHS" --data synthetic-cifar --epochs "$CIFAR_EPOCHS" ;;
+    eager)
+      # the same experiments with every kernel launched from Java (no CUDA graphs), NCCL route only: what graphs buy
+      for d in fashion cifar; do
+        if [ $d = fashion ]; then data=(--data fashion --data-dir "$FASHION_DIR" --epochs "$EPOCHS"); else data=(--data synthetic-cifar --epochs "$CIFAR_EPOCHS"); fi
+        [ $d = fashion ] && ! [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] && ! [ -s "$FASHION_DIR/train-images-idx3-ubyte" ] && continue
+        run "$d-eager" 600 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks 1,2 --batch-per-rank 128 --no-cuda-graphs \
+            "${data[@]}" --out "$OUT/$d-eager"
+        sed -n '/^Summary/,/^(phase/p' "$OUT/$d-eager.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
+      done ;;
     knobs)
       if [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] || [ -s "$FASHION_DIR/train-images-idx3-ubyte" ]; then
         data=(--data fashion --data-dir "$FASHION_DIR")

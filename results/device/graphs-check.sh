@@ -43,7 +43,7 @@ for s in "${steps[@]}"; do
     *) note "unknown step '$s' (junit, pairs)" ;;
   esac
 done
-left=$(pgrep -af 'daemon.jar|org.mpi2nccl' | grep -v pgrep)
+left=$(pgrep -a java)
 if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi
 tar czf "$OUT/graphs-check.tgz" -C "$work" . 2>/dev/null
 note "done: $OUT"

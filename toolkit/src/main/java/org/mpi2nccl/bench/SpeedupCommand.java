@@ -82,9 +82,10 @@ public final class SpeedupCommand implements Callable<Integer> {
     @Option(names = "--bucket-kib", description = "gradient bucket size in KiB (default 1024)")
     Integer bucketKib;
 
-    @Option(names = "--cuda-graphs", description = {"GPUs: replay each step's forward, backward and optimizer from CUDA graphs",
-            "(three launches per step instead of dozens; the all-reduce then follows backward, no overlap)"})
-    boolean cudaGraphs;
+    @Option(names = "--cuda-graphs", negatable = true, description = {"GPUs: replay each step's forward, backward and optimizer from",
+            "CUDA graphs (three launches per step instead of dozens; the all-reduce then follows backward, no overlap).",
+            "Default: on with --device cuda; --no-cuda-graphs launches every kernel from Java"})
+    Boolean cudaGraphs;
 
     @Option(names = "--from-csv", split = ",", description = {"no training: the report of recorded per-epoch CSV files",
             "(epochs.csv of earlier runs, a peer's CSV such as PyTorch DDP's), merged"})
@@ -131,7 +132,7 @@ public final class SpeedupCommand implements Callable<Integer> {
             else if (c.device.equals("cuda")) c.warmupSteps = SpeedupConfig.GPU_WARMUP_STEPS;
             if (noOverlap) c.overlap = false;
             if (bucketKib != null) c.bucketBytes = bucketKib * 1024L;
-            if (cudaGraphs) c.cudaGraphs = true;
+            c.cudaGraphs = cudaGraphs != null ? cudaGraphs : c.device.equals("cuda");
             List<Route> rs = routes != null ? routes.stream().map(Route::parse).toList()
                     : deviceChanged ? (c.device.equals("cuda") ? List.of(Route.NCCL, Route.MPI) : List.of(Route.MPI)) : base.routes();
             List<Integer> ns = ranks != null ? ranks : deviceChanged && c.device.equals("cpu") ? SpeedupExperiment.cpuRankCounts() : base.rankCounts();
@@ -201,7 +202,7 @@ public final class SpeedupCommand implements Callable<Integer> {
         if (warmupSteps != null) a.add("--warmup-steps " + warmupSteps);
         if (noOverlap) a.add("--no-overlap");
         if (bucketKib != null) a.add("--bucket-kib " + bucketKib);
-        if (cudaGraphs) a.add("--cuda-graphs");
+        if (cudaGraphs != null) a.add(cudaGraphs ? "--cuda-graphs" : "--no-cuda-graphs");
         return a;
     }
 }

@@ -251,13 +251,26 @@ public final class DataParallel implements AutoCloseable {
         clock.phaseEnd(Phase.FORWARD);
         g.backward().launch();
         clock.phaseEnd(Phase.BACKWARD);
-        startReduction();
-        finishReduction();
+        reduceAfterBackward();
         clock.phaseEnd(Phase.COMMUNICATION);
         g.optimizer().launch();
         clock.phaseEnd(Phase.OPTIMIZER);
         steps++;
         return new StepOutput(g.logits(), g.loss());
+    }
+
+    /**
+     * Every bucket at once, after backward (a replayed step): through NCCL as one group, so that the buckets' all-reduces
+     * go to the GPU as one launch instead of one after the other.
+     */
+    private void reduceAfterBackward() {
+        startReduction();
+        if (!alone && comm instanceof NcclCommunicator) {
+            NcclCommunicator.group(() -> {
+                while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
+            });
+        }
+        finishReduction();
     }
 
     /** Steps replayed from CUDA graphs so far ({@link DataParallelOptions#cudaGraphs}; 0 without). */
