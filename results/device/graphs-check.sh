@@ -37,7 +37,7 @@ for s in "${steps[@]}"; do
       timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks 2 --epochs 1 --data synthetic-cifar \
           --train-examples 20000 --test-examples 1000 --out "$work/machine-warm-up" > /dev/null 2>&1
       for r in $(seq 1 "$ROUNDS"); do
-        experiment "eager-r$r"
+        experiment "eager-r$r" --no-cuda-graphs
         experiment "graphs-r$r" --cuda-graphs
       done ;;
     *) note "unknown step '$s' (junit, pairs)" ;;

@@ -4,7 +4,7 @@ import org.bytedeco.cuda.cudart.CUfunc_st;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.Loader;
-import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerPointer;
 
 /**
  * The {@link LaunchRoute#JAVACPP} launch of one context: cuLaunchKernel through JavaCPP's driver binding, on the
@@ -36,7 +36,7 @@ final class DriverLaunch implements AutoCloseable {
     /** Queues {@code function} with {@code blocks} x {@link Kernel#BLOCK_THREADS} threads; returns the CUresult. */
     synchronized int launch(CUfunc_st function, int blocks, KernelArgs args) {
         params.write(args);
-        return cudart.cuLaunchKernel(function, blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0, stream, params.table(), (Pointer) null);
+        return cudart.cuLaunchKernel(function, blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0, stream, params.table(), (PointerPointer<?>) null);
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.LongBuffer;
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.PointerPointer;
 
 /**
  * Reusable native memory for the {@code kernelParams} of a launch ({@link KernelArgs#packInto}): the pointer table
@@ -19,7 +20,9 @@ final class KernelParamBlock implements AutoCloseable {
     static final int INITIAL_WORDS = 512;
 
     private BytePointer memory;   // position 0 always
-    private Handles.JavaCppAddress table;   // the aligned start, as the Pointer cuLaunchKernel takes
+    // The aligned start as the PointerPointer cuLaunchKernel takes: its Pointer overload is @ByPtrPtr (it would pass
+    // the address of a variable holding the table, not the table), which the driver rejects with CUDA_ERROR_INVALID_VALUE.
+    private PointerPointer<?> table;
     private LongBuffer words;
     private long address;   // 16-byte aligned start inside memory
     private int alignPad;   // bytes from memory's start to address
@@ -38,7 +41,7 @@ final class KernelParamBlock implements AutoCloseable {
     }
 
     /** The JavaCPP pointer cuLaunchKernel takes as {@code void** kernelParams}: the table at the block's aligned start. */
-    org.bytedeco.javacpp.Pointer table() {
+    PointerPointer<?> table() {
         if (memory == null) throw new IllegalStateException("kernel parameter block used after close");
         return table;
     }
@@ -72,7 +75,7 @@ final class KernelParamBlock implements AutoCloseable {
         memory = fresh;
         alignPad = (int) ((16 - (fresh.address() & 15)) & 15);
         address = fresh.address() + alignPad;
-        table = new Handles.JavaCppAddress(address);
+        table = new PointerPointer<>(new Handles.JavaCppAddress(address));
         ByteBuffer bytes = fresh.asByteBuffer();
         words = bytes.limit(alignPad + 8 * wordCapacity).position(alignPad).slice().order(ByteOrder.nativeOrder()).asLongBuffer();
     }
