@@ -24,10 +24,10 @@ import org.bytedeco.javacpp.LongPointer;
  *   <li>one stream on which all of the toolkit's work for this GPU is queued, in order (kernels, cuBLAS,
  *       stream-ordered allocation and free; NCCL calls should use it too: {@link #streamAddress()});</li>
  *   <li>the kernel modules, loaded once; the cuBLAS handle; memory counters;</li>
- *   <li>the launch path ({@link LaunchRoute}): kernels are queued through JavaCPP's cuLaunchKernel with their
- *       arguments packed into one reusable native block ({@link DriverLaunch}), or, with
- *       {@code MPI2NCCL_JCUDA_LAUNCH=1} (read once per JVM) or where JavaCPP's cudart does not load, through JCuda's
- *       cuLaunchKernel as before (a Java array per argument). {@link #launchDescription()} says which.</li>
+ *   <li>the launch path ({@link LaunchRoute}, chosen by {@code MPI2NCCL_JCUDA_LAUNCH}, read once per JVM): kernels
+ *       are queued through JavaCPP's cuLaunchKernel with their arguments packed into one reusable native block
+ *       ({@link DriverLaunch}), or through JCuda's cuLaunchKernel as before (a Java array per argument), also where
+ *       JavaCPP's cudart does not load. {@link #launchDescription()} says which.</li>
  * </ul>
  * Device memory comes from CUDA's stream-ordered allocator (cuMemAllocAsync), with the pool told to keep
  * freed memory for reuse instead of returning it to the driver at every synchronization: a training step
@@ -43,7 +43,7 @@ public final class CudaContext {
     private final boolean streamOrdered;
     private final String poolNote;
     private final boolean syncEveryLaunch;
-    /** The route {@link #launch} takes; JCUDA where MPI2NCCL_JCUDA_LAUNCH=1 or JavaCPP's binding did not load. */
+    /** The route {@link #launch} takes: {@link LaunchRoute#REQUESTED}, or JCUDA where JavaCPP's binding did not load. */
     private final LaunchRoute launchRoute;
     private final String launchNote;
     /** The JavaCPP launch (its native parameter block lives as long as this context); made on first use. */
@@ -77,7 +77,8 @@ public final class CudaContext {
         syncEveryLaunch = "1".equals(System.getenv("MPI2NCCL_CUDA_SYNC"));
         if (LaunchRoute.REQUESTED == LaunchRoute.JCUDA) {
             launchRoute = LaunchRoute.JCUDA;
-            launchNote = LaunchRoute.JCUDA.description + " (MPI2NCCL_JCUDA_LAUNCH=1)";
+            launchNote = LaunchRoute.JCUDA.description + (LaunchRoute.CHOSEN ? " (MPI2NCCL_JCUDA_LAUNCH=1)"
+                    : " (the default; MPI2NCCL_JCUDA_LAUNCH=0 launches through JavaCPP)");
         } else if (driverLaunch() != null) {
             launchRoute = LaunchRoute.JAVACPP;
             launchNote = LaunchRoute.JAVACPP.description;

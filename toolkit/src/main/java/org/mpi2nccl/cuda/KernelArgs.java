@@ -16,8 +16,8 @@ import jcuda.Pointer;
  * native memory ({@link #packInto}): each argument in its own word-aligned slot (8 bytes; an int or float in the
  * slot's first 4 bytes), each struct argument (L, W, S, A) starting on a 16-byte boundary. A launch then costs
  * one object and three small arrays here and no per-argument objects, where JCuda's kernelParams took a
- * {@code Pointer} and a Java array per argument and pinned each array in JNI ({@link #toKernelParams}, kept for
- * comparison: MPI2NCCL_JCUDA_LAUNCH=1).
+ * {@code Pointer} and a Java array per argument and pinned each array in JNI ({@link #toKernelParams}, the
+ * {@link LaunchRoute#JCUDA} route).
  */
 public final class KernelArgs {
     /** The 32-bit value sits in the first 4 bytes of its 8-byte slot: the low half of the word on little-endian CPUs. */

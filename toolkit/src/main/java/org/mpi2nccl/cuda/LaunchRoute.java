@@ -2,9 +2,9 @@ package org.mpi2nccl.cuda;
 
 /**
  * Which binding queues the toolkit's kernels. A small model's training step is bound by the host's time per
- * launch (the GPU waits for it), so the launch path is kept as thin as possible: {@link #JAVACPP} by default;
- * {@link #JCUDA}, the original path, stays selectable with {@code MPI2NCCL_JCUDA_LAUNCH=1} (read once per JVM) to
- * compare the two, and {@code mpi2nccl bench-gpu --only launch} times both in one run ({@link LaunchCostBench}).
+ * launch (the GPU waits for it), so the launch path should be as thin as possible: {@link #JAVACPP}.
+ * {@code MPI2NCCL_JCUDA_LAUNCH} (read once per JVM) picks the route: {@code 0} JavaCPP, {@code 1} JCuda (the original
+ * path), unset {@link #DEFAULT}. {@code mpi2nccl bench-gpu --only launch} times both in one run ({@link LaunchCostBench}).
  */
 public enum LaunchRoute {
     /**
@@ -22,12 +22,27 @@ public enum LaunchRoute {
         this.description = description;
     }
 
-    /** The route MPI2NCCL_JCUDA_LAUNCH asks for: JCUDA when it is 1, JAVACPP otherwise (read once). */
+    /**
+     * The route where MPI2NCCL_JCUDA_LAUNCH is unset: JCuda, the route the GPU machine has run all along, until the
+     * JavaCPP route has passed the GPU tests there (results/device/launch4-check.sh); then this becomes JAVACPP.
+     */
+    static final LaunchRoute DEFAULT = JCUDA;
+
+    /** The route MPI2NCCL_JCUDA_LAUNCH asks for (read once). */
     static final LaunchRoute REQUESTED = fromEnvironment(System.getenv("MPI2NCCL_JCUDA_LAUNCH"));
 
+    /** Whether MPI2NCCL_JCUDA_LAUNCH is set, i.e. {@link #REQUESTED} is not just the default. */
+    static final boolean CHOSEN = !isUnset(System.getenv("MPI2NCCL_JCUDA_LAUNCH"));
+
     static LaunchRoute fromEnvironment(String value) {
-        if (value == null || value.isBlank() || value.equals("0")) return JAVACPP;
+        if (isUnset(value)) return DEFAULT;
+        if (value.equals("0")) return JAVACPP;
         if (value.equals("1")) return JCUDA;
-        throw new IllegalArgumentException("MPI2NCCL_JCUDA_LAUNCH=" + value + ": use 1 (launch kernels through JCuda) or 0/unset (JavaCPP)");
+        throw new IllegalArgumentException("MPI2NCCL_JCUDA_LAUNCH=" + value + ": use 1 (launch kernels through JCuda), 0 (through"
+                + " JavaCPP), or leave it unset (the default: " + DEFAULT + ")");
+    }
+
+    private static boolean isUnset(String value) {
+        return value == null || value.isBlank();
     }
 }

@@ -30,6 +30,7 @@
  * {@code MPI2NCCL_DISABLE_CUDA=1} acts as if there were no GPU (the CPU backend is chosen);
  * {@code MPI2NCCL_PTX_TARGET=sm75} loads the portable PTX even on Hopper; {@code MPI2NCCL_CUDA_SYNC=1} waits after
  * every kernel launch so an error names its kernel; {@code MPI2NCCL_TF32=1} lets cuBLAS use TF32;
- * {@code MPI2NCCL_JCUDA_LAUNCH=1} launches kernels through JCuda as before (to compare host costs).
+ * {@code MPI2NCCL_JCUDA_LAUNCH=0} launches kernels through JavaCPP (arguments packed into one native block), {@code =1}
+ * through JCuda as before; unset: {@link org.mpi2nccl.cuda.LaunchRoute#DEFAULT}.
  */
 package org.mpi2nccl.cuda;

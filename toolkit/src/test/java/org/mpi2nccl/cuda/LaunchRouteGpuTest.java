@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The two kernel launch routes ({@link LaunchRoute}) on a real GPU: every kind of argument (pointer, long, int,
  * float, Layout, Window2d, SgdTensors, AdamTensors) reaches the kernel the same way through JavaCPP's packed block
- * as through JCuda's arrays (outputs bit for bit equal, and equal to the CPU where that is simple); the default
- * route is JavaCPP unless MPI2NCCL_JCUDA_LAUNCH=1; threads launching at once on one context share its block safely.
+ * as through JCuda's arrays (outputs bit for bit equal, and equal to the CPU where that is simple); the context
+ * launches through the route MPI2NCCL_JCUDA_LAUNCH asks for, and JavaCPP's binding loads; threads launching at once on
+ * one context share its block safely.
  */
 @Tag("gpu")
 class LaunchRouteGpuTest {
