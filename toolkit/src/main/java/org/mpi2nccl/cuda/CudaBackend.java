@@ -131,20 +131,24 @@ public final class CudaBackend implements Backend {
     }
 
     /**
-     * Records {@code work} as a {@link CudaGraph}: it runs on this thread, but the GPU work it queues is recorded,
-     * not run. Blocks it frees while recording stay the graph's own until the graph is closed (its replays use
-     * them as scratch, so nothing else may have them meanwhile, as in PyTorch's private graph memory pools); the
-     * arrays it creates and keeps must stay open as long as the graph is replayed.
+     * Starts recording this GPU's stream into CUDA graphs ({@link GraphRecording}): the work queued from now on runs
+     * only when its graphs are launched. One recording at a time per GPU.
      */
-    public synchronized CudaGraph capture(Runnable work) {
+    public synchronized GraphRecording recording() {
         if (graphBlocks != null) throw new IllegalStateException("a CUDA graph is already being recorded on " + device);
         BlockCache<DeviceMemory> own = new BlockCache<>(Long.MAX_VALUE, DeviceMemory::bytes, DeviceMemory::close);
         graphBlocks = own;
         try {
-            return CudaGraph.record(context, work, own::clear);
-        } finally {
+            return new GraphRecording(this, context, own);
+        } catch (RuntimeException e) {
             graphBlocks = null;
+            throw e;
         }
+    }
+
+    /** The recording is over: blocks freed from now on go back to the shared cache. */
+    synchronized void recordingEnded(GraphRecording r) {
+        if (graphBlocks == r.blocks()) graphBlocks = null;
     }
 
     @Override

@@ -19,6 +19,7 @@ import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.comm.nccl.NcclCommunicator;
 import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.cuda.CudaGraph;
+import org.mpi2nccl.cuda.GraphRecording;
 import org.mpi2nccl.cuda.StreamHandoff;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.nn.Module;
@@ -69,6 +70,9 @@ public final class DataParallel implements AutoCloseable {
     private final ExecutorService commThread;
     private final PhaseClock clock;
     private final StepGraphs graphs;        // null unless the options ask for CUDA graphs on a GPU
+    private GraphRecording recording;       // while backward is recorded: where the pieces are cut
+    private List<CudaGraph> pieces;
+    private List<Integer> bucketsAfter;
     private final StreamHandoff toComm;     // NCCL on a stream of its own: model stream -> NCCL stream per bucket
     private final StreamHandoff fromComm;   // ... and NCCL stream -> model stream before the optimizer
     private final List<Future<?>> inFlight = new ArrayList<>();
@@ -215,31 +219,48 @@ public final class DataParallel implements AutoCloseable {
     }
 
     /**
-     * Records this step's GPU work as three graphs on arrays of their own (nothing runs): zeroing the gradients,
-     * forward and loss; backward; the optimizer. The all-reduce between backward and the optimizer is not
-     * recorded: it stays an ordinary call of the communicator.
+     * Records this step's GPU work as graphs on arrays of their own (nothing runs): zeroing the gradients, forward and
+     * loss; backward, cut wherever a gradient bucket becomes complete (with overlap on); the optimizer. The all-reduces
+     * are not recorded: they stay ordinary calls of the communicator, made between the pieces at every replay.
      */
     private StepGraphs.Recorded record(StepGraphs.Key key, Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
         CudaBackend gpu = graphs.gpu();
         ArrayScope arrays = ArrayScope.open();
-        CudaGraph forward = null, backward = null;
+        GraphRecording rec = null;
         try {
             NDArray x = batch.x().copy(), y = batch.y().copy();
-            Tensor[] out = new Tensor[2];
-            forward = gpu.capture(() -> {
-                zeroGradients(optimizer);
-                out[0] = model.forward(Tensor.constant(x));
-                out[1] = lossFn.forward(out[0], y);
-            });
-            backward = gpu.capture(() -> out[1].backward());
-            CudaGraph update = gpu.capture(optimizer::step);
-            return new StepGraphs.Recorded(key, x, y, out[0], out[1], forward, backward, update, arrays.detach());
+            rec = gpu.recording();
+            zeroGradients(optimizer);
+            Tensor logits = model.forward(Tensor.constant(x));
+            Tensor loss = lossFn.forward(logits, y);
+            CudaGraph forward = rec.cut();
+            recording = rec;
+            pieces = new ArrayList<>();
+            bucketsAfter = new ArrayList<>();
+            startReduction();
+            if (options.overlap()) loss.backward(this::onGradReady);
+            else loss.backward();
+            reducing = false;
+            recording = null;
+            pieces.add(rec.cut());
+            bucketsAfter.add(0);
+            optimizer.step();
+            CudaGraph update = rec.finish();
+            int[] after = bucketsAfter.stream().mapToInt(Integer::intValue).toArray();
+            return new StepGraphs.Recorded(key, x, y, logits, loss, forward, List.copyOf(pieces), after, update, rec, arrays.detach());
         } catch (RuntimeException e) {
-            if (forward != null) forward.close();
-            if (backward != null) backward.close();
+            recording = null;
+            reducing = false;
+            RuntimeException why = rec != null ? rec.abort(e) : e;
             arrays.close();
-            throw e;
+            throw why;
         }
+    }
+
+    /** Recording backward: the buckets complete at this point end the current piece; they are reduced after it at every replay. */
+    private void cutForBuckets(int complete) {
+        pieces.add(recording.cut());
+        bucketsAfter.add(complete);
     }
 
     /** One step replayed from its graphs: the batch copied in, the phases launched and timed as in an eager step. */
@@ -249,28 +270,24 @@ public final class DataParallel implements AutoCloseable {
         clock.stepStart();
         g.forward().launch();
         clock.phaseEnd(Phase.FORWARD);
-        g.backward().launch();
-        clock.phaseEnd(Phase.BACKWARD);
-        reduceAfterBackward();
-        clock.phaseEnd(Phase.COMMUNICATION);
-        g.optimizer().launch();
-        clock.phaseEnd(Phase.OPTIMIZER);
-        steps++;
-        return new StepOutput(g.logits(), g.loss());
-    }
-
-    /**
-     * Every bucket at once, after backward (a replayed step): through NCCL as one group, so that the buckets' all-reduces
-     * go to the GPU as one launch instead of one after the other.
-     */
-    private void reduceAfterBackward() {
         startReduction();
-        if (!alone && comm instanceof NcclCommunicator) {
+        for (int i = 0; i < g.backward().size(); i++) {
+            g.backward().get(i).launch();
+            for (int k = 0; k < g.bucketsAfter()[i]; k++) launch(buckets.buckets.get(nextLaunch++));
+        }
+        clock.phaseEnd(Phase.BACKWARD);
+        // buckets not reduced during backward (no overlap): all at once, through NCCL as one group (one launch)
+        if (!alone && comm instanceof NcclCommunicator && nextLaunch < buckets.size()) {
             NcclCommunicator.group(() -> {
                 while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
             });
         }
         finishReduction();
+        clock.phaseEnd(Phase.COMMUNICATION);
+        g.optimizer().launch();
+        clock.phaseEnd(Phase.OPTIMIZER);
+        steps++;
+        return new StepOutput(g.logits(), g.loss());
     }
 
     /** Steps replayed from CUDA graphs so far ({@link DataParallelOptions#cudaGraphs}; 0 without). */
@@ -318,9 +335,17 @@ public final class DataParallel implements AutoCloseable {
         if (b == null || alone) return;
         b.ready++;
         // Launch in bucket order only: every rank must issue the same collectives in the same order.
+        int complete = 0;
         while (nextLaunch < buckets.size() && buckets.buckets.get(nextLaunch).ready == buckets.buckets.get(nextLaunch).params.size()) {
-            launch(buckets.buckets.get(nextLaunch++));
+            GradientBucket done = buckets.buckets.get(nextLaunch++);
+            if (recording == null) {
+                launch(done);
+            } else {
+                done.pack();
+                complete++;
+            }
         }
+        if (complete > 0) cutForBuckets(complete);
     }
 
     private void launch(GradientBucket b) {

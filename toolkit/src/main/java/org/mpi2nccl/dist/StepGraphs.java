@@ -1,9 +1,11 @@
 package org.mpi2nccl.dist;
 
 import java.util.Arrays;
+import java.util.List;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.cuda.CudaGraph;
+import org.mpi2nccl.cuda.GraphRecording;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.nn.Dropout;
 import org.mpi2nccl.nn.Module;
@@ -14,12 +16,13 @@ import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.NDArray;
 
 /**
- * The GPU work of a training step recorded as three CUDA graphs (forward with the loss, backward, optimizer),
- * for {@link DataParallelOptions#cudaGraphs}. A small model's step is dozens of kernels and cuBLAS calls, each
- * costing the host microseconds; on 2 GPUs the host then sets the pace, not the GPUs. Replayed from graphs a
- * step costs the host three launches, and the all-reduce between backward and the optimizer stays an ordinary
- * collective call, so every rank's communicator sees the same calls as without graphs and each phase is still
- * timed on its own.
+ * The GPU work of a training step recorded as CUDA graphs (forward with the loss, backward in a few pieces,
+ * optimizer), for {@link DataParallelOptions#cudaGraphs}. A small model's step is dozens of kernels and cuBLAS
+ * calls, each costing the host microseconds; on 2 GPUs the host then sets the pace, not the GPUs. Replayed from
+ * graphs a step costs the host a handful of launches. The gradient all-reduces stay ordinary collective calls,
+ * launched between the pieces of backward as soon as a bucket is complete (overlapping the rest of backward, as
+ * in an eager step), so every rank's communicator sees the same calls as without graphs and each phase is
+ * still timed on its own.
  *
  * <p>A graph replays what was recorded: the batch is copied into the arrays the recording read, and a step
  * whose batch shape, optimizer or learning rate differs from the recording's runs eagerly (the last, shorter
@@ -39,14 +42,17 @@ final class StepGraphs implements AutoCloseable {
         }
     }
 
-    /** One recording: its graphs, and the arrays they read and write (kept open while they are replayed). */
-    record Recorded(Key key, NDArray x, NDArray y, Tensor logits, Tensor loss, CudaGraph forward, CudaGraph backward,
-                    CudaGraph optimizer, ArrayScope arrays) implements AutoCloseable {
+    /**
+     * One recording: the graphs of forward (with zeroing the gradients and the loss), of backward in pieces (after
+     * piece i, {@code bucketsAfter[i]} gradient buckets are complete and their all-reduce is launched, overlapping the
+     * next pieces, as in an eager step), of the optimizer; and the arrays they read and write, kept open while they
+     * are replayed.
+     */
+    record Recorded(Key key, NDArray x, NDArray y, Tensor logits, Tensor loss, CudaGraph forward, List<CudaGraph> backward,
+                    int[] bucketsAfter, CudaGraph optimizer, GraphRecording recording, ArrayScope arrays) implements AutoCloseable {
         @Override
         public void close() {
-            forward.close();
-            backward.close();
-            optimizer.close();
+            recording.close();
             arrays.close();
         }
     }

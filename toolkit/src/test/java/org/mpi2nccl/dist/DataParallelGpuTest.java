@@ -8,6 +8,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.cuda.GpuTests;
@@ -35,17 +38,30 @@ class DataParallelGpuTest {
         }
     }
 
-    private void check(String route, String model) throws Exception {
+    private void check(String route, String model, String... extra) throws Exception {
         requireTwoGpus();
         EquivalenceCheck.Setup s = new EquivalenceCheck.Setup(model, new SyntheticDataset(192, new int[] {1, 6, 6}, 5, 11),
                 24, 10, 3, 0.1f, 0.9f);
         float[] reference = EquivalenceCheck.singleRank(s, Device.cuda(0));
-        Path out = Files.createDirectories(dir.resolve(route + "-" + model));
-        JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV)
-                .args("route=" + route, "device=cuda", "model=" + model, "examples=192", "batch=24", "steps=10", "seed=3",
-                        "out=" + out)
-                .onLine(System.out::println).timeout(Duration.ofSeconds(180)).run();
+        Path out = Files.createDirectories(dir.resolve(route + "-" + model + extra.length));
+        List<String> args = new ArrayList<>(List.of("route=" + route, "device=cuda", "model=" + model, "examples=192", "batch=24",
+                "steps=10", "seed=3", "out=" + out));
+        args.addAll(List.of(extra));
+        List<String> lines = new CopyOnWriteArrayList<>();
+        JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]))
+                .onLine(l -> {
+                    System.out.println(l);
+                    lines.add(String.valueOf(l));
+                }).timeout(Duration.ofSeconds(180)).run();
         assertTrue(r.succeeded(), r.toString());
+        if (args.contains("cuda-graphs=true")) {
+            for (int rank = 0; rank < 2; rank++) {
+                String said = "rank " + rank + ": ";
+                String line = lines.stream().filter(l -> l.contains(said) && l.contains("steps replayed from CUDA graphs")).findFirst()
+                        .orElseThrow(() -> new AssertionError("rank did not report its CUDA graph replays: " + lines));
+                assertTrue(!line.contains("graphs off") && !line.contains(said + "0 of"), "graphs were used: " + line);
+            }
+        }
         for (int rank = 0; rank < 2; rank++) {
             float[] p = EquivalenceRank.read(out.resolve("rank-" + rank + ".f32"));
             double d = EquivalenceCheck.relativeDifference(p, reference);
@@ -62,6 +78,13 @@ class DataParallelGpuTest {
     void ncclOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
         check("nccl", "cnn");
         check("nccl", "mlp");
+    }
+
+    /** Steps replayed from CUDA graphs, with small buckets: backward is cut into pieces, each bucket reduced between them. */
+    @Test
+    void ncclWithCudaGraphsOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
+        check("nccl", "cnn", "cuda-graphs=true", "bucket-bytes=2048");
+        check("nccl", "cnn", "cuda-graphs=true", "overlap=false");
     }
 
     @Test
