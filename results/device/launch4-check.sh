@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 7, the host's cost per kernel launch (helper launch4): kernels through JavaCPP's cuLaunchKernel with their
 # arguments packed into one reusable native block (LaunchRoute.JAVACPP, MPI2NCCL_JCUDA_LAUNCH=0) instead of JCuda's
-# (a Java array per argument, pinned per launch; MPI2NCCL_JCUDA_LAUNCH=1, and the default until this check passes).
+# (a Java array per argument, pinned per launch; MPI2NCCL_JCUDA_LAUNCH=1). JavaCPP is the default since this check
+# passed at b745d5f (results under /work/gpu-results/launch4/ in session 4).
 # Every Java run below names its route explicitly. One run of about 3-5 minutes on GPU 0:
 #   1. launch      bench-gpu --only launch,train with the JavaCPP route: host microseconds per launch through each
 #                  route in the same JVM (fill_f32 3 args, batchnorm_apply_f32 10 args, sgd_steps_f32 a 520-byte
