@@ -67,7 +67,28 @@ public final class LaunchCostBench {
                             () -> expect("sgd_steps_f32", sgd, 32, 10f, 1e-3f)));
             for (Case c : cases) out.addAll(time(ctx, c, routes, samples));
         }
+        out.add(makeCurrentCost(ctx, samples));
         return out;
+    }
+
+    /**
+     * What one of the launch path's own driver calls costs: every launch first makes the context current on the calling
+     * thread (cuCtxSetCurrent through JCuda), whichever route then launches.
+     */
+    private static CudaBenchmarks.Result makeCurrentCost(CudaContext ctx, int samples) {
+        long end = System.nanoTime() + (long) (WARMUP_SECONDS * 1e9);
+        do {
+            for (int i = 0; i < LAUNCHES_PER_SAMPLE; i++) ctx.makeCurrent();
+        } while (System.nanoTime() < end);
+        double[] us = new double[samples];
+        for (int s = 0; s < samples; s++) {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < LAUNCHES_PER_SAMPLE; i++) ctx.makeCurrent();
+            us[s] = (System.nanoTime() - t0) / 1e3 / LAUNCHES_PER_SAMPLE;
+        }
+        double m = CudaBenchmarks.median(us);
+        return new CudaBenchmarks.Result("launch", "makeCurrent (cuCtxSetCurrent, part of every launch): host", m, "us/call", m * 1e-3,
+                "median of " + samples + " samples of " + LAUNCHES_PER_SAMPLE + " calls");
     }
 
     private static List<CudaBenchmarks.Result> time(CudaContext ctx, Case c, List<LaunchRoute> routes, int samples) {

@@ -42,7 +42,9 @@ import org.mpi2nccl.tensor.NDArray;
  *       is averaged with one all-reduce; with {@link DataParallelOptions#overlap} a bucket starts as soon as
  *       backward has finished all its gradients, while backward computes the rest;</li>
  *   <li>each phase of a step is timed ({@link #times()}), including, on the MPI route with GPU arrays, the
- *       device-to-host copy, MPI's all-reduce and the copy back.</li>
+ *       device-to-host copy, MPI's all-reduce and the copy back;</li>
+ *   <li>on a GPU, with {@link DataParallelOptions#cudaGraphs}, a step is recorded once as CUDA graphs and replayed
+ *       ({@link StepGraphs}): the host then queues a handful of launches per step instead of every kernel.</li>
  * </ol>
  * With per-rank batch B/N on N ranks this computes the same updates as one rank with batch B (up to float
  * rounding): the average of N means over B/N examples is the mean over B. The exception is batch
