@@ -6,11 +6,10 @@
 #           steps ahead of the GPU (MPI2NCCL_STEPS_AHEAD), alternated twice
 # Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/final4-check.sh [junit] [ahead]
 set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/final4}; EPOCHS=${EPOCHS:-5}
-work=$OUT/work; mkdir -p "$work"; SUMMARY=$OUT/summary.txt
-note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-note "final4-check $(date -u +%FT%TZ); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '?')"
+work=$OUT/work; mkdir -p "$work"
+source "$(dirname "$0")/cuda-common.sh"     # NCCL multicast off, the bundle checked, note, header, SUMMARY
+header final4-check
 steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(junit ahead)
 for s in "${steps[@]}"; do
   case "$s" in
