@@ -22,7 +22,7 @@ import org.mpi2nccl.tensor.UnaryOp;
  * ({@link CudaStridedCopies}), the per-channel and fused training layers ({@link CudaTrainingLayers}) and the
  * optimizer steps ({@link CudaOptimizerSteps}).
  * <p>Besides the contract it offers the fused kernels a model can use directly on this device (softmax,
- * log-softmax, cross-entropy, batch norm), see {@link FusedOps}.
+ * log-softmax, log-sum-exp and their gradients), see {@link FusedOps}.
  */
 public final class CudaBackend implements Backend {
     private static final Map<Integer, CudaBackend> OPEN = new HashMap<>();
@@ -59,7 +59,7 @@ public final class CudaBackend implements Backend {
         return context;
     }
 
-    /** Softmax, cross-entropy, batch norm, casts: fused kernels beyond the contract. */
+    /** The softmax family: fused kernels beyond the contract (and those behind its training layers). */
     public FusedOps fused() {
         return fused;
     }
