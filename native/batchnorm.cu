@@ -1,28 +1,9 @@
 // Batch normalization over NCHW float32 (per channel c, statistics over N*H*W = M values).
-// Training forward: batchnorm_stats (mean, biased variance) -> batchnorm_apply; the running averages
-// are updated with the unbiased variance (PyTorch's convention). Evaluation: batchnorm_apply with the
-// running mean/variance. Backward: batchnorm_backward_reduce (dgamma, dbeta) -> batchnorm_backward_apply.
 #include "common.cuh"
 
-// One block per channel (grid-stride over channels); two passes over the channel for an accurate variance.
-extern "C" __global__ void batchnorm_stats_f32(const float* __restrict__ x, float* __restrict__ mean,
-                                               float* __restrict__ var, long long n, long long c, long long hw) {
-    const long long m = n * hw;
-    for (long long ch = blockIdx.x; ch < c; ch += gridDim.x) {
-        float s = 0.f;
-        for (long long k = threadIdx.x; k < m; k += blockDim.x) s += x[((k / hw) * c + ch) * hw + k % hw];
-        const float mu = block_sum(s) / (float)m;
-        float q = 0.f;
-        for (long long k = threadIdx.x; k < m; k += blockDim.x) {
-            const float d = x[((k / hw) * c + ch) * hw + k % hw] - mu;
-            q += d * d;
-        }
-        const float v = block_sum(q) / (float)m;
-        if (threadIdx.x == 0) { mean[ch] = mu; var[ch] = v; }
-    }
-}
-
-// y = gamma * (x - mean) / sqrt(var + eps) + beta
+// y = gamma * (x - mean) / sqrt(var + eps) + beta, from given statistics (evaluation mode's running ones). No
+// layer launches it now (the training layers below normalize with 1/sqrt(var + eps) kept from the statistics):
+// LaunchCostBench times it as its 10-argument launch.
 extern "C" __global__ void batchnorm_apply_f32(const float* __restrict__ x, const float* __restrict__ mean,
                                                const float* __restrict__ var, const float* __restrict__ gamma,
                                                const float* __restrict__ beta, float* __restrict__ y,
@@ -30,54 +11,6 @@ extern "C" __global__ void batchnorm_apply_f32(const float* __restrict__ x, cons
     GRID_STRIDE_LOOP(idx, n * c * hw) {
         const long long ch = (idx / hw) % c;
         y[idx] = gamma[ch] * (x[idx] - mean[ch]) * rsqrtf(var[ch] + eps) + beta[ch];
-    }
-}
-
-// running = (1 - momentum) * running + momentum * batch, with the batch variance made unbiased (m/(m-1)).
-extern "C" __global__ void batchnorm_running_update_f32(float* __restrict__ running_mean,
-                                                        float* __restrict__ running_var,
-                                                        const float* __restrict__ mean, const float* __restrict__ var,
-                                                        long long c, long long m, float momentum) {
-    GRID_STRIDE_LOOP(ch, c) {
-        const float unbiased = m > 1 ? var[ch] * (float)m / (float)(m - 1) : var[ch];
-        running_mean[ch] = (1.f - momentum) * running_mean[ch] + momentum * mean[ch];
-        running_var[ch] = (1.f - momentum) * running_var[ch] + momentum * unbiased;
-    }
-}
-
-// dbeta = sum(gy), dgamma = sum(gy * xhat) per channel.
-extern "C" __global__ void batchnorm_backward_reduce_f32(const float* __restrict__ gy, const float* __restrict__ x,
-                                                         const float* __restrict__ mean, const float* __restrict__ var,
-                                                         float* __restrict__ dgamma, float* __restrict__ dbeta,
-                                                         long long n, long long c, long long hw, float eps) {
-    const long long m = n * hw;
-    for (long long ch = blockIdx.x; ch < c; ch += gridDim.x) {
-        const float mu = mean[ch], inv = rsqrtf(var[ch] + eps);
-        float sg = 0.f, sgx = 0.f;
-        for (long long k = threadIdx.x; k < m; k += blockDim.x) {
-            const long long at = ((k / hw) * c + ch) * hw + k % hw;
-            sg += gy[at];
-            sgx += gy[at] * (x[at] - mu) * inv;
-        }
-        sg = block_sum(sg);
-        sgx = block_sum(sgx);
-        if (threadIdx.x == 0) { dbeta[ch] = sg; dgamma[ch] = sgx; }
-    }
-}
-
-// gx = gamma * inv / M * (M * gy - dbeta - xhat * dgamma)   (training-mode batch statistics)
-extern "C" __global__ void batchnorm_backward_apply_f32(const float* __restrict__ gy, const float* __restrict__ x,
-                                                        const float* __restrict__ mean, const float* __restrict__ var,
-                                                        const float* __restrict__ gamma,
-                                                        const float* __restrict__ dgamma,
-                                                        const float* __restrict__ dbeta, float* __restrict__ gx,
-                                                        long long n, long long c, long long hw, float eps) {
-    const float m = (float)(n * hw);
-    GRID_STRIDE_LOOP(idx, n * c * hw) {
-        const long long ch = (idx / hw) % c;
-        const float inv = rsqrtf(var[ch] + eps);
-        const float xhat = (x[idx] - mean[ch]) * inv;
-        gx[idx] = gamma[ch] * inv / m * (m * gy[idx] - dbeta[ch] - xhat * dgamma[ch]);
     }
 }
 

@@ -16,20 +16,6 @@ __device__ __forceinline__ float row_logsumexp(const float* x, long long cols, i
     return m + logf(warp_sum(s));
 }
 
-// loss[row] = logsumexp(logits[row, :]) - logits[row, label[row]]
-extern "C" __global__ void cross_entropy_forward_f32(const float* __restrict__ logits,
-                                                     const float* __restrict__ labels,
-                                                     float* __restrict__ loss, long long rows, long long cols) {
-    WARP_PER_ROW_LOOP(row, rows) {
-        const float* x = logits + row * cols;
-        const float lse = row_logsumexp(x, cols, lane);
-        if (lane == 0) {
-            const float label = labels[row];
-            loss[row] = valid_label(label, cols) ? lse - x[(long long)label] : NAN;
-        }
-    }
-}
-
 __device__ __forceinline__ void cross_entropy_grad_row(const float* x, float label, float* g, long long cols,
                                                        float scale, int lane) {
     const float lse = row_logsumexp(x, cols, lane);
@@ -37,16 +23,6 @@ __device__ __forceinline__ void cross_entropy_grad_row(const float* x, float lab
     for (long long c = lane; c < cols; c += 32) {
         const float p = expf(x[c] - lse);
         g[c] = ok ? scale * (p - ((c == (long long)label) ? 1.f : 0.f)) : NAN;
-    }
-}
-
-// grad[row, c] = scale * (softmax(logits[row])[c] - (c == label[row]))   (scale = dLoss / rows for a mean)
-extern "C" __global__ void cross_entropy_backward_f32(const float* __restrict__ logits,
-                                                      const float* __restrict__ labels,
-                                                      float* __restrict__ grad, long long rows, long long cols,
-                                                      float scale) {
-    WARP_PER_ROW_LOOP(row, rows) {
-        cross_entropy_grad_row(logits + row * cols, labels[row], grad + row * cols, cols, scale, lane);
     }
 }
 

@@ -8,14 +8,11 @@
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=10 ROUNDS=2 bash results/device/graphs-check.sh [junit] [pairs]
 # Results: $OUT/summary.txt, $OUT/graphs-check.tgz (logs, CSVs).
 set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/graphs-check}; EPOCHS=${EPOCHS:-10}; ROUNDS=${ROUNDS:-2}
 FASHION_DIR=${FASHION_DIR:-$PWD/data/fashion-mnist}
 work=$OUT/work; mkdir -p "$work"
-[ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
-SUMMARY=$OUT/summary.txt
-note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-note "graphs-check $(date -u +%FT%TZ) on $(hostname); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '?')"
+source "$(dirname "$0")/cuda-common.sh"     # NCCL multicast off, the bundle checked, note, header, SUMMARY
+header graphs-check
 steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(junit pairs)
 experiment() {
   local name=$1; shift

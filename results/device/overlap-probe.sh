@@ -5,11 +5,10 @@
 # NCCL held to 4 or 2 CTAs (NCCL_MAX_CTAS), 2 MiB gradient buckets (the fully connected layers in one bucket).
 # Usage: BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=5 bash results/device/overlap-probe.sh
 set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/overlap-probe}; EPOCHS=${EPOCHS:-5}
-work=$OUT/work; mkdir -p "$work"; SUMMARY=$OUT/summary.txt
-note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-note "overlap-probe $(date -u +%FT%TZ); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '?')"
+work=$OUT/work; mkdir -p "$work"
+source "$(dirname "$0")/cuda-common.sh"     # NCCL multicast off, the bundle checked, note, header, SUMMARY
+header overlap-probe
 variant() {
   local name=$1 ranks=$2; shift 2
   env "$@" timeout --kill-after=10 200 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks "$ranks" --epochs "$EPOCHS" \

@@ -11,14 +11,11 @@
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=10 bash results/device/scaling-probe.sh [VARIANT...]
 # Results: $OUT/summary.txt (one speedup line per variant), $OUT/scaling-probe.tgz (all logs, CSVs, recordings).
 set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/scaling-probe}; EPOCHS=${EPOCHS:-10}
 FASHION_DIR=${FASHION_DIR:-$PWD/data/fashion-mnist}
 work=$OUT/work; mkdir -p "$work"
-[ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
-SUMMARY=$OUT/summary.txt
-note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-note "scaling-probe $(date -u +%FT%TZ) on $(hostname); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '?')"
+source "$(dirname "$0")/cuda-common.sh"     # NCCL multicast off, the bundle checked, note, header, SUMMARY
+header scaling-probe
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(facts junit bench base jfr pgc nch2 nooverlap onebucket pin)
 

@@ -179,7 +179,7 @@ def cnn(c1, c2):
         nn.Flatten(), nn.Linear(c2 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
-TRAIN_WARMUP_SECONDS = 3.0   # untimed steps first, as CudaBenchmarks.trainStep (the JIT there, caches and clocks here)
+TRAIN_WARMUP_SECONDS = 3.0   # untimed steps first, as TrainStepBench.trainStep (the JIT there, caches and clocks here)
 TRAIN_MIN_STEPS = 100         # fewest timed steps; the figure is their median
 
 

@@ -59,7 +59,8 @@ public final class SpeedupExperiment {
     }
 
     /**
-     * The embedded default: with GPUs, the lesson CNN on Fashion-MNIST over NCCL and MPI on 1..all GPUs; without,
+     * The embedded default: with GPUs, the lesson CNN on Fashion-MNIST over NCCL and MPI on 1..all GPUs (steps replayed
+     * from CUDA graphs); without,
      * a Fashion-MNIST subset on 1 and 2 CPU ranks (more where there are more cores, up to 4) over MPI, small
      * enough to finish in a few minutes on two cores.
      */
@@ -67,6 +68,8 @@ public final class SpeedupExperiment {
         SpeedupConfig c = new SpeedupConfig();
         if (Cuda.isAvailable() && Cuda.deviceCount() > 0) {
             c.device = "cuda";
+            c.cudaGraphs = true;                                  // as `mpi2nccl run --device cuda` (the notebooks too)
+            c.warmupSteps = SpeedupConfig.GPU_WARMUP_STEPS;
             List<Integer> ranks = new ArrayList<>();
             for (int n = 1; n <= Cuda.deviceCount(); n *= 2) ranks.add(n);
             if (!ranks.contains(Cuda.deviceCount())) ranks.add(Cuda.deviceCount());

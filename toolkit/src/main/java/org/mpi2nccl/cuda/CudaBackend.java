@@ -1,6 +1,5 @@
 package org.mpi2nccl.cuda;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,7 +8,6 @@ import org.mpi2nccl.tensor.BinaryOp;
 import org.mpi2nccl.tensor.ConvGeometry;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.ReduceOp;
-import org.mpi2nccl.tensor.Shapes;
 import org.mpi2nccl.tensor.Storage;
 import org.mpi2nccl.tensor.UnaryOp;
 
@@ -20,8 +18,11 @@ import org.mpi2nccl.tensor.UnaryOp;
  * so calls run in program order; {@link #copyToHost} and {@link #synchronize} wait for them. A kernel's
  * failure therefore surfaces at the next wait, naming the wait (run with {@code MPI2NCCL_CUDA_SYNC=1} to have
  * every launch checked at once).
+ * <p>The contract's larger groups live in classes of their own, this one delegating: strided copies
+ * ({@link CudaStridedCopies}), the per-channel and fused training layers ({@link CudaTrainingLayers}) and the
+ * optimizer steps ({@link CudaOptimizerSteps}).
  * <p>Besides the contract it offers the fused kernels a model can use directly on this device (softmax,
- * log-softmax, cross-entropy, batch norm), see {@link FusedOps}.
+ * log-softmax, log-sum-exp and their gradients), see {@link FusedOps}.
  */
 public final class CudaBackend implements Backend {
     private static final Map<Integer, CudaBackend> OPEN = new HashMap<>();
@@ -31,6 +32,9 @@ public final class CudaBackend implements Backend {
     private final AtomicLong live = new AtomicLong();
     private final FusedOps fused;
     private final LabelChecks labelChecks;
+    private final CudaTrainingLayers layers;
+    private final CudaOptimizerSteps optimizer;
+    private final CudaStridedCopies strided;
     /** Closed storages' blocks for reuse: at most this many bytes (a training step's temporaries are far fewer). */
     static final long BLOCK_CACHE_BYTES = 1L << 30;
     private final BlockCache<DeviceMemory> blocks = new BlockCache<>(BLOCK_CACHE_BYTES, DeviceMemory::bytes, DeviceMemory::close);
@@ -41,6 +45,9 @@ public final class CudaBackend implements Backend {
         this.labelChecks = new LabelChecks(context);
         this.device = Device.cuda(context.device.ordinal);
         this.fused = new FusedOps(this);
+        this.layers = new CudaTrainingLayers(this, context, fused, labelChecks);
+        this.optimizer = new CudaOptimizerSteps(this, context);
+        this.strided = new CudaStridedCopies(this, context);
     }
 
     /** The backend of GPU {@code index} (one per GPU per JVM). Throws {@link CudaUnavailableException} with the reason when there is none. */
@@ -52,7 +59,7 @@ public final class CudaBackend implements Backend {
         return context;
     }
 
-    /** Softmax, cross-entropy, batch norm, casts: fused kernels beyond the contract. */
+    /** The softmax family: fused kernels beyond the contract (and those behind its training layers). */
     public FusedOps fused() {
         return fused;
     }
@@ -194,38 +201,12 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void copyStrided(Storage src, long srcOffset, long[] srcStrides, Storage dst, long dstOffset, long[] dstStrides, int[] shape) {
-        long s = address(src, "copyStrided"), d = address(dst, "copyStrided");
-        Layout from = layout("copyStrided source", src, srcOffset, srcStrides, shape);
-        Layout to = layout("copyStrided destination", dst, dstOffset, dstStrides, shape);
-        long n = from.size();
-        if (n == 0) return;
-        if (isContiguous(from) && isContiguous(to)) {
-            memory(dst, "copyStrided").copyFrom(memory(src, "copyStrided"), srcOffset * 4, dstOffset * 4, n * 4);
-            return;
-        }
-        // fewer, longer axes: less index arithmetic per element, and a transpose shows as a 2-D plane
-        long[][] st = new long[2][];
-        long[] merged = longs(Shapes.coalesce(shape, new long[][] {srcStrides, dstStrides}, st));
-        Layout a = new Layout(merged, st[0], srcOffset), b = new Layout(merged, st[1], dstOffset);
-        StridedCopyPlan.Transpose t = StridedCopyPlan.transpose(a, b);
-        if (t != null) {
-            TransposeVariant v = KernelVariants.transpose();
-            context.launch(v.kernel, t.tiles(v), KernelArgs.of().ptr(s).layout(t.batchIn()).ptr(d).layout(t.batchOut())
-                    .i64(t.np()).i64(t.nq()).i64(t.spIn()).i64(t.sqIn()).i64(t.spOut()).i64(t.sqOut()));
-        } else {
-            context.launch(Kernel.COPY_STRIDED, n, KernelArgs.of().ptr(s).layout(a).ptr(d).layout(b).i64(n));
-        }
+        strided.copyStrided(src, srcOffset, srcStrides, dst, dstOffset, dstStrides, shape);
     }
 
     @Override
     public void fillStrided(Storage dst, long offset, long[] strides, int[] shape, float value) {
-        long d = address(dst, "fillStrided");
-        Layout to = layout("fillStrided", dst, offset, strides, shape);
-        long n = to.size();
-        if (n == 0) return;
-        long[][] st = new long[1][];
-        long[] merged = longs(Shapes.coalesce(shape, new long[][] {strides}, st));
-        context.launch(Kernel.FILL_STRIDED, n, KernelArgs.of().ptr(d).layout(new Layout(merged, st[0], offset)).f32(value).i64(n));
+        strided.fillStrided(dst, offset, strides, shape, value);
     }
 
     // ---- elementwise --------------------------------------------------------------------------------------
@@ -272,102 +253,51 @@ public final class CudaBackend implements Backend {
         context.launch(Kernel.binaryBroadcast(op), n, KernelArgs.of().ptr(pa).ptr(pb).ptr(po).i64(outer).i64(channels).i64(inner).i32(reversed));
     }
 
-    // ---- per-channel (batch norm) -------------------------------------------------------------------------
+    // ---- per-channel (batch norm) and fused training layers (CudaTrainingLayers) ---------------------------------
 
     /** One block per channel, sums in double. */
     @Override
     public void channelSums(Storage a, Storage b, Storage sumA, Storage sumAB, long outer, long channels, long inner) {
-        long n = outer * channels * inner;
-        long pa = address(a, "channelSums a"), pb = address(b, "channelSums b");
-        long ps = address(sumA, "channelSums sumA"), pab = address(sumAB, "channelSums sumAB");
-        checkRange("channelSums a", a, 0, n);
-        checkRange("channelSums b", b, 0, n);
-        checkRange("channelSums sumA", sumA, 0, channels);
-        checkRange("channelSums sumAB", sumAB, 0, channels);
-        context.launch(Kernel.CHANNEL_SUMS, channels, KernelArgs.of().ptr(pa).ptr(pb).ptr(ps).ptr(pab).i64(outer).i64(channels).i64(inner));
+        layers.channelSums(a, b, sumA, sumAB, outer, channels, inner);
     }
 
     @Override
     public void channelAffine(Storage a, Storage scaleA, Storage b, Storage scaleB, Storage shift, Storage out,
                               long outer, long channels, long inner) {
-        long n = outer * channels * inner;
-        long pa = address(a, "channelAffine a"), psa = address(scaleA, "channelAffine scaleA");
-        long psh = address(shift, "channelAffine shift"), po = address(out, "channelAffine out");
-        checkRange("channelAffine a", a, 0, n);
-        checkRange("channelAffine scaleA", scaleA, 0, channels);
-        checkRange("channelAffine shift", shift, 0, channels);
-        checkRange("channelAffine out", out, 0, n);
-        long pb = 0, psb = 0;
-        if (b != null) {
-            if (scaleB == null) throw new IllegalArgumentException("channelAffine: b given without scaleB");
-            pb = address(b, "channelAffine b");
-            psb = address(scaleB, "channelAffine scaleB");
-            checkRange("channelAffine b", b, 0, n);
-            checkRange("channelAffine scaleB", scaleB, 0, channels);
-        }
-        context.launch(Kernel.CHANNEL_AFFINE, n, KernelArgs.of().ptr(pa).ptr(psa).ptr(pb).ptr(psb).ptr(psh).ptr(po)
-                .i64(outer).i64(channels).i64(inner));
+        layers.channelAffine(a, scaleA, b, scaleB, shift, out, outer, channels, inner);
     }
 
     @Override
     public void reluBackward(Storage x, Storage dy, Storage dx, long n) {
-        long px = address(x, "reluBackward x"), pg = address(dy, "reluBackward dy"), po = address(dx, "reluBackward dx");
-        checkRange("reluBackward x", x, 0, n);
-        checkRange("reluBackward dy", dy, 0, n);
-        checkRange("reluBackward dx", dx, 0, n);
-        context.launch(Kernel.RELU_BACKWARD, n, KernelArgs.of().ptr(px).ptr(pg).ptr(po).i64(n));
+        layers.reluBackward(x, dy, dx, n);
     }
-
-    // ---- fused training layers (FusedOps' kernels) ---------------------------------------------------------------
 
     @Override
     public void batchNormForward(Storage x, Storage gamma, Storage beta, Storage y, Storage saveMean, Storage saveInvStd,
                                  Storage runningMean, Storage runningVar, long outer, long channels, long inner,
                                  float eps, float momentum) {
-        if (outer * inner < 2) throw new IllegalArgumentException("batchNormForward: needs more than one value per channel, got "
-                + outer + " x " + inner);
-        if ((runningMean == null) != (runningVar == null))
-            throw new IllegalArgumentException("batchNormForward: runningMean and runningVar go together (both or neither)");
-        fused.batchNormTraining(x, gamma, beta, y, saveMean, saveInvStd, runningMean, runningVar, outer, channels, inner, eps, momentum);
+        layers.batchNormForward(x, gamma, beta, y, saveMean, saveInvStd, runningMean, runningVar, outer, channels, inner, eps, momentum);
     }
 
     @Override
     public void batchNormBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
                                   Storage dx, Storage dgamma, Storage dbeta, long outer, long channels, long inner) {
-        fused.batchNormTrainingBackward(dy, x, saveMean, saveInvStd, gamma, dx, dgamma, dbeta, outer, channels, inner);
+        layers.batchNormBackward(dy, x, saveMean, saveInvStd, gamma, dx, dgamma, dbeta, outer, channels, inner);
     }
 
-    /** One block computes the mean loss; the bad-label check is read later, like oneHot's ({@link LabelChecks}). */
     @Override
     public void softmaxCrossEntropy(Storage logits, Storage labels, Storage loss, long rows, int classes) {
-        if (rows < 1 || classes < 1)
-            throw new IllegalArgumentException("softmaxCrossEntropy: needs at least one row and one class, got " + rows + " x " + classes);
-        long flag = labelChecks.flagFor(false);            // the kernel always writes it: no reset needed
-        fused.crossEntropyMean(logits, labels, loss, rows, classes, flag);
-        labelChecks.queued(flag, "softmaxCrossEntropy", rows, classes);
-        if (context.syncEveryLaunch()) labelChecks.checkAll();
+        layers.softmaxCrossEntropy(logits, labels, loss, rows, classes);
     }
 
-    /** A row with a bad label gets NaN gradients (its forward call reports the label). */
     @Override
     public void softmaxCrossEntropyBackward(Storage logits, Storage labels, Storage upstream, Storage grad, long rows, int classes) {
-        if (rows < 1 || classes < 1)
-            throw new IllegalArgumentException("softmaxCrossEntropyBackward: needs at least one row and one class, got " + rows + " x " + classes);
-        fused.crossEntropyMeanBackward(logits, labels, upstream, grad, rows, classes);
+        layers.softmaxCrossEntropyBackward(logits, labels, upstream, grad, rows, classes);
     }
 
-    /** One block: the epoch's loss and hit sums accumulate on the GPU, one launch per step. */
     @Override
     public void addBatchMetrics(Storage logits, Storage labels, Storage loss, Storage sums, long rows, int classes) {
-        if (rows < 1 || classes < 1)
-            throw new IllegalArgumentException("addBatchMetrics: needs at least one row and one class, got " + rows + " x " + classes);
-        long pl = address(logits, "addBatchMetrics logits"), py = address(labels, "addBatchMetrics labels");
-        long pj = address(loss, "addBatchMetrics loss"), ps = address(sums, "addBatchMetrics sums");
-        checkRange("addBatchMetrics logits", logits, 0, rows * classes);
-        checkRange("addBatchMetrics labels", labels, 0, rows);
-        checkRange("addBatchMetrics loss", loss, 0, 1);
-        checkRange("addBatchMetrics sums", sums, 0, 2);
-        context.launch(Kernel.BATCH_METRICS, 1, KernelArgs.of().ptr(pl).ptr(py).ptr(pj).ptr(ps).i64(rows).i64(classes));
+        layers.addBatchMetrics(logits, labels, loss, sums, rows, classes);
     }
 
     // ---- reductions -----------------------------------------------------------------------------------------
@@ -461,7 +391,7 @@ public final class CudaBackend implements Backend {
         return new long[] {g.n(), g.c(), g.h(), g.w(), g.kh(), g.kw(), g.stride(), g.stride(), g.pad(), g.pad(), g.outH(), g.outW()};
     }
 
-    // ---- labels, random numbers, optimizers --------------------------------------------------------------
+    // ---- labels, random numbers, optimizers (CudaOptimizerSteps) --------------------------------------------------------------
 
     /** Like the CPU, a label that is not a class is an error naming it: the kernel records the first bad row, checked here (one 4-byte read). */
     @Override
@@ -495,98 +425,25 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void sgdStep(Storage param, Storage grad, Storage velocity, long n, float lr, float momentum, float weightDecay) {
-        long pp = address(param, "sgdStep param"), pg = address(grad, "sgdStep grad");
-        checkRange("sgdStep param", param, 0, n);
-        checkRange("sgdStep grad", grad, 0, n);
-        long pv = 0;
-        if (momentum != 0f) {
-            if (velocity == null) throw new IllegalArgumentException("sgdStep: momentum " + momentum + " needs a velocity storage");
-            pv = address(velocity, "sgdStep velocity");
-            checkRange("sgdStep velocity", velocity, 0, n);
-        }
-        context.launch(Kernel.SGD_STEP, n, KernelArgs.of().ptr(pp).ptr(pg).ptr(pv).i64(n).f32(lr).f32(momentum).f32(weightDecay));
+        optimizer.sgdStep(param, grad, velocity, n, lr, momentum, weightDecay);
     }
 
-    /** Up to {@link KernelArgs#SGD_TENSORS} tensors per launch, the list passed by value (nothing uploaded). */
     @Override
     public void sgdSteps(Storage[] params, Storage[] grads, Storage[] velocities, long[] sizes, float lr, float momentum,
                          float weightDecay) {
-        int count = params.length;
-        if (grads.length != count || sizes.length != count || (velocities != null && velocities.length != count))
-            throw new IllegalArgumentException("sgdSteps: " + count + " parameters, " + grads.length + " gradients, "
-                    + (velocities == null ? "no" : String.valueOf(velocities.length)) + " velocities and " + sizes.length + " sizes");
-        int chunk = KernelArgs.SGD_TENSORS;
-        long[] n = new long[chunk], pp = new long[chunk], pg = new long[chunk], pv = new long[chunk];
-        for (int from = 0; from < count; from += chunk) {
-            int k = Math.min(chunk, count - from);
-            long most = 0;
-            for (int j = 0; j < k; j++) {
-                int t = from + j;
-                n[j] = sizes[t];
-                pp[j] = address(params[t], "sgdSteps param " + t);
-                pg[j] = address(grads[t], "sgdSteps grad " + t);
-                checkRange("sgdSteps param " + t, params[t], 0, n[j]);
-                checkRange("sgdSteps grad " + t, grads[t], 0, n[j]);
-                pv[j] = 0;
-                if (momentum != 0f) {
-                    if (velocities == null || velocities[t] == null)
-                        throw new IllegalArgumentException("sgdSteps: momentum " + momentum + " needs a velocity storage for tensor " + t);
-                    pv[j] = address(velocities[t], "sgdSteps velocity " + t);
-                    checkRange("sgdSteps velocity " + t, velocities[t], 0, n[j]);
-                }
-                most = Math.max(most, n[j]);
-            }
-            context.launch(Kernel.SGD_STEPS, Math.max(1, most),
-                    KernelArgs.of().sgdTensors(k, n, pp, pg, pv).f32(lr).f32(momentum).f32(weightDecay));
-        }
+        optimizer.sgdSteps(params, grads, velocities, sizes, lr, momentum, weightDecay);
     }
 
     @Override
     public void adamStep(Storage param, Storage grad, Storage m, Storage v, long n, float lr, float beta1, float beta2,
                          float eps, float weightDecay, long step) {
-        long pp = address(param, "adamStep param"), pg = address(grad, "adamStep grad");
-        long pm = address(m, "adamStep m"), pv = address(v, "adamStep v");
-        checkRange("adamStep param", param, 0, n);
-        checkRange("adamStep grad", grad, 0, n);
-        checkRange("adamStep m", m, 0, n);
-        checkRange("adamStep v", v, 0, n);
-        if (step < 1) throw new IllegalArgumentException("adamStep: step counts from 1, got " + step);
-        float c1 = (float) (1 - Math.pow(beta1, step)), c2 = (float) (1 - Math.pow(beta2, step));
-        context.launch(Kernel.ADAM_STEP, n, KernelArgs.of().ptr(pp).ptr(pg).ptr(pm).ptr(pv).i64(n)
-                .f32(lr).f32(beta1).f32(beta2).f32(eps).f32(weightDecay).f32(c1).f32(c2));
+        optimizer.adamStep(param, grad, m, v, n, lr, beta1, beta2, eps, weightDecay, step);
     }
 
-    /** Up to {@link KernelArgs#SGD_TENSORS} tensors per launch, the list passed by value. */
     @Override
     public void adamSteps(Storage[] params, Storage[] grads, Storage[] m, Storage[] v, long[] sizes, float lr, float beta1,
                           float beta2, float eps, float weightDecay, long step) {
-        int count = params.length;
-        if (grads.length != count || m.length != count || v.length != count || sizes.length != count)
-            throw new IllegalArgumentException("adamSteps: " + count + " parameters, " + grads.length + " gradients, "
-                    + m.length + " and " + v.length + " moments, " + sizes.length + " sizes");
-        if (step < 1) throw new IllegalArgumentException("adamSteps: step counts from 1, got " + step);
-        float c1 = (float) (1 - Math.pow(beta1, step)), c2 = (float) (1 - Math.pow(beta2, step));
-        int chunk = KernelArgs.SGD_TENSORS;
-        long[] n = new long[chunk], pp = new long[chunk], pg = new long[chunk], pm = new long[chunk], pv = new long[chunk];
-        for (int from = 0; from < count; from += chunk) {
-            int k = Math.min(chunk, count - from);
-            long most = 0;
-            for (int j = 0; j < k; j++) {
-                int t = from + j;
-                n[j] = sizes[t];
-                pp[j] = address(params[t], "adamSteps param " + t);
-                pg[j] = address(grads[t], "adamSteps grad " + t);
-                pm[j] = address(m[t], "adamSteps m " + t);
-                pv[j] = address(v[t], "adamSteps v " + t);
-                checkRange("adamSteps param " + t, params[t], 0, n[j]);
-                checkRange("adamSteps grad " + t, grads[t], 0, n[j]);
-                checkRange("adamSteps m " + t, m[t], 0, n[j]);
-                checkRange("adamSteps v " + t, v[t], 0, n[j]);
-                most = Math.max(most, n[j]);
-            }
-            context.launch(Kernel.ADAM_STEPS, Math.max(1, most), KernelArgs.of().adamTensors(k, n, pp, pg, pm, pv)
-                    .f32(lr).f32(beta1).f32(beta2).f32(eps).f32(weightDecay).f32(c1).f32(c2));
-        }
+        optimizer.adamSteps(params, grads, m, v, sizes, lr, beta1, beta2, eps, weightDecay, step);
     }
 
     @Override
@@ -623,41 +480,6 @@ public final class CudaBackend implements Backend {
         if (offset < 0 || n < 0 || offset + n > s.size()) {
             throw new IllegalArgumentException(op + ": range [" + offset + ", " + (offset + n) + ") outside a storage of " + s.size() + " elements");
         }
-    }
-
-    private static Layout layout(String op, Storage s, long offset, long[] strides, int[] shape) {
-        if (strides.length != shape.length) {
-            throw new IllegalArgumentException(op + ": " + strides.length + " strides for shape " + Arrays.toString(shape));
-        }
-        long[] longShape = new long[shape.length];
-        for (int i = 0; i < shape.length; i++) longShape[i] = shape[i];
-        Layout l;
-        try {
-            l = new Layout(longShape, strides, offset);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(op + ": " + e.getMessage(), e);
-        }
-        long[] range = l.offsetRange();
-        if (range[1] >= range[0] && (range[0] < 0 || range[1] >= s.size())) {
-            throw new IllegalArgumentException(op + ": the view " + l + " reaches elements [" + range[0] + ", " + range[1]
-                    + "] outside a storage of " + s.size() + " elements");
-        }
-        return l;
-    }
-
-    private static long[] longs(int[] v) {
-        long[] out = new long[v.length];
-        for (int i = 0; i < v.length; i++) out[i] = v[i];
-        return out;
-    }
-
-    private static boolean isContiguous(Layout l) {
-        long expected = 1;
-        for (int d = l.shape().length - 1; d >= 0; d--) {
-            if (l.shape()[d] != 1 && l.strides()[d] != expected) return false;
-            expected *= l.shape()[d];
-        }
-        return true;
     }
 
     @Override

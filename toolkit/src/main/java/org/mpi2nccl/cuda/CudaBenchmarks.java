@@ -4,16 +4,7 @@ import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
-import org.mpi2nccl.autograd.Tensor;
-import org.mpi2nccl.nn.Models;
-import org.mpi2nccl.nn.Module;
-import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
-import org.mpi2nccl.optim.SGD;
-import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.BinaryOp;
-import org.mpi2nccl.tensor.Device;
-import org.mpi2nccl.tensor.NDArray;
 import org.mpi2nccl.tensor.ReduceOp;
 import org.mpi2nccl.tensor.Storage;
 import org.mpi2nccl.tensor.UnaryOp;
@@ -27,7 +18,8 @@ import org.mpi2nccl.tensor.UnaryOp;
  *   <li>host <-> GPU staging, the MPI lesson's route: pageable Java arrays, pinned buffers, and pinned plus the
  *       Java-array copy that feeding MPJ needs.</li>
  * </ul>
- * Each figure is the median of several timed repetitions after warm-up runs.
+ * Each figure is the median of several timed repetitions after warm-up runs. The lesson CNN's training step is
+ * timed by {@link TrainStepBench}, with the timing helpers here.
  */
 public final class CudaBenchmarks {
     private CudaBenchmarks() {}
@@ -54,12 +46,8 @@ public final class CudaBenchmarks {
     public static List<Result> gemm(CudaBackend backend, int n, int reps) {
         CudaContext ctx = backend.context();
         Cublas blas = ctx.cublas();
-        Cublas.Route routeBefore = blas.route();
         List<Result> out = new ArrayList<>();
-        Storage a = backend.allocate((long) n * n), b = backend.allocate((long) n * n), c = backend.allocate((long) n * n);
-        try {
-            backend.fillUniform(a, (long) n * n, -1, 1, 1, 0);
-            backend.fillUniform(b, (long) n * n, -1, 1, 2, 0);
+        withGemmOperands(backend, n, (routeBefore, a, b, c) -> {
             for (Cublas.Route route : new Cublas.Route[] {routeBefore, other(routeBefore)}) {
                 blas.setRoute(route);
                 for (boolean tf32 : new boolean[] {false, true}) {
@@ -77,13 +65,7 @@ public final class CudaBenchmarks {
                                     call, ms.length, GEMM_BATCH, tflops[0], tflops[tflops.length - 1], warm, blas.workspaceBytes() >> 20)));
                 }
             }
-        } finally {
-            blas.setRoute(routeBefore);
-            backend.setTf32(false);
-            a.close();
-            b.close();
-            c.close();
-        }
+        });
         return out;
     }
 
@@ -96,12 +78,8 @@ public final class CudaBenchmarks {
     public static List<Result> gemmCalls(CudaBackend backend, int n) {
         CudaContext ctx = backend.context();
         Cublas blas = ctx.cublas();
-        Cublas.Route routeBefore = blas.route();
         List<Result> out = new ArrayList<>();
-        Storage a = backend.allocate((long) n * n), b = backend.allocate((long) n * n), c = backend.allocate((long) n * n);
-        try {
-            backend.fillUniform(a, (long) n * n, -1, 1, 1, 0);
-            backend.fillUniform(b, (long) n * n, -1, 1, 2, 0);
+        withGemmOperands(backend, n, (routeBefore, a, b, c) -> {
             for (Cublas.Route route : Cublas.Route.values()) {
                 blas.setRoute(route);
                 for (boolean tf32 : new boolean[] {false, true}) {
@@ -112,6 +90,27 @@ public final class CudaBenchmarks {
                             2.0 * n * n * n / (ms * 1e-3) / 1e12, "TFLOP/s", ms, "one call, no warm-up: for the cuBLAS log, not a figure"));
                 }
             }
+        });
+        return out;
+    }
+
+    /** What a GEMM benchmark does with its operands; {@code routeBefore} is the cuBLAS route it found (the default). */
+    private interface GemmBody {
+        void run(Cublas.Route routeBefore, Storage a, Storage b, Storage c);
+    }
+
+    /**
+     * Runs {@code body} on n x n operands A and B (uniform in [-1, 1], seeds 1 and 2) and C, then puts cuBLAS's route
+     * back, TF32 off, and frees the three, whatever the body did or threw.
+     */
+    private static void withGemmOperands(CudaBackend backend, int n, GemmBody body) {
+        Cublas blas = backend.context().cublas();
+        Cublas.Route routeBefore = blas.route();
+        Storage a = backend.allocate((long) n * n), b = backend.allocate((long) n * n), c = backend.allocate((long) n * n);
+        try {
+            backend.fillUniform(a, (long) n * n, -1, 1, 1, 0);
+            backend.fillUniform(b, (long) n * n, -1, 1, 2, 0);
+            body.run(routeBefore, a, b, c);
         } finally {
             blas.setRoute(routeBefore);
             backend.setTf32(false);
@@ -119,7 +118,6 @@ public final class CudaBenchmarks {
             b.close();
             c.close();
         }
-        return out;
     }
 
     private static Cublas.Route other(Cublas.Route r) {
@@ -312,89 +310,6 @@ public final class CudaBenchmarks {
 
     private static void add(List<Result> out, String group, String name, long bytes, double ms) {
         out.add(new Result(group, name, bytes / (ms * 1e-3) / 1e9, "GB/s", ms, ""));
-    }
-
-    // ---- one training step of the lesson CNN -------------------------------------------------------------------
-
-    /** Seconds of untimed training steps before the timed ones (as torch_peer.py's train step). */
-    static final double TRAIN_WARMUP_SECONDS = 3.0;
-    /** Fewest timed steps; the figure is their median. */
-    static final int TRAIN_MIN_STEPS = 100;
-
-    /**
-     * Forward, loss, backward and SGD (momentum 0.9) of {@code Models.cnn(c1, c2)} on a fixed synthetic batch
-     * already on the GPU, synchronized after each step (as the PyTorch peer does), one ArrayScope per step.
-     */
-    public static List<Result> trainStep(CudaBackend backend, int batch, int c1, int c2, int reps) {
-        Device d = backend.device();
-        Random r = new Random(0);
-        float[] x = new float[batch * 28 * 28], labels = new float[batch];
-        for (int i = 0; i < x.length; i++) x[i] = r.nextFloat();
-        for (int i = 0; i < batch; i++) labels[i] = r.nextInt(10);
-        List<Result> out = new ArrayList<>();
-        try (Module net = Models.cnn(c1, c2, d, 0);
-             SGD opt = new SGD(net.parameters(), 0.05f, 0.9f, 0f);
-             NDArray xb = ArrayScope.outside(() -> NDArray.of(d, x, batch, 1, 28, 28));
-             NDArray yb = ArrayScope.outside(() -> NDArray.of(d, labels, batch))) {
-            SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
-            Runnable queue = () -> {
-                try (ArrayScope scope = ArrayScope.open()) {
-                    opt.zeroGrad();
-                    Tensor loss = lossFn.forward(net.forward(Tensor.constant(xb)), yb);
-                    loss.backward();
-                    opt.step();
-                }
-            };
-            Runnable step = () -> {
-                queue.run();
-                backend.synchronize();
-            };
-            // warm-up by time: the launch path of a step runs a few hundred times per step, and the JIT compiles it
-            // fully only after thousands of calls (10 warm-up steps left the timed steps to the JIT: 43K vs 62K
-            // samples/s in two rounds of one run)
-            long warmEnd = System.nanoTime() + (long) (TRAIN_WARMUP_SECONDS * 1e9);
-            int warm = 0;
-            do {
-                step.run();
-                warm++;
-            } while (System.nanoTime() < warmEnd || warm < 10);
-            int steps = Math.max(reps, TRAIN_MIN_STEPS);
-            double ms = timeHost(steps, step);
-            out.add(new Result("train", "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")", batch / (ms * 1e-3), "samples/s", ms,
-                    String.format("toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step; median of %d steps after %d warm-up steps (%.0f s)",
-                            steps, warm, TRAIN_WARMUP_SECONDS)));
-            out.addAll(queuedSteps(backend, queue, batch, c1, c2, reps));
-        }
-        return out;
-    }
-
-    /** Steps queued back to back per sample: few enough that the driver's launch queue never fills. */
-    static final int QUEUED_STEPS = 8;
-
-    /**
-     * Is a step launch-bound? {@link #QUEUED_STEPS} steps queued without waiting: the host's time to queue one beside
-     * the GPU's time per step (events around the queue). When the GPU waits for the host the two are equal; when
-     * the GPU is the bottleneck its time is the larger, and the host could do more per step for free.
-     */
-    private static List<Result> queuedSteps(CudaBackend backend, Runnable queue, int batch, int c1, int c2, int reps) {
-        CudaContext ctx = backend.context();
-        int samples = Math.max(reps, 20);
-        double[] host = new double[samples], gpu = new double[samples];
-        try (CudaEvent start = new CudaEvent(ctx); CudaEvent end = new CudaEvent(ctx)) {
-            for (int i = 0; i < samples; i++) {
-                backend.synchronize();
-                long t0 = System.nanoTime();
-                start.record();
-                for (int s = 0; s < QUEUED_STEPS; s++) queue.run();
-                end.record();
-                host[i] = (System.nanoTime() - t0) / 1e6 / QUEUED_STEPS;
-                gpu[i] = CudaEvent.elapsedMillis(start, end) / QUEUED_STEPS;
-            }
-        }
-        String what = "cnn step batch " + batch + " (" + c1 + "," + c2 + "), " + QUEUED_STEPS + " queued";
-        String note = "median of " + samples + " samples of " + QUEUED_STEPS + " steps queued without waiting";
-        return List.of(new Result("train", what + ": host time to queue", median(host) * 1e3, "us/step", median(host), note),
-                new Result("train", what + ": GPU time", median(gpu) * 1e3, "us/step", median(gpu), note));
     }
 
     // ---- timing --------------------------------------------------------------------------------------------------

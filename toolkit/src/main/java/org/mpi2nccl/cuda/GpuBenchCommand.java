@@ -92,7 +92,7 @@ public final class GpuBenchCommand implements Callable<Integer> {
             results.addAll(print(CudaBenchmarks.staging(backend.context(), bytes, Math.max(3, reps / 4))));
         }
         if (wants("launch")) results.addAll(print(LaunchCostBench.run(backend, reps)));
-        if (wants("train")) results.addAll(print(CudaBenchmarks.trainStep(backend, batch, channels[0], channels[1], Math.max(20, reps))));
+        if (wants("train")) results.addAll(print(TrainStepBench.trainStep(backend, batch, channels[0], channels[1], Math.max(20, reps))));
         if (json != null) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("device", backend.describe());

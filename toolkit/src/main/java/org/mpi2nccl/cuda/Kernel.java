@@ -115,11 +115,8 @@ public final class Kernel {
     public static final Kernel RELU_BACKWARD = of("activation", "relu_backward_f32", "pppl", Launch.PER_ELEMENT);
 
     // native/batchnorm.cu
-    public static final Kernel BATCHNORM_STATS = of("batchnorm", "batchnorm_stats_f32", "ppplll", Launch.PER_BLOCK);
+    // evaluation-mode normalization from given statistics: no layer launches it; LaunchCostBench's 10-argument case
     public static final Kernel BATCHNORM_APPLY = of("batchnorm", "batchnorm_apply_f32", "pppppplllf", Launch.PER_ELEMENT);
-    public static final Kernel BATCHNORM_RUNNING_UPDATE = of("batchnorm", "batchnorm_running_update_f32", "ppppllf", Launch.PER_ELEMENT);
-    public static final Kernel BATCHNORM_BACKWARD_REDUCE = of("batchnorm", "batchnorm_backward_reduce_f32", "pppppplllf", Launch.PER_BLOCK);
-    public static final Kernel BATCHNORM_BACKWARD_APPLY = of("batchnorm", "batchnorm_backward_apply_f32", "pppppppplllf", Launch.PER_ELEMENT);
     // Backend.batchNormForward / batchNormBackward (statistics kept as mean and 1/sqrt(var + eps))
     public static final Kernel BATCHNORM_FORWARD_STATS = of("batchnorm", "batchnorm_forward_stats_f32", "ppppplllffppl", Launch.PER_BLOCK);
     public static final Kernel BATCHNORM_FORWARD_APPLY = of("batchnorm", "batchnorm_forward_apply_f32", "pppppplll", Launch.PER_ELEMENT);
@@ -140,8 +137,6 @@ public final class Kernel {
     public static final Kernel CHANNEL_AFFINE = of("channel", "channel_affine_f32", "pppppplll", Launch.PER_ELEMENT);
 
     // native/cross_entropy.cu
-    public static final Kernel CROSS_ENTROPY_FORWARD = of("cross_entropy", "cross_entropy_forward_f32", "pppll", Launch.PER_WARP);
-    public static final Kernel CROSS_ENTROPY_BACKWARD = of("cross_entropy", "cross_entropy_backward_f32", "pppllf", Launch.PER_WARP);
     public static final Kernel ONE_HOT = of("cross_entropy", "one_hot_f32", "ppllp", Launch.PER_ELEMENT);
     // Backend.softmaxCrossEntropy (one block: launch with 1 item) / softmaxCrossEntropyBackward
     public static final Kernel CROSS_ENTROPY_MEAN = of("cross_entropy", "cross_entropy_mean_f32", "pppllp", Launch.PER_BLOCK);

@@ -27,7 +27,8 @@ import jcuda.driver.CUevent_flags;
  * which also pipelines the host-side copy with the transfer.
  */
 final class PinnedUploads implements AutoCloseable {
-    static final int SLOTS = 8;
+    /** Two uploads a training step (its inputs and labels) for every step the host may run ahead ({@link StepsAhead}), and two spare. */
+    static final int SLOTS = 2 * StepsAhead.STEPS + 2;
     static final long CHUNK_BYTES = 8L << 20;
 
     private final CudaContext context;

@@ -11,7 +11,7 @@ import org.mpi2nccl.cuda.CudaEvent;
  * it does without timing.
  */
 final class CudaPhaseClock implements PhaseClock {
-    static final int DEPTH = 4;
+    static final int DEPTH = org.mpi2nccl.cuda.StepsAhead.STEPS;
     private static final int MARKS = Phase.values().length + 1;
 
     private final CudaBackend backend;

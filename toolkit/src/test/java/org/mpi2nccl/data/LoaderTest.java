@@ -88,9 +88,20 @@ class LoaderTest {
             DataLoader ahead = new DataLoader(watched, 5, true, 9, false, Device.cpu()).withPrefetch(depth);
             assertEquals(depth, ahead.prefetch());
             List<float[]> want = new ArrayList<>(), got = new ArrayList<>();
-            for (Batch b : serial.epoch(4)) try (b) { want.add(b.x().toArray()); want.add(b.y().toArray()); }
-            for (Batch b : ahead.epoch(4)) try (b) { got.add(b.x().toArray()); got.add(b.y().toArray()); }
+            // two epochs each: the second one's batches are gathered into the first one's buffers (handed back after upload)
+            for (int e = 4; e <= 5; e++) for (Batch b : serial.epoch(e)) try (b) { want.add(b.x().toArray()); want.add(b.y().toArray()); }
+            for (int e = 4; e <= 5; e++) for (Batch b : ahead.epoch(e)) try (b) { got.add(b.x().toArray()); got.add(b.y().toArray()); }
             assertEquals(want.size(), got.size(), "prefetch " + depth + ": number of batches");
+            java.util.Set<Float> seen = new java.util.HashSet<>();
+            for (int i = 0; i < got.size(); i += 2) {          // every row is an example of its own: (k, -k), label k % 3
+                float[] x = got.get(i), y = got.get(i + 1);
+                for (int r = 0; r < y.length; r++) {
+                    assertEquals(-x[2 * r], x[2 * r + 1], 0f, "prefetch " + depth + ": a row mixes two examples");
+                    assertEquals(x[2 * r] % 3, y[r], 0f, "prefetch " + depth + ": a label from another example");
+                    seen.add(x[2 * r]);
+                }
+            }
+            assertEquals(plain.size(), seen.size(), "prefetch " + depth + ": every example in the two epochs");
             for (int i = 0; i < want.size(); i++) assertArrayEquals(want.get(i), got.get(i), "prefetch " + depth + ", array " + i);
         }
         assertTrue(threads.stream().allMatch(t -> t.startsWith("data-loader-prefetch-")), "gathered on " + threads);

@@ -5,11 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,65 +18,11 @@ import org.junit.jupiter.api.Test;
  * }
  * }</pre>
  * Tolerances are the contract's: 1e-5 relative for elementwise, 1e-4 for reductions and GEMM.
+ * <p>This class holds memory, elementwise, reductions, GEMM, convolution, labels and random numbers; the fused
+ * training layers ({@link TrainingLayerContractTest}) and optimizer steps ({@link OptimizerStepContractTest}) are
+ * its superclasses, the shared helpers {@link BackendContractFixture}: a subclass runs every test of all of them.
  */
-public abstract class BackendContractTest {
-
-    /** The device whose backend is under test. */
-    protected abstract Device device();
-
-    protected Backend backend;
-    private final List<Storage> allocated = new ArrayList<>();
-    private final Random random = new Random(1234);
-
-    /** The backend under test: the device's, unless a subclass wraps it. */
-    protected Backend backendUnderTest() { return device().backend(); }
-
-    @BeforeEach
-    void openBackend() { backend = backendUnderTest(); }
-
-    @AfterEach
-    void freeAll() {
-        for (Storage s : allocated) s.close();
-        allocated.clear();
-    }
-
-    // ---- helpers --------------------------------------------------------------------------------------------
-
-    protected Storage upload(float[] v) {
-        Storage s = backend.allocate(v.length);
-        allocated.add(s);
-        backend.copyFromHost(v, 0, s, 0, v.length);
-        return s;
-    }
-
-    protected Storage alloc(long n) {
-        Storage s = backend.allocate(n);
-        allocated.add(s);
-        return s;
-    }
-
-    protected float[] download(Storage s, int n) {
-        float[] v = new float[n];
-        backend.copyToHost(s, 0, v, 0, n);
-        return v;
-    }
-
-    protected float[] randoms(int n, float low, float high) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = low + (high - low) * random.nextFloat();
-        return v;
-    }
-
-    protected static void assertClose(float[] expected, float[] actual, double rel, String what) {
-        assertEquals(expected.length, actual.length, what + ": length");
-        for (int i = 0; i < expected.length; i++) {
-            double e = expected[i], a = actual[i];
-            if (Double.isNaN(e) && Double.isNaN(a)) continue;
-            double tol = rel * Math.max(1.0, Math.abs(e));
-            if (!(Math.abs(e - a) <= tol))
-                throw new AssertionError(what + ": element " + i + " expected " + e + " but was " + a + " (tolerance " + tol + ")");
-        }
-    }
+public abstract class BackendContractTest extends OptimizerStepContractTest {
 
     // ---- memory ---------------------------------------------------------------------------------------------
 
@@ -242,154 +183,6 @@ public abstract class BackendContractTest {
         assertClose(eAff1, download(da, n), 1e-5, "channelAffine without b, in place");
     }
 
-    // ---- fused training layers: batch norm and softmax cross-entropy, against plain-Java references in double ----
-
-    @Test
-    void batchNormForwardAndBackwardMatchReference() {
-        // shapes of the lesson CNN's layers (scaled down), one with inner = 1 (a batch norm over features)
-        int[][] cases = {{6, 4, 49}, {3, 5, 1}, {2, 3, 130}};
-        for (int[] cs : cases) {
-            int outer = cs[0], ch = cs[1], inner = cs[2], n = outer * ch * inner, m = outer * inner;
-            float eps = 1e-5f, momentum = 0.1f;
-            float[] x = randoms(n, -2, 3), gamma = randoms(ch, 0.5f, 1.5f), beta = randoms(ch, -1, 1), dy = randoms(n, -1, 1);
-            float[] rm = randoms(ch, -1, 1), rv = randoms(ch, 0.5f, 2);
-            double[] mean = new double[ch], var = new double[ch];
-            for (int o = 0; o < outer; o++)
-                for (int c = 0; c < ch; c++)
-                    for (int i = 0; i < inner; i++) mean[c] += x[(o * ch + c) * inner + i] / (double) m;
-            for (int o = 0; o < outer; o++)
-                for (int c = 0; c < ch; c++)
-                    for (int i = 0; i < inner; i++) {
-                        double d = x[(o * ch + c) * inner + i] - mean[c];
-                        var[c] += d * d / m;
-                    }
-            float[] eY = new float[n], eDx = new float[n], eMean = new float[ch], eInv = new float[ch], eRm = new float[ch], eRv = new float[ch];
-            float[] eDg = new float[ch], eDb = new float[ch];
-            double[] sg = new double[ch], sgx = new double[ch];
-            for (int c = 0; c < ch; c++) {
-                eMean[c] = (float) mean[c];
-                eInv[c] = (float) (1 / Math.sqrt(var[c] + eps));
-                eRm[c] = (float) ((1 - momentum) * rm[c] + momentum * mean[c]);
-                eRv[c] = (float) ((1 - momentum) * rv[c] + momentum * var[c] * m / (m - 1));
-            }
-            for (int o = 0; o < outer; o++)
-                for (int c = 0; c < ch; c++)
-                    for (int i = 0; i < inner; i++) {
-                        int at = (o * ch + c) * inner + i;
-                        double xhat = (x[at] - mean[c]) / Math.sqrt(var[c] + eps);
-                        eY[at] = (float) (gamma[c] * xhat + beta[c]);
-                        sg[c] += dy[at];
-                        sgx[c] += dy[at] * xhat;
-                    }
-            for (int o = 0; o < outer; o++)
-                for (int c = 0; c < ch; c++)
-                    for (int i = 0; i < inner; i++) {
-                        int at = (o * ch + c) * inner + i;
-                        double inv = 1 / Math.sqrt(var[c] + eps), xhat = (x[at] - mean[c]) * inv;
-                        eDx[at] = (float) (gamma[c] * inv / m * (m * dy[at] - sg[c] - xhat * sgx[c]));
-                    }
-            for (int c = 0; c < ch; c++) { eDb[c] = (float) sg[c]; eDg[c] = (float) sgx[c]; }
-            String what = " (" + outer + ", " + ch + ", " + inner + ")";
-            Storage sx = upload(x), sgam = upload(gamma), sbeta = upload(beta), y = alloc(n), sm = alloc(ch), si = alloc(ch);
-            Storage srm = upload(rm), srv = upload(rv);
-            backend.batchNormForward(sx, sgam, sbeta, y, sm, si, srm, srv, outer, ch, inner, eps, momentum);
-            assertClose(eY, download(y, n), 1e-4, "batchNormForward y" + what);
-            assertClose(eMean, download(sm, ch), 1e-5, "batchNormForward saved mean" + what);
-            assertClose(eInv, download(si, ch), 1e-4, "batchNormForward saved 1/std" + what);
-            assertClose(eRm, download(srm, ch), 1e-5, "batchNormForward running mean" + what);
-            assertClose(eRv, download(srv, ch), 1e-4, "batchNormForward running variance (unbiased)" + what);
-            float[] rmAfter = download(srm, ch);
-            backend.batchNormForward(sx, sgam, sbeta, y, sm, si, null, null, outer, ch, inner, eps, momentum);  // no running update
-            assertClose(eY, download(y, n), 1e-4, "batchNormForward y without running averages" + what);
-            assertClose(rmAfter, download(srm, ch), 0, "running mean untouched without running averages" + what);
-            Storage dx = alloc(n), dg = alloc(ch), db = alloc(ch);
-            backend.batchNormBackward(upload(dy), sx, sm, si, sgam, dx, dg, db, outer, ch, inner);
-            assertClose(eDb, download(db, ch), 1e-4, "batchNormBackward dbeta" + what);
-            assertClose(eDg, download(dg, ch), 1e-4, "batchNormBackward dgamma" + what);
-            assertClose(eDx, download(dx, n), 1e-3, "batchNormBackward dx" + what);
-            backend.fill(dg, 0, ch, 0f);
-            backend.batchNormBackward(upload(dy), sx, sm, si, sgam, null, dg, db, outer, ch, inner);   // parameter gradients only
-            assertClose(eDg, download(dg, ch), 1e-4, "batchNormBackward dgamma without dx" + what);
-        }
-    }
-
-    @Test
-    void reluBackwardPassesTheGradientWhereTheInputIsPositive() {
-        int n = 3001;
-        float[] x = randoms(n, -1, 1), dy = randoms(n, -2, 2), expected = new float[n];
-        x[5] = 0f;
-        x[6] = Float.NaN;
-        dy[7] = Float.POSITIVE_INFINITY;
-        x[7] = -1f;
-        for (int i = 0; i < n; i++) expected[i] = dy[i] * (x[i] > 0f ? 1f : 0f);
-        Storage sx = upload(x), sg = upload(dy), dx = alloc(n);
-        backend.reluBackward(sx, sg, dx, n);
-        assertClose(expected, download(dx, n), 0, "reluBackward");
-        backend.reluBackward(sx, sg, sg, n);                         // in place
-        assertClose(expected, download(sg, n), 0, "reluBackward in place");
-    }
-
-    @Test
-    void batchNormNeedsTwoValuesPerChannel() {
-        Storage x = upload(new float[] {1, 2}), p = upload(new float[] {1, 1}), y = alloc(2), m = alloc(2), i = alloc(2);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> backend.batchNormForward(x, p, p, y, m, i, null, null, 1, 2, 1, 1e-5f, 0.1f));
-        assertTrue(e.getMessage().contains("more than one value per channel"), e.getMessage());
-    }
-
-    @Test
-    void softmaxCrossEntropyAndItsGradientMatchReference() {
-        int[][] cases = {{128, 10}, {3, 1}, {33, 40}, {1, 5}};
-        for (int[] cs : cases) {
-            int rows = cs[0], classes = cs[1];
-            float[] logits = randoms(rows * classes, -4, 4), labels = new float[rows];
-            if (rows > 2) logits[classes] = 60f;      // a large logit: the shift by the maximum matters
-            for (int r = 0; r < rows; r++) labels[r] = random.nextInt(classes);
-            double sum = 0;
-            float upstream = 0.75f;
-            float[] eGrad = new float[rows * classes];
-            for (int r = 0; r < rows; r++) {
-                double max = Double.NEGATIVE_INFINITY, z = 0;
-                for (int c = 0; c < classes; c++) max = Math.max(max, logits[r * classes + c]);
-                for (int c = 0; c < classes; c++) z += Math.exp(logits[r * classes + c] - max);
-                double lse = max + Math.log(z);
-                sum += lse - logits[r * classes + (int) labels[r]];
-                for (int c = 0; c < classes; c++)
-                    eGrad[r * classes + c] = (float) (upstream / rows * (Math.exp(logits[r * classes + c] - lse) - (c == labels[r] ? 1 : 0)));
-            }
-            String what = " (" + rows + " x " + classes + ")";
-            Storage sl = upload(logits), sy = upload(labels), loss = alloc(1), grad = alloc(rows * classes);
-            backend.softmaxCrossEntropy(sl, sy, loss, rows, classes);
-            assertClose(new float[] {(float) (sum / rows)}, download(loss, 1), 1e-5, "softmaxCrossEntropy" + what);
-            backend.softmaxCrossEntropyBackward(sl, sy, upload(new float[] {upstream}), grad, rows, classes);
-            assertClose(eGrad, download(grad, rows * classes), 1e-5, "softmaxCrossEntropyBackward" + what);
-        }
-    }
-
-    @Test
-    void batchMetricsAddTheLossSumAndTheArgmaxHits() {
-        int rows = 50, classes = 7;
-        float[] logits = randoms(rows * classes, -2, 2), labels = new float[rows];
-        for (int r = 0; r < rows; r++) labels[r] = random.nextInt(classes);
-        logits[3 * classes + 2] = logits[3 * classes + 5] = 9f;          // a tie: the first column is the argmax
-        labels[3] = 2;
-        logits[4 * classes + 5] = 9f;
-        labels[4] = 5;
-        logits[6 * classes + 5] = 9f;
-        labels[6] = 1;
-        int hits = 0;
-        for (int r = 0; r < rows; r++) {
-            int arg = 0;
-            for (int c = 1; c < classes; c++) if (logits[r * classes + c] > logits[r * classes + arg]) arg = c;
-            if (arg == labels[r]) hits++;
-        }
-        Storage sums = upload(new float[] {1f, 2f}), sl = upload(logits), sy = upload(labels), loss = upload(new float[] {0.5f});
-        backend.addBatchMetrics(sl, sy, loss, sums, rows, classes);
-        backend.addBatchMetrics(sl, sy, loss, sums, rows, classes);
-        assertClose(new float[] {1f + 2 * 0.5f * rows, 2f + 2 * hits}, download(sums, 2), 1e-6, "addBatchMetrics twice");
-        assertTrue(hits >= 2 && hits < rows, "the case has hits and misses: " + hits);
-    }
-
     // ---- reductions -----------------------------------------------------------------------------------------
 
     @Test
@@ -524,7 +317,7 @@ public abstract class BackendContractTest {
         }
     }
 
-    // ---- labels, random numbers, optimizers -----------------------------------------------------------------
+    // ---- labels, random numbers -----------------------------------------------------------------------
 
     @Test
     void oneHotPutsOneAtEachLabel() {
@@ -553,106 +346,6 @@ public abstract class BackendContractTest {
         var /= n;
         assertEquals(0.5, mean, 0.1, "normal mean");
         assertEquals(4.0, var, 0.3, "normal variance");
-    }
-
-    @Test
-    void sgdStepsOnManyTensorsMatchOneStepEach() {
-        int count = 19;                        // more than one GPU launch holds (16)
-        Storage[] ps = new Storage[count], gs = new Storage[count], vs = new Storage[count], plain = new Storage[count];
-        long[] sizes = new long[count];
-        float[][] expectP = new float[count][], expectV = new float[count][], expectPlain = new float[count][];
-        float lr = 0.05f, mom = 0.9f, wd = 0.001f;
-        for (int t = 0; t < count; t++) {
-            int n = t == 3 ? 5000 : 1 + 37 * t;
-            sizes[t] = n;
-            float[] p = randoms(n, -1, 1), g = randoms(n, -1, 1), v = randoms(n, -0.1f, 0.1f);
-            ps[t] = upload(p);
-            gs[t] = upload(g);
-            vs[t] = upload(v);
-            plain[t] = upload(p);
-            expectP[t] = new float[n];
-            expectV[t] = new float[n];
-            expectPlain[t] = new float[n];
-            for (int i = 0; i < n; i++) {
-                float d = g[i] + wd * p[i];
-                expectV[t][i] = mom * v[i] + d;
-                expectP[t][i] = p[i] - lr * expectV[t][i];
-                expectPlain[t][i] = p[i] - lr * g[i];
-            }
-        }
-        backend.sgdSteps(ps, gs, vs, sizes, lr, mom, wd);
-        backend.sgdSteps(plain, gs, null, sizes, lr, 0f, 0f);
-        for (int t = 0; t < count; t++) {
-            assertClose(expectP[t], download(ps[t], (int) sizes[t]), 1e-5, "sgdSteps param of tensor " + t);
-            assertClose(expectV[t], download(vs[t], (int) sizes[t]), 1e-5, "sgdSteps velocity of tensor " + t);
-            assertClose(expectPlain[t], download(plain[t], (int) sizes[t]), 1e-5, "sgdSteps without momentum, tensor " + t);
-        }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> backend.sgdSteps(ps, gs, null, sizes, lr, mom, wd));
-        assertTrue(e.getMessage().contains("velocit"), e.getMessage());
-    }
-
-    @Test
-    void adamStepsOnManyTensorsMatchOneStepEach() {
-        int count = 18;                        // more than one GPU launch holds (16)
-        Storage[] ps = new Storage[count], gs = new Storage[count], ms = new Storage[count], vs = new Storage[count];
-        Storage[] ps1 = new Storage[count], ms1 = new Storage[count], vs1 = new Storage[count];
-        long[] sizes = new long[count];
-        float lr = 0.01f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f, wd = 0.01f;
-        for (int t = 0; t < count; t++) {
-            int n = t == 2 ? 4000 : 1 + 29 * t;
-            sizes[t] = n;
-            float[] p = randoms(n, -1, 1), g = randoms(n, -1, 1), m = randoms(n, -0.1f, 0.1f), v = randoms(n, 0f, 0.1f);
-            ps[t] = upload(p); gs[t] = upload(g); ms[t] = upload(m); vs[t] = upload(v);
-            ps1[t] = upload(p); ms1[t] = upload(m); vs1[t] = upload(v);
-        }
-        backend.adamSteps(ps, gs, ms, vs, sizes, lr, b1, b2, eps, wd, 3);
-        for (int t = 0; t < count; t++) {
-            backend.adamStep(ps1[t], gs[t], ms1[t], vs1[t], sizes[t], lr, b1, b2, eps, wd, 3);
-            int n = (int) sizes[t];
-            assertClose(download(ps1[t], n), download(ps[t], n), 1e-6, "adamSteps param of tensor " + t);
-            assertClose(download(ms1[t], n), download(ms[t], n), 1e-6, "adamSteps m of tensor " + t);
-            assertClose(download(vs1[t], n), download(vs[t], n), 1e-6, "adamSteps v of tensor " + t);
-        }
-    }
-
-    @Test
-    void sgdAndAdamStepsMatchPyTorchDefinitions() {
-        int n = 1001;
-        float[] p = randoms(n, -1, 1), g = randoms(n, -1, 1), v = randoms(n, -0.1f, 0.1f);
-        float lr = 0.1f, mom = 0.9f, wd = 0.01f;
-        Storage sp = upload(p), sg = upload(g), sv = upload(v);
-        backend.sgdStep(sp, sg, sv, n, lr, mom, wd);
-        float[] ep = new float[n], ev = new float[n];
-        for (int i = 0; i < n; i++) {
-            float d = g[i] + wd * p[i];
-            ev[i] = mom * v[i] + d;
-            ep[i] = p[i] - lr * ev[i];
-        }
-        assertClose(ep, download(sp, n), 1e-5, "sgd param");
-        assertClose(ev, download(sv, n), 1e-5, "sgd velocity");
-        Storage plain = upload(p);
-        backend.sgdStep(plain, sg, null, n, lr, 0f, 0f);
-        float[] e0 = new float[n];
-        for (int i = 0; i < n; i++) e0[i] = p[i] - lr * g[i];
-        assertClose(e0, download(plain, n), 1e-5, "sgd without momentum");
-
-        float[] m = randoms(n, -0.1f, 0.1f), s2 = randoms(n, 0f, 0.1f);
-        Storage ap = upload(p), am = upload(m), av = upload(s2);
-        float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
-        long step = 3;
-        backend.adamStep(ap, sg, am, av, n, 1e-3f, b1, b2, eps, wd, step);
-        float[] xp = new float[n], xm = new float[n], xv = new float[n];
-        for (int i = 0; i < n; i++) {
-            double d = g[i] + wd * p[i];
-            xm[i] = (float) (b1 * m[i] + (1 - b1) * d);
-            xv[i] = (float) (b2 * s2[i] + (1 - b2) * d * d);
-            double mh = xm[i] / (1 - Math.pow(b1, step)), vh = xv[i] / (1 - Math.pow(b2, step));
-            xp[i] = (float) (p[i] - 1e-3 * mh / (Math.sqrt(vh) + eps));
-        }
-        assertClose(xm, download(am, n), 1e-5, "adam m");
-        assertClose(xv, download(av, n), 1e-5, "adam v");
-        assertClose(xp, download(ap, n), 1e-5, "adam param");
     }
 
     // ---- NDArray on this device ------------------------------------------------------------------------------
