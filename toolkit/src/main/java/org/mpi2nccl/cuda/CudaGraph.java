@@ -29,7 +29,6 @@ public final class CudaGraph implements AutoCloseable {
     private final CUgraph graph;
     private final CUgraphExec exec;
     private final long nodes;
-    private long launches;
     private boolean closed;
 
     private CudaGraph(CudaContext context, CUgraph graph, CUgraphExec exec, long nodes) {
@@ -83,21 +82,12 @@ public final class CudaGraph implements AutoCloseable {
     /** Queues the recorded work on the context's stream (the host does not wait). */
     public void launch() {
         if (closed) throw new IllegalStateException("this CUDA graph is closed");
-        launches++;
         if (nodes == 0) return;         // a piece cut where nothing was recorded since the last cut
         context.makeCurrent();
         CudaException.check(cuGraphLaunch(exec, context.stream()), "launching a CUDA graph on GPU " + context.device.ordinal);
     }
 
-    /** The operations recorded (kernels, copies, library calls' kernels). */
-    public long nodes() {
-        return nodes;
-    }
 
-    /** How many times {@link #launch()} queued the graph. */
-    public long launches() {
-        return launches;
-    }
 
     /** Waits for the replays queued so far, then frees the graph (the memory it used belongs to its {@link GraphRecording}). */
     @Override

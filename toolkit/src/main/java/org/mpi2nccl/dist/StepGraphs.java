@@ -70,8 +70,8 @@ final class StepGraphs implements AutoCloseable {
     private Key last;
     private int steady;
     private String failure;
+    private String unsupported;     // the last step's optimizer could not be recorded
     private long replays;
-    private long recordings;
 
     StepGraphs(CudaBackend gpu, Module model) {
         this.gpu = gpu;
@@ -83,11 +83,15 @@ final class StepGraphs implements AutoCloseable {
 
     /**
      * The recording to replay for this step, recording it first when the steps before had the same shape and
-     * rate; null when the step must run eagerly. {@code record} records the step's forward, backward and
-     * optimizer on its arrays.
+     * rate; null when the step must run eagerly. {@code recorder} records the step's forward, backward and
+     * optimizer on arrays of their own.
      */
     Recorded forStep(Batch batch, Optimizer optimizer, Recorder recorder) {
-        if (refusal != null || failure != null || !model.isTraining() || !(optimizer instanceof SGD)) return null;
+        if (refusal != null || failure != null || !model.isTraining()) return null;
+        if (!(optimizer instanceof SGD)) {
+            unsupported = "the optimizer is " + optimizer.getClass().getSimpleName() + " (only SGD's update is the same at every step)";
+            return null;
+        }
         Key key = new Key(batch.x().shape(), batch.y().shape(), optimizer, optimizer.lr());
         if (current != null && current.key().same(key)) {
             last = null;            // the steady count is of consecutive steps the recording could not replay
@@ -105,7 +109,6 @@ final class StepGraphs implements AutoCloseable {
         }
         try {
             current = recorder.record(key, batch);
-            recordings++;
             last = null;
             steady = 0;
             return count(current);
@@ -130,14 +133,10 @@ final class StepGraphs implements AutoCloseable {
         return replays;
     }
 
-    /** Times the step was recorded (once per steady shape and rate). */
-    long recordings() {
-        return recordings;
-    }
 
     /** Why graphs are off (refused or failed), or null. */
     String off() {
-        return refusal != null ? refusal : failure;
+        return refusal != null ? refusal : failure != null ? failure : unsupported;
     }
 
     @Override
