@@ -47,7 +47,7 @@ public final class CudaContext {
     private final LaunchRoute launchRoute;
     private final String launchNote;
     /** The JavaCPP launch (its native parameter block lives as long as this context); made on first use. */
-    private DriverLaunch driverLaunch;
+    private volatile DriverLaunch driverLaunch;
     private String driverLaunchError;
     private CUmemPoolHandle_st pool;
     private Cublas cublas;
@@ -189,7 +189,12 @@ public final class CudaContext {
      * The JavaCPP launch of this context, made on first use; null (with {@link #driverLaunchError} saying why) where
      * JavaCPP's cudart binding cannot be loaded.
      */
-    private synchronized DriverLaunch driverLaunch() {
+    private DriverLaunch driverLaunch() {
+        DriverLaunch d = driverLaunch;          // every launch asks: no lock once it is made
+        return d != null ? d : makeDriverLaunch();
+    }
+
+    private synchronized DriverLaunch makeDriverLaunch() {
         if (driverLaunch == null && driverLaunchError == null) {
             try {
                 driverLaunch = new DriverLaunch(stream.address());

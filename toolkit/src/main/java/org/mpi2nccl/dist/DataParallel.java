@@ -279,11 +279,7 @@ public final class DataParallel implements AutoCloseable {
         }
         clock.phaseEnd(Phase.BACKWARD);
         // buckets not reduced during backward (no overlap): all at once, through NCCL as one group (one launch)
-        if (!alone && comm instanceof NcclCommunicator && nextLaunch < buckets.size()) {
-            NcclCommunicator.group(() -> {
-                while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
-            });
-        }
+        if (!alone && comm instanceof NcclCommunicator && nextLaunch < buckets.size()) NcclCommunicator.group(this::launchRemaining);
         finishReduction();
         clock.phaseEnd(Phase.COMMUNICATION);
         g.optimizer().launch();
@@ -374,6 +370,11 @@ public final class DataParallel implements AutoCloseable {
         bytesReduced.addAndGet(b.bytes());
     }
 
+    /** Launches the buckets not launched yet, in bucket order. */
+    private void launchRemaining() {
+        while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
+    }
+
     private void finishReduction() {
         if (alone) {
             reducing = false;
@@ -381,7 +382,7 @@ public final class DataParallel implements AutoCloseable {
         }
         try {
             // Buckets backward did not complete (a parameter unused in this step): reduce them now, zeros included.
-            while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
+            launchRemaining();
             Duration wait = comm.timeout().plus(WAIT_MARGIN);
             for (int i = 0; i < inFlight.size(); i++) await(inFlight.get(i), i, wait);
             if (fromComm != null) fromComm.handOff();
