@@ -27,7 +27,6 @@ import java.util.TreeMap;
 import java.util.function.IntSupplier;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.nccl.ncclComm;
-import org.bytedeco.javacpp.Pointer;
 import org.mpi2nccl.comm.AbstractCommunicator;
 import org.mpi2nccl.comm.Collective;
 import org.mpi2nccl.comm.CollectiveCall;
@@ -49,8 +48,8 @@ import org.mpi2nccl.comm.Reduction;
  *
  * <p>Safety: init runs on a helper thread and gives up at the timeout; a collective whose GPU work does not finish
  * within the timeout (a rank died or skipped it) is aborted with {@code ncclCommAbort} and raises
- * {@link CollectiveTimeoutException} naming it ({@link NcclWaits}). The communicator uses NCCL's blocking mode, as
- * PyTorch does: in its non-blocking mode NCCL hands every call to a background thread (on 2x H200 a 1 MiB all-reduce
+ * {@link CollectiveTimeoutException} naming it ({@link NcclCalls}, {@link NcclWaits}). The communicator uses NCCL's
+ * blocking mode, as PyTorch does: in its non-blocking mode NCCL hands every call to a background thread (on 2x H200 a 1 MiB all-reduce
  * took about 300 us that way, torch.distributed 34 us); {@link NcclOptions#blocking} switches to it, with every call
  * polled. Before each collective the ranks compare the call's metadata ({@link NcclMetadataCheck},
  * {@link NcclOptions#verifyCalls}); buffers are checked to be this GPU's memory first ({@link NcclPointers}).
@@ -70,13 +69,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
     private final long initNanos;
     private final long rendezvousNanos;
     private final NcclMetadataCheck metadata = new NcclMetadataCheck(this);
-    private final NcclPointers pointers;
-    private CollectiveCall lastQueued;
-    /**
-     * Where the last NCCL call went (buffers, stream, device), for the error that may surface when it runs. Built only
-     * when such an error is reported: the fast path makes no strings per call.
-     */
-    private java.util.function.Supplier<String> lastLaunch = () -> "none yet";
+    private final NcclCalls calls;
 
     NcclCommunicator(ncclComm comm, int rank, int size, int device, NcclOptions options, CUstream_st stream,
                      boolean ownsStream, boolean inClique, long rendezvousNanos, long initNanos) {
@@ -91,7 +84,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         this.inClique = inClique;
         this.rendezvousNanos = rendezvousNanos;
         this.initNanos = initNanos;
-        this.pointers = new NcclPointers(rank, device);
+        this.calls = new NcclCalls(this, inClique, metadata);
     }
 
     // ---- creation ----
@@ -255,20 +248,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
     @Override
     public void barrier() {
         CollectiveCall call = begin(Collective.BARRIER, 0, DataType.INT64, null, -1);
-        run(call, () -> {
-            Deadline d = Deadline.after(timeout());
-            setDevice();
-            settle(call, d);
-            if (options.verifyCalls()) {
-                metadata.verify(call, d);
-            }
-            Pointer scratch = metadata.scratch();
-            lastLaunch = () -> "the barrier's ncclAllReduce (1 x int64 in place at " + Addresses.hex(scratch.address()) + ", "
-                    + streamAndDevice() + ")";
-            complete(ncclAllReduce(scratch, scratch, 1, ncclType(DataType.INT64), ncclOp(Reduction.SUM), comm, stream),
-                    call, d, "ncclAllReduce");
-            waitStream(call, d, "the barrier's all-reduce");
-        });
+        run(call, () -> calls.barrier(call));
     }
 
     /**
@@ -282,7 +262,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
         return call(call, () -> {
             Deadline d = Deadline.after(timeout());
             setDevice();
-            settle(call, d);
+            calls.settle(call, d);
             if (options.verifyCalls()) {
                 metadata.verify(call, d);
             }
@@ -303,15 +283,11 @@ public final class NcclCommunicator extends AbstractCommunicator {
     /** Waits for every call queued so far (asynchronous mode); a timeout aborts and names the last queued call. */
     @Override
     public void synchronize() {
-        CollectiveCall last = lastQueued;
+        CollectiveCall last = calls.lastQueued();
         if (last == null || comm == null || isBroken()) {
             return;
         }
-        run(last, () -> {
-            setDevice();
-            waitStream(last, Deadline.after(timeout()), "the queued collectives (the last: " + last.describe() + ")");
-            lastQueued = null;
-        });
+        run(last, () -> calls.awaitQueued(last));
     }
 
     /**
@@ -356,8 +332,8 @@ public final class NcclCommunicator extends AbstractCommunicator {
         ncclComm c = comm;
         try {
             if (!options.blocking()) {
-                awaitOwn(IN_PROGRESS, "the last call before ncclCommFinalize", d, null);
-                awaitOwn(ncclCommFinalize(c), "ncclCommFinalize", d, null);
+                calls.awaitOwn(IN_PROGRESS, "the last call before ncclCommFinalize", d, null);
+                calls.awaitOwn(ncclCommFinalize(c), "ncclCommFinalize", d, null);
             } else {
                 int r = NcclWaits.bounded("nccl-finalize-rank-" + rank, rank, "ncclCommFinalize", d, () -> {
                     NcclCuda.setDevice(device, rank);
@@ -409,127 +385,20 @@ public final class NcclCommunicator extends AbstractCommunicator {
 
     /** After ncclGroupEnd returned {@code r}: waits for this communicator's part of the group (ending with {@code last}). */
     void endGroup(int r, CollectiveCall last) {
-        run(last, () -> {
-            Deadline d = Deadline.after(timeout());
-            setDevice();
-            if (r == IN_PROGRESS) {
-                awaitOwn(r, "ncclGroupEnd", d, last);
-            } else if (r != SUCCESS) {
-                throw new NcclException(rank, "ncclGroupEnd (group ending with " + last.describe() + ")", r,
-                        NcclException.lastError(comm));
-            }
-            if (options.synchronous()) {
-                waitStream(last, d, "the group's calls");
-            } else {
-                lastQueued = last;
-            }
-        });
+        run(last, () -> calls.endGroup(r, last));
     }
 
-    // ---- launching and waiting ----
+    // ---- launching and waiting: NcclCalls ----
 
-    /**
-     * Launches one NCCL call: settles the previous one (non-blocking mode; calls queued in an open group leave the
-     * communicator settled until the group ends), checks the buffers, queues the call in
-     * the open group if there is one, else runs the metadata check ({@code collective} calls only) and the call,
-     * then waits for the GPU (synchronous mode) or remembers it for {@link #synchronize}.
-     */
+    /** Launches one NCCL call within this communicator's safety rules ({@link NcclCalls#launch}). */
     private void launch(CollectiveCall call, CommBuffer send, CommBuffer recv, boolean collective, IntSupplier ncclCall) {
-        run(call, () -> {
-            Deadline d = Deadline.after(timeout());
-            setDevice();
-            NcclGroup g = NcclGroup.open();
-            settle(call, d);        // also inside a group: a non-blocking call still in progress would refuse the new one
-            pointers.check(call, send, recv, options.verifyCalls());
-            lastLaunch = () -> NcclPointers.describe(call, send, recv) + streamAndDevice();
-            if (g != null) {
-                int r = ncclCall.getAsInt();
-                if (r != SUCCESS && r != IN_PROGRESS) {
-                    throw new NcclException(rank, call.describe() + " (inside a group)", r, NcclException.lastError(comm));
-                }
-                g.queued(this, call);
-                return;
-            }
-            if (collective && inClique && size > 1) {
-                throw new IllegalStateException("rank " + rank + ": " + call.describe() + " on one GPU of a single-process"
-                        + " communicator would wait forever for the others: issue every GPU's call inside"
-                        + " NcclCommunicator.group(() -> ...)");
-            }
-            if (collective && options.verifyCalls()) {
-                metadata.verify(call, d);
-            }
-            complete(ncclCall.getAsInt(), call, d, collective ? "nccl" + capitalized(call.collective().label()) : "ncclSend/ncclRecv");
-            if (options.synchronous()) {
-                waitStream(call, d, "the GPU to finish the collective");
-            } else {
-                lastQueued = call;
-            }
-        });
-    }
-
-    /**
-     * Non-blocking communicators only: waits until NCCL reports the previous call finished (not ncclInProgress),
-     * as NCCL requires before the next call. A blocking communicator is always settled.
-     */
-    void settle(CollectiveCall call, Deadline d) {
-        if (!options.blocking() && !inClique && comm != null) {
-            awaitOwn(IN_PROGRESS, "the previous NCCL call before " + call.describe(), d, call);
-        }
-    }
-
-    /** Success: done. ncclInProgress (non-blocking mode): poll until the call is queued. Else: an error. */
-    void complete(int result, CollectiveCall call, Deadline d, String what) {
-        if (result == SUCCESS) {
-            return;
-        }
-        if (result == IN_PROGRESS) {
-            awaitOwn(result, what + " for " + call.describe(), d, call);
-            return;
-        }
-        throw new NcclException(rank, what + " for " + call.describe(), result, NcclException.lastError(comm));
-    }
-
-    /**
-     * {@link NcclWaits#awaitComm} on this communicator. Every error it raises comes after it aborted the communicator
-     * (ncclCommAbort frees NCCL's side), so the handle is dropped here: closing must not abort it a second time.
-     */
-    void awaitOwn(int result, String what, Deadline d, CollectiveCall call) {
-        try {
-            NcclWaits.awaitComm(comm, result, rank, what, d, call);
-        } catch (CommException e) {
-            markBroken(e);
-            comm = null;
-            throw e;
-        }
-    }
-
-    /** Waits for the stream's queued work, watching NCCL's async error; an error or the deadline aborts the communicator. */
-    void waitStream(CollectiveCall call, Deadline d, String waitingFor) {
-        NcclWaits.StreamWait w = NcclWaits.pollStream(stream, comm, d);
-        CommException e = switch (w.state()) {
-            case DONE -> null;
-            case CUDA_ERROR -> new CommException("rank " + rank + ": " + call.describe() + ": CUDA error on the stream: "
-                    + NcclWaits.cudaError(w.error()) + "; last NCCL call: " + lastLaunch.get() + "; waiting for " + waitingFor);
-            case NCCL_ERROR -> new NcclException(rank, call.describe(), w.error(), NcclException.lastError(comm));
-            case TIMED_OUT -> new CollectiveTimeoutException(rank, call, d.timeout(), waitingFor + "; aborted with ncclCommAbort");
-        };
-        if (e != null) {
-            abort(e);
-            throw e;
-        }
+        run(call, () -> calls.launch(call, send, recv, collective, ncclCall));
     }
 
     /** NCCL's side was aborted while {@code why} was raised: the handle is dropped, closing frees only ours. */
     void aborted(CommException why) {
         markBroken(why);
         comm = null;
-    }
-
-    private void abort(CommException why) {
-        if (comm != null) {
-            NcclWaits.abortQuietly(comm);
-        }
-        aborted(why);
     }
 
     // ---- for the helpers of this package ----
@@ -542,8 +411,8 @@ public final class NcclCommunicator extends AbstractCommunicator {
         return stream;
     }
 
-    void lastLaunch(java.util.function.Supplier<String> where) {
-        lastLaunch = where;
+    NcclCalls calls() {
+        return calls;
     }
 
     String streamAndDevice() {
@@ -569,9 +438,5 @@ public final class NcclCommunicator extends AbstractCommunicator {
                         + " of this communicator uses cuda:" + device);
             }
         }
-    }
-
-    private static String capitalized(String s) {
-        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 }

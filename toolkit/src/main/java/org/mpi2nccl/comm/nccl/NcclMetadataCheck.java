@@ -51,15 +51,15 @@ final class NcclMetadataCheck {
                 "metadata copy for " + call.describe() + " (pinned host " + Addresses.hex(hostSlot.address()) + " -> device "
                         + Addresses.hex(devSlot.address()) + ", " + w * 8 + " bytes, " + owner.streamAndDevice() + ")");
         Pointer dev = device;
-        owner.lastLaunch(() -> "the metadata ncclAllGather for " + call.describe() + " (in place at " + Addresses.hex(dev.address())
+        owner.calls().lastLaunch(() -> "the metadata ncclAllGather for " + call.describe() + " (in place at " + Addresses.hex(dev.address())
                 + ", " + size * w + " x int64, " + owner.streamAndDevice() + ")");
-        owner.complete(ncclAllGather(devSlot, device, w, NcclTypes.ncclType(DataType.INT64), owner.handle(), owner.stream()),
+        owner.calls().complete(ncclAllGather(devSlot, device, w, NcclTypes.ncclType(DataType.INT64), owner.handle(), owner.stream()),
                 call, d, "the metadata ncclAllGather");
         NcclCuda.check(cudaMemcpyAsync(host, device, (long) size * w * 8, cudaMemcpyDeviceToHost, owner.stream()), rank,
                 "metadata copy back for " + call.describe() + " (device " + Addresses.hex(device.address()) + " -> pinned host "
                         + Addresses.hex(host.address()) + ", " + size * w * 8 + " bytes, " + owner.streamAndDevice() + ")");
-        owner.waitStream(call, d, "the metadata check (an all-gather every rank makes before each collective)");
-        owner.settle(call, d);
+        owner.calls().waitStream(call, d, "the metadata check (an all-gather every rank makes before each collective)");
+        owner.calls().settle(call, d);
         long[] all = new long[size * w];
         h.get(all, 0, all.length);
         CollectiveCall[] calls = new CollectiveCall[size];

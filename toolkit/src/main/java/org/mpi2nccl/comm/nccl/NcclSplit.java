@@ -94,7 +94,7 @@ final class NcclSplit {
             throw new NcclException(parent.rank(), what, r, NcclException.lastError(p));
         }
         // ncclSuccess or ncclInProgress alike: the child's init may still run on NCCL's group thread
-        parent.awaitOwn(IN_PROGRESS, what + ": the parent, busy with the split until the new communicator exists", d, call);
+        parent.calls().awaitOwn(IN_PROGRESS, what + ": the parent, busy with the split until the new communicator exists", d, call);
         requireChild(parent, color, what, slot, d);
     }
 
