@@ -59,6 +59,15 @@ import org.mpi2nccl.tensor.NDArray;
  * }</pre>
  */
 public final class DataParallel implements AutoCloseable {
+    /**
+     * Whether a step recorded as CUDA graphs also records its gradient all-reduces (NCCL's calls can be recorded
+     * since NCCL 2.9; {@code MPI2NCCL_GRAPH_COLLECTIVES=1}): backward is then one graph holding the all-reduces of
+     * the buckets it completes, joined back by events, and the step's communication tail another; the host launches
+     * four graphs per step and nothing else. Off: the all-reduces are the communicator's ordinary calls between the
+     * pieces of backward. Every rank must make the same choice (a recorded NCCL call is collective).
+     */
+    static final boolean RECORD_COLLECTIVES = "1".equals(System.getenv("MPI2NCCL_GRAPH_COLLECTIVES"));
+
     /** How much longer than the communicator's own timeout a bucket's all-reduce is waited for. */
     private static final Duration WAIT_MARGIN = Duration.ofSeconds(30);
 
@@ -75,6 +84,7 @@ public final class DataParallel implements AutoCloseable {
     private GraphRecording recording;       // while backward is recorded: where the pieces are cut
     private List<CudaGraph> pieces;
     private List<Integer> bucketsAfter;
+    private boolean recordingCollectives;   // while a recording also records the all-reduces (RECORD_COLLECTIVES)
     private final StreamHandoff toComm;     // NCCL on a stream of its own: model stream -> NCCL stream per bucket
     private final StreamHandoff fromComm;   // ... and NCCL stream -> model stream before the optimizer
     private final List<Future<?>> inFlight = new ArrayList<>();
@@ -237,21 +247,36 @@ public final class DataParallel implements AutoCloseable {
             Tensor loss = lossFn.forward(logits, y);
             CudaGraph forward = rec.cut();
             recording = rec;
+            recordingCollectives = RECORD_COLLECTIVES && fromComm != null;
             pieces = new ArrayList<>();
             bucketsAfter = new ArrayList<>();
             startReduction();
             if (options.overlap()) loss.backward(this::onGradReady);
             else loss.backward();
-            reducing = false;
             recording = null;
-            pieces.add(rec.cut());
-            bucketsAfter.add(0);
+            CudaGraph collectives = null;
+            if (recordingCollectives) {
+                if (nextLaunch > 0) fromComm.handOff();     // the NCCL stream rejoins the recorded one before the cut
+                pieces.add(rec.cut());
+                bucketsAfter.add(0);
+                launchTail();
+                fromComm.handOff();
+                for (GradientBucket b : buckets.buckets) b.unpack();
+                collectives = rec.cut();
+            } else {
+                pieces.add(rec.cut());
+                bucketsAfter.add(0);
+            }
+            reducing = false;
+            recordingCollectives = false;
             optimizer.step();
             CudaGraph update = rec.finish();
             int[] after = bucketsAfter.stream().mapToInt(Integer::intValue).toArray();
-            return new StepGraphs.Recorded(key, x, y, logits, loss, forward, List.copyOf(pieces), after, update, rec, arrays.detach());
+            return new StepGraphs.Recorded(key, x, y, logits, loss, forward, List.copyOf(pieces), after, collectives, update, rec,
+                    arrays.detach());
         } catch (RuntimeException e) {
             recording = null;
+            recordingCollectives = false;
             reducing = false;
             RuntimeException why = rec != null ? rec.abort(e) : e;
             arrays.close();
@@ -272,15 +297,22 @@ public final class DataParallel implements AutoCloseable {
         clock.stepStart();
         g.forward().launch();
         clock.phaseEnd(Phase.FORWARD);
-        startReduction();
-        for (int i = 0; i < g.backward().size(); i++) {
-            g.backward().get(i).launch();
-            for (int k = 0; k < g.bucketsAfter()[i]; k++) launch(buckets.buckets.get(nextLaunch++));
+        if (g.collectives() != null) {
+            for (CudaGraph piece : g.backward()) piece.launch();
+            clock.phaseEnd(Phase.BACKWARD);
+            g.collectives().launch();
+            collectives.addAndGet(buckets.size());
+            bytesReduced.addAndGet(buckets.totalBytes());
+        } else {
+            startReduction();
+            for (int i = 0; i < g.backward().size(); i++) {
+                g.backward().get(i).launch();
+                for (int k = 0; k < g.bucketsAfter()[i]; k++) launch(buckets.buckets.get(nextLaunch++));
+            }
+            clock.phaseEnd(Phase.BACKWARD);
+            launchTail();
+            finishReduction();
         }
-        clock.phaseEnd(Phase.BACKWARD);
-        // buckets not reduced during backward (no overlap): all at once, through NCCL as one group (one launch)
-        if (!alone && comm instanceof NcclCommunicator && nextLaunch < buckets.size()) NcclCommunicator.group(this::launchRemaining);
-        finishReduction();
         clock.phaseEnd(Phase.COMMUNICATION);
         g.optimizer().launch();
         clock.phaseEnd(Phase.OPTIMIZER);
@@ -333,10 +365,12 @@ public final class DataParallel implements AutoCloseable {
         if (b == null || alone) return;
         b.ready++;
         // Launch in bucket order only: every rank must issue the same collectives in the same order.
+        // Recording the all-reduces too: the last bucket is the step's communication tail, recorded after backward.
+        int last = recordingCollectives ? buckets.size() - 1 : buckets.size();
         int complete = 0;
-        while (nextLaunch < buckets.size() && buckets.buckets.get(nextLaunch).ready == buckets.buckets.get(nextLaunch).params.size()) {
+        while (nextLaunch < last && buckets.buckets.get(nextLaunch).ready == buckets.buckets.get(nextLaunch).params.size()) {
             GradientBucket done = buckets.buckets.get(nextLaunch++);
-            if (recording == null) {
+            if (recording == null || recordingCollectives) {
                 launch(done);
             } else {
                 done.pack();
@@ -366,8 +400,16 @@ public final class DataParallel implements AutoCloseable {
         } else {
             collectiveNanos.addAndGet(t1 - t0);
         }
+        if (recordingCollectives) return;       // recorded, not run: counted at every replay
         collectives.incrementAndGet();
         bytesReduced.addAndGet(b.bytes());
+    }
+
+    /** After backward, the buckets it did not launch: through NCCL as one group (one launch), else one by one. */
+    private void launchTail() {
+        if (alone) return;
+        if (comm instanceof NcclCommunicator && buckets.size() - nextLaunch > 1) NcclCommunicator.group(this::launchRemaining);
+        else launchRemaining();
     }
 
     /** Launches the buckets not launched yet, in bucket order. */

@@ -46,10 +46,13 @@ final class StepGraphs implements AutoCloseable {
      * One recording: the graphs of forward (with zeroing the gradients and the loss), of backward in pieces (after
      * piece i, {@code bucketsAfter[i]} gradient buckets are complete and their all-reduce is launched, overlapping the
      * next pieces, as in an eager step), of the optimizer; and the arrays they read and write, kept open while they
-     * are replayed.
+     * are replayed. With the all-reduces recorded too ({@link DataParallel#RECORD_COLLECTIVES}), backward is one graph
+     * that also holds the all-reduces of the buckets completed during it, and {@code collectives} the rest (the
+     * step's communication tail); null when the all-reduces are the communicator's ordinary calls.
      */
     record Recorded(Key key, NDArray x, NDArray y, Tensor logits, Tensor loss, CudaGraph forward, List<CudaGraph> backward,
-                    int[] bucketsAfter, CudaGraph optimizer, GraphRecording recording, ArrayScope arrays) implements AutoCloseable {
+                    int[] bucketsAfter, CudaGraph collectives, CudaGraph optimizer, GraphRecording recording, ArrayScope arrays)
+            implements AutoCloseable {
         @Override
         public void close() {
             recording.close();

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.data.SyntheticDataset;
+import org.mpi2nccl.launch.JobBuilder;
 import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
@@ -39,6 +40,11 @@ class DataParallelGpuTest {
     }
 
     private void check(String route, String model, String... extra) throws Exception {
+        checkWith(null, route, model, extra);
+    }
+
+    /** {@code env}: "NAME=value" set for the rank JVMs, or null. */
+    private void checkWith(String env, String route, String model, String... extra) throws Exception {
         requireTwoGpus();
         EquivalenceCheck.Setup s = new EquivalenceCheck.Setup(model, new SyntheticDataset(192, new int[] {1, 6, 6}, 5, 11),
                 24, 10, 3, 0.1f, 0.9f);
@@ -48,7 +54,9 @@ class DataParallelGpuTest {
                 "steps=10", "seed=3", "out=" + out));
         args.addAll(List.of(extra));
         List<String> lines = new CopyOnWriteArrayList<>();
-        JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]))
+        JobBuilder job = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]));
+        if (env != null) job.env(env.substring(0, env.indexOf('=')), env.substring(env.indexOf('=') + 1));
+        JobResult r = job
                 .onLine(l -> {
                     System.out.println(l);
                     lines.add(String.valueOf(l));
@@ -85,6 +93,13 @@ class DataParallelGpuTest {
     void ncclWithCudaGraphsOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
         check("nccl", "cnn", "cuda-graphs=true", "bucket-bytes=2048");
         check("nccl", "cnn", "cuda-graphs=true", "overlap=false");
+    }
+
+    /** The same with the all-reduces recorded into the graphs too (DataParallel.RECORD_COLLECTIVES). */
+    @Test
+    void ncclRecordedInCudaGraphsOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
+        checkWith("MPI2NCCL_GRAPH_COLLECTIVES=1", "nccl", "cnn", "cuda-graphs=true", "bucket-bytes=2048");
+        checkWith("MPI2NCCL_GRAPH_COLLECTIVES=1", "nccl", "cnn", "cuda-graphs=true", "overlap=false");
     }
 
     @Test

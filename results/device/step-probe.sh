@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Issue 7: where a 2-GPU step replayed from CUDA graphs loses time against one GPU, one knob at a time, in one
+# run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
+#   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
+#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant below, ROUNDS times;
+#           each row's per-step phases against the 1-GPU row by results/device/step_phases.py
+# Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
+#   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
+# Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
+set -uo pipefail
+BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/step-probe}; EPOCHS=${EPOCHS:-6}; ROUNDS=${ROUNDS:-2}
+FASHION_DIR=${FASHION_DIR:-$PWD/data/fashion-mnist}
+work=$OUT/work; mkdir -p "$work"
+source "$(dirname "$0")/cuda-common.sh"     # NCCL multicast off, the bundle checked, note, header, SUMMARY
+header step-probe
+steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(junit sweep)
+# variant NAME RANKS "ENV..." RUN-OPTIONS...
+variant() {
+  local name=$1 ranks=$2 vars=$3; shift 3
+  env $vars timeout --kill-after=10 200 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks "$ranks" --epochs "$EPOCHS" \
+      --batch-per-rank 128 --data fashion --data-dir "$FASHION_DIR" --out "$work/$name" "$@" > "$work/$name.txt" 2>&1
+  note "== $name: exit $? $vars $*"
+  grep -E 'graphs off|Exception|rank 0: [0-9]+ steps replayed' "$work/$name.txt" | head -3 | cut -c1-300 | sed 's/^/   /' | tee -a "$SUMMARY"
+}
+for s in "${steps[@]}"; do
+  case "$s" in
+    junit)
+      JUNIT_REPORTS="$work/junit" timeout --kill-after=10 300 "$BUNDLE/bin/mpi2nccl-test" \
+          --select-method 'org.mpi2nccl.dist.DataParallelGpuTest#ncclRecordedInCudaGraphsOnTwoGpusMatchesOneGpuWithTheWholeBatch' \
+          --select-class org.mpi2nccl.dist.StepGraphsGpuTest > "$work/junit.txt" 2>&1
+      note "== junit: exit $?"
+      grep -E 'tests (successful|failed)|max relative|MethodSource|=> ' "$work/junit.txt" | head -12 | cut -c1-300 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
+    sweep)
+      timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks 2 --epochs 1 --data synthetic-cifar \
+          --train-examples 20000 --test-examples 1000 --out "$work/machine-warm-up" > /dev/null 2>&1
+      for r in $(seq 1 "$ROUNDS"); do
+        variant "r$r-1gpu" 1 "A=1"
+        variant "r$r-base" 2 "A=1"
+        variant "r$r-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1"
+        variant "r$r-noov" 2 "A=1" --no-overlap
+        variant "r$r-noov-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1" --no-overlap
+        variant "r$r-noov4m" 2 "A=1" --no-overlap --bucket-kib 4096
+        variant "r$r-noov4m-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1" --no-overlap --bucket-kib 4096
+        variant "r$r-ll128" 2 "NCCL_PROTO=LL128"
+        variant "r$r-rec-ll" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1 NCCL_PROTO=LL"
+      done
+      python3 "$(dirname "$0")/step_phases.py" "$work" | grep -v machine-warm-up | tee -a "$SUMMARY" ;;
+    *) note "unknown step '$s' (junit, sweep)" ;;
+  esac
+done
+left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi
+tar czf "$OUT/step-probe.tgz" -C "$work" . 2>/dev/null
+note "done: $OUT"
