@@ -7,6 +7,8 @@
 #   3. cifar    the same on a CIFAR-shaped synthetic set (3x32x32, 50000 + 10000 examples)
 #   eager       (only when asked for) fashion and cifar again, NCCL route, with --no-cuda-graphs: every kernel launched
 #               from Java, the all-reduce overlapped with backward (the experiment's GPU default replays CUDA graphs)
+#   hostcalls   (only when asked for) the same with --no-graph-collectives: graphs for the model's kernels, NCCL's
+#               all-reduces called by the host between backward's pieces (the default records them into the graphs)
 #   4. knobs    the trainer's settings on 2 GPUs (NCCL and MPI): gradient bucket size 1 MiB / 8 MiB, overlap on/off
 #   5. debug    lesson 06's recorded logs: a 2-GPU NCCL job with NCCL_DEBUG=INFO, and the same with a network
 #               interface that does not exist (NCCL_SOCKET_IFNAME=nosuchnic0) to capture the error it causes
@@ -98,14 +100,16 @@ for s in "${steps[@]}"; do
       fi ;;
     cifar)
       experiment cifar "--data synthetic-cifar --epochs $CIFAR_EPOCHS" --data synthetic-cifar --epochs "$CIFAR_EPOCHS" ;;
-    eager)
-      # the same experiments with every kernel launched from Java (no CUDA graphs), NCCL route only: what graphs buy
+    eager|hostcalls)
+      # the same experiments, NCCL route only, with every kernel launched from Java (eager: no CUDA graphs, what graphs
+      # buy) or with the all-reduces left out of the graphs (hostcalls: the host calls NCCL between backward's pieces)
+      how=--no-cuda-graphs; [ "$s" = hostcalls ] && how=--no-graph-collectives
       for d in fashion cifar; do
         if [ $d = fashion ]; then data=(--data fashion --data-dir "$FASHION_DIR" --epochs "$EPOCHS"); else data=(--data synthetic-cifar --epochs "$CIFAR_EPOCHS"); fi
         [ $d = fashion ] && ! [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] && ! [ -s "$FASHION_DIR/train-images-idx3-ubyte" ] && continue
-        run "$d-eager" 600 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks 1,2 --batch-per-rank 128 --no-cuda-graphs \
-            "${data[@]}" --out "$OUT/$d-eager"
-        sed -n '/^Summary/,/^(phase/p' "$OUT/$d-eager.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
+        run "$d-$s" 600 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks 1,2 --batch-per-rank 128 $how \
+            "${data[@]}" --out "$OUT/$d-$s"
+        sed -n '/^Summary/,/^(phase/p' "$OUT/$d-$s.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
       done ;;
     knobs)
       if [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] || [ -s "$FASHION_DIR/train-images-idx3-ubyte" ]; then
@@ -127,7 +131,7 @@ for s in "${steps[@]}"; do
       NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=nosuchnic0 run nccl-bad-ifname 240 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev \
           --timeout 200s org.mpi2nccl.dist.EquivalenceRank route=nccl device=cuda model=cnn steps=3 out="$OUT/debug/bad"
       grep -E 'WARN|failed|error' "$OUT/nccl-bad-ifname.txt" | head -5 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit, fashion, cifar, knobs, debug)" ;;
+    *) note "unknown step '$s' (junit, fashion, cifar, eager, hostcalls, knobs, debug)" ;;
   esac
 done
 # nothing of ours left running

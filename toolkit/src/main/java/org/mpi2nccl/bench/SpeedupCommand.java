@@ -83,9 +83,13 @@ public final class SpeedupCommand implements Callable<Integer> {
     Integer bucketKib;
 
     @Option(names = "--cuda-graphs", negatable = true, description = {"GPUs: replay each step's forward, backward and optimizer from",
-            "CUDA graphs (three launches per step instead of dozens; the all-reduce then follows backward, no overlap).",
+            "CUDA graphs (a few launches per step instead of dozens of kernels and cuBLAS calls).",
             "Default: on with --device cuda; --no-cuda-graphs launches every kernel from Java"})
     Boolean cudaGraphs;
+
+    @Option(names = "--no-graph-collectives", description = {"with CUDA graphs: leave NCCL's all-reduces out of the graphs",
+            "(the host calls them between the pieces of backward) instead of recording them too"})
+    boolean noGraphCollectives;
 
     @Option(names = "--from-csv", split = ",", description = {"no training: the report of recorded per-epoch CSV files",
             "(epochs.csv of earlier runs, a peer's CSV such as PyTorch DDP's), merged"})
@@ -133,6 +137,7 @@ public final class SpeedupCommand implements Callable<Integer> {
             if (noOverlap) c.overlap = false;
             if (bucketKib != null) c.bucketBytes = bucketKib * 1024L;
             c.cudaGraphs = cudaGraphs != null ? cudaGraphs : c.device.equals("cuda");
+            if (noGraphCollectives) c.graphCollectives = false;
             List<Route> rs = routes != null ? routes.stream().map(Route::parse).toList()
                     : deviceChanged ? (c.device.equals("cuda") ? List.of(Route.NCCL, Route.MPI) : List.of(Route.MPI)) : base.routes();
             List<Integer> ns = ranks != null ? ranks : deviceChanged && c.device.equals("cpu") ? SpeedupExperiment.cpuRankCounts() : base.rankCounts();
@@ -203,6 +208,7 @@ public final class SpeedupCommand implements Callable<Integer> {
         if (noOverlap) a.add("--no-overlap");
         if (bucketKib != null) a.add("--bucket-kib " + bucketKib);
         if (cudaGraphs != null) a.add(cudaGraphs ? "--cuda-graphs" : "--no-cuda-graphs");
+        if (noGraphCollectives) a.add("--no-graph-collectives");
         return a;
     }
 }

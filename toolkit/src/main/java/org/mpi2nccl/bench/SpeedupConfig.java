@@ -50,6 +50,8 @@ public final class SpeedupConfig {
     public long bucketBytes = DataParallelOptions.DEFAULT_BUCKET_BYTES;
     /** GPU steps replayed from CUDA graphs ({@link DataParallelOptions#cudaGraphs}). */
     public boolean cudaGraphs;
+    /** With CUDA graphs: NCCL's all-reduces recorded too ({@link DataParallelOptions#graphCollectives}). */
+    public boolean graphCollectives = true;
     /** {@code cpu} or {@code cuda} (rank r on GPU r % count). */
     public String device = "cpu";
 
@@ -75,6 +77,7 @@ public final class SpeedupConfig {
         m.put("overlap", Boolean.toString(overlap));
         m.put("bucket-bytes", Long.toString(bucketBytes));
         m.put("cuda-graphs", Boolean.toString(cudaGraphs));
+        m.put("graph-collectives", Boolean.toString(graphCollectives));
         m.put("device", device);
         List<String> out = new ArrayList<>();
         m.forEach((k, v) -> out.add(k + "=" + v));
@@ -112,6 +115,7 @@ public final class SpeedupConfig {
                 case "overlap" -> c.overlap = Boolean.parseBoolean(v);
                 case "bucket-bytes" -> c.bucketBytes = Long.parseLong(v);
                 case "cuda-graphs" -> c.cudaGraphs = Boolean.parseBoolean(v);
+                case "graph-collectives" -> c.graphCollectives = Boolean.parseBoolean(v);
                 case "device" -> c.device = v;
                 default -> throw new IllegalArgumentException("unknown setting '" + k + "'");
             }
@@ -165,6 +169,7 @@ public final class SpeedupConfig {
         return String.format(Locale.ROOT, "%s on %s%s, %s, %s lr %.3g (%s), %d epochs, %s",
                 m, d, n, batch, optimizer, lr, globalBatch > 0 ? "same for all rank counts" : lrScaling + " scaling with ranks"
                         + (lrWarmupEpochs > 0 && !lrScaling.equals("none") ? ", reached over " + lrWarmupEpochs + " epoch(s)" : ""),
-                epochs, device.equals("cpu") ? "CPU" : cudaGraphs ? "GPU, steps replayed from CUDA graphs" : "GPU");
+                epochs, device.equals("cpu") ? "CPU" : !cudaGraphs ? "GPU"
+                        : graphCollectives ? "GPU, steps replayed from CUDA graphs" : "GPU, steps replayed from CUDA graphs, all-reduces called by the host");
     }
 }

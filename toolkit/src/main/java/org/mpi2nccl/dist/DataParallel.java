@@ -59,15 +59,6 @@ import org.mpi2nccl.tensor.NDArray;
  * }</pre>
  */
 public final class DataParallel implements AutoCloseable {
-    /**
-     * Whether a step recorded as CUDA graphs also records its gradient all-reduces (NCCL's calls can be recorded
-     * since NCCL 2.9; {@code MPI2NCCL_GRAPH_COLLECTIVES=1}): backward is then one graph holding the all-reduces of
-     * the buckets it completes, joined back by events, and the step's communication tail another; the host launches
-     * four graphs per step and nothing else. Off: the all-reduces are the communicator's ordinary calls between the
-     * pieces of backward. Every rank must make the same choice (a recorded NCCL call is collective).
-     */
-    static final boolean RECORD_COLLECTIVES = "1".equals(System.getenv("MPI2NCCL_GRAPH_COLLECTIVES"));
-
     /** How much longer than the communicator's own timeout a bucket's all-reduce is waited for. */
     private static final Duration WAIT_MARGIN = Duration.ofSeconds(30);
 
@@ -84,7 +75,7 @@ public final class DataParallel implements AutoCloseable {
     private GraphRecording recording;       // while backward is recorded: where the pieces are cut
     private List<CudaGraph> pieces;
     private List<Integer> bucketsAfter;
-    private boolean recordingCollectives;   // while a recording also records the all-reduces (RECORD_COLLECTIVES)
+    private boolean recordingCollectives;   // while a recording also records the all-reduces (options.graphCollectives)
     private final StreamHandoff toComm;     // NCCL on a stream of its own: model stream -> NCCL stream per bucket
     private final StreamHandoff fromComm;   // ... and NCCL stream -> model stream before the optimizer
     private final List<Future<?>> inFlight = new ArrayList<>();
@@ -233,7 +224,9 @@ public final class DataParallel implements AutoCloseable {
     /**
      * Records this step's GPU work as graphs on arrays of their own (nothing runs): zeroing the gradients, forward and
      * loss; backward, cut wherever a gradient bucket becomes complete (with overlap on); the optimizer. The all-reduces
-     * are not recorded: they stay ordinary calls of the communicator, made between the pieces at every replay.
+     * are recorded too with {@link DataParallelOptions#graphCollectives} (then backward is not cut: it is one graph with
+     * the all-reduces of the buckets it completes, and the last bucket's all-reduce a graph of its own); without, they
+     * stay ordinary calls of the communicator, made between the pieces at every replay.
      */
     private StepGraphs.Recorded record(StepGraphs.Key key, Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
         CudaBackend gpu = graphs.gpu();
@@ -247,7 +240,9 @@ public final class DataParallel implements AutoCloseable {
             Tensor loss = lossFn.forward(logits, y);
             CudaGraph forward = rec.cut();
             recording = rec;
-            recordingCollectives = RECORD_COLLECTIVES && fromComm != null;
+            // NCCL's calls recorded too: backward becomes one graph holding the all-reduces of the buckets it completes
+            // (on the NCCL stream, joined to the recording by the hand-off events), the last bucket a graph of its own.
+            recordingCollectives = options.graphCollectives() && fromComm != null;
             pieces = new ArrayList<>();
             bucketsAfter = new ArrayList<>();
             startReduction();
@@ -276,10 +271,18 @@ public final class DataParallel implements AutoCloseable {
                     arrays.detach());
         } catch (RuntimeException e) {
             recording = null;
-            recordingCollectives = false;
             reducing = false;
             RuntimeException why = rec != null ? rec.abort(e) : e;
             arrays.close();
+            if (recordingCollectives) {
+                recordingCollectives = false;
+                // Whether an NCCL call is recorded must be the same on every rank: one that goes on eagerly while the
+                // others replay would hang them. So this rank stops, and the launcher takes the job down with it.
+                throw new StepGraphs.RecordingFailed("rank " + comm.rank() + ": recording a training step with its all-reduces as CUDA"
+                        + " graphs failed: " + why.getMessage() + ". Every rank must record its NCCL calls alike, so the job stops;"
+                        + " run without recording them (DataParallelOptions.graphCollectives(false), `mpi2nccl run"
+                        + " --no-graph-collectives`) or without graphs (--no-cuda-graphs)", why);
+            }
             throw why;
         }
     }

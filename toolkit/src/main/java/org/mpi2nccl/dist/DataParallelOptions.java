@@ -21,10 +21,16 @@ package org.mpi2nccl.dist;
  *                             its device-to-host copy).
  * @param cudaGraphs           on a GPU, record a step's forward, backward and optimizer kernels once as CUDA graphs
  *                             and replay them: three launches per step instead of dozens of kernel launches and
- *                             cuBLAS calls, so the GPU no longer waits for the host (see {@link StepGraphs}). The
- *                             gradients are then all-reduced after backward (no overlap). Off by default.
+ *                             cuBLAS calls, so the GPU no longer waits for the host (see {@link StepGraphs}). Off by
+ *                             default.
+ * @param graphCollectives     with {@code cudaGraphs} and NCCL on a stream of its own: the gradient all-reduces are
+ *                             recorded into the graphs too (NCCL's calls can be), so the host launches four graphs
+ *                             per step and nothing else, and the GPU goes from backward to the all-reduces without
+ *                             waiting for a graph launch between them. False: they stay NCCL calls made by the host
+ *                             between the pieces of backward. Default on. Every rank must make the same choice.
  */
-public record DataParallelOptions(long bucketBytes, boolean overlap, boolean commOnComputeStream, boolean cudaGraphs) {
+public record DataParallelOptions(long bucketBytes, boolean overlap, boolean commOnComputeStream, boolean cudaGraphs,
+                                  boolean graphCollectives) {
 
     public static final long DEFAULT_BUCKET_BYTES = 1L << 20;
 
@@ -35,22 +41,26 @@ public record DataParallelOptions(long bucketBytes, boolean overlap, boolean com
     }
 
     public static DataParallelOptions defaults() {
-        return new DataParallelOptions(DEFAULT_BUCKET_BYTES, true, false, false);
+        return new DataParallelOptions(DEFAULT_BUCKET_BYTES, true, false, false, true);
     }
 
     public DataParallelOptions bucketBytes(long bytes) {
-        return new DataParallelOptions(bytes, overlap, commOnComputeStream, cudaGraphs);
+        return new DataParallelOptions(bytes, overlap, commOnComputeStream, cudaGraphs, graphCollectives);
     }
 
     public DataParallelOptions overlap(boolean on) {
-        return new DataParallelOptions(bucketBytes, on, commOnComputeStream, cudaGraphs);
+        return new DataParallelOptions(bucketBytes, on, commOnComputeStream, cudaGraphs, graphCollectives);
     }
 
     public DataParallelOptions commOnComputeStream(boolean on) {
-        return new DataParallelOptions(bucketBytes, overlap, on, cudaGraphs);
+        return new DataParallelOptions(bucketBytes, overlap, on, cudaGraphs, graphCollectives);
     }
 
     public DataParallelOptions cudaGraphs(boolean on) {
-        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, on);
+        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, on, graphCollectives);
+    }
+
+    public DataParallelOptions graphCollectives(boolean on) {
+        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, cudaGraphs, on);
     }
 }

@@ -22,7 +22,7 @@ import org.mpi2nccl.tensor.Device;
  * and reports a checksum. The caller compares the files with one rank trained on the whole batch.
  *
  * <p>Arguments ({@code key=value}): {@code route=mpi|ring|nccl device=cpu|cuda model=mlp|cnn|cnn-bn
- * data=synthetic|fashion examples=N batch=B steps=K seed=S lr=0.1 momentum=0.9 overlap=true cuda-graphs=false
+ * data=synthetic|fashion examples=N batch=B steps=K seed=S lr=0.1 momentum=0.9 overlap=true cuda-graphs=false graph-collectives=true
  * bucket-bytes=1048576 out=DIR}. On {@code device=cuda} rank r uses GPU r % count.
  */
 public final class EquivalenceRank {
@@ -38,6 +38,7 @@ public final class EquivalenceRank {
             DataParallelOptions options = route.options(DataParallelOptions.defaults()
                     .overlap(Boolean.parseBoolean(a.getOrDefault("overlap", "true")))
                     .cudaGraphs(Boolean.parseBoolean(a.getOrDefault("cuda-graphs", "false")))
+                    .graphCollectives(Boolean.parseBoolean(a.getOrDefault("graph-collectives", "true")))
                     .bucketBytes(Long.parseLong(a.getOrDefault("bucket-bytes", Long.toString(DataParallelOptions.DEFAULT_BUCKET_BYTES)))));
             Communicator comm = route.open(host, device);
             float[] params;

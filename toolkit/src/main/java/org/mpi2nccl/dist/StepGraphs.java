@@ -19,17 +19,21 @@ import org.mpi2nccl.tensor.NDArray;
  * The GPU work of a training step recorded as CUDA graphs (forward with the loss, backward in a few pieces,
  * optimizer), for {@link DataParallelOptions#cudaGraphs}. A small model's step is dozens of kernels and cuBLAS
  * calls, each costing the host microseconds; on 2 GPUs the host then sets the pace, not the GPUs. Replayed from
- * graphs a step costs the host a handful of launches. The gradient all-reduces stay ordinary collective calls,
- * launched between the pieces of backward as soon as a bucket is complete (overlapping the rest of backward, as
- * in an eager step), so every rank's communicator sees the same calls as without graphs and each phase is
- * still timed on its own.
+ * graphs a step costs the host a handful of launches. NCCL's gradient all-reduces are recorded too
+ * ({@link DataParallelOptions#graphCollectives}, as PyTorch does when it records a whole DDP step): each starts
+ * on NCCL's stream as soon as backward has completed its bucket, beside the rest of backward, with no graph
+ * launch in between; the last bucket's all-reduce, the step's communication tail, is a graph of its own, so
+ * each phase is still timed on its own. Without that option the all-reduces stay ordinary collective calls,
+ * launched by the host between the pieces of backward.
  *
  * <p>A graph replays what was recorded: the batch is copied into the arrays the recording read, and a step
  * whose batch shape, optimizer or learning rate differs from the recording's runs eagerly (the last, shorter
  * batch of an epoch; every step of a learning-rate warm-up). A step is recorded after {@link #STEADY_STEPS}
  * eager steps with the same shape and rate. Models with dropout (a new mask each step) and optimizers other
  * than SGD (Adam's bias correction changes each step) always run eagerly. If recording fails, the reason is
- * printed once and the rank goes on eagerly: the result is the same, only slower.
+ * printed once and the rank goes on eagerly: the result is the same, only slower. Not so when the all-reduces
+ * were being recorded: a rank going on eagerly while the others replay recorded NCCL calls would hang them, so
+ * the failure stops the rank ({@link RecordingFailed}) and the launcher takes the job down with it.
  */
 final class StepGraphs implements AutoCloseable {
     /** Eager steps with the same batch shape, optimizer and learning rate before a step is recorded. */
@@ -46,7 +50,7 @@ final class StepGraphs implements AutoCloseable {
      * One recording: the graphs of forward (with zeroing the gradients and the loss), of backward in pieces (after
      * piece i, {@code bucketsAfter[i]} gradient buckets are complete and their all-reduce is launched, overlapping the
      * next pieces, as in an eager step), of the optimizer; and the arrays they read and write, kept open while they
-     * are replayed. With the all-reduces recorded too ({@link DataParallel#RECORD_COLLECTIVES}), backward is one graph
+     * are replayed. With the all-reduces recorded too ({@link DataParallelOptions#graphCollectives}), backward is one graph
      * that also holds the all-reduces of the buckets completed during it, and {@code collectives} the rest (the
      * step's communication tail); null when the all-reduces are the communicator's ordinary calls.
      */
@@ -57,6 +61,13 @@ final class StepGraphs implements AutoCloseable {
         public void close() {
             recording.close();
             arrays.close();
+        }
+    }
+
+    /** A recording that failed where going on eagerly is not safe (a recorded collective must be recorded on every rank). */
+    static final class RecordingFailed extends IllegalStateException {
+        RecordingFailed(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 
@@ -115,6 +126,9 @@ final class StepGraphs implements AutoCloseable {
             last = null;
             steady = 0;
             return count(current);
+        } catch (RecordingFailed e) {
+            failure = e.getMessage();
+            throw e;
         } catch (RuntimeException e) {
             failure = e.getMessage();
             System.out.println("CUDA graphs off on " + gpu.device() + ": " + failure + " (training goes on without them)");

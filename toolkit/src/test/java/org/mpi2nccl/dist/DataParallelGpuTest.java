@@ -15,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.data.SyntheticDataset;
-import org.mpi2nccl.launch.JobBuilder;
 import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
@@ -40,11 +39,6 @@ class DataParallelGpuTest {
     }
 
     private void check(String route, String model, String... extra) throws Exception {
-        checkWith(null, route, model, extra);
-    }
-
-    /** {@code env}: "NAME=value" set for the rank JVMs, or null. */
-    private void checkWith(String env, String route, String model, String... extra) throws Exception {
         requireTwoGpus();
         EquivalenceCheck.Setup s = new EquivalenceCheck.Setup(model, new SyntheticDataset(192, new int[] {1, 6, 6}, 5, 11),
                 24, 10, 3, 0.1f, 0.9f);
@@ -54,9 +48,7 @@ class DataParallelGpuTest {
                 "steps=10", "seed=3", "out=" + out));
         args.addAll(List.of(extra));
         List<String> lines = new CopyOnWriteArrayList<>();
-        JobBuilder job = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]));
-        if (env != null) job.env(env.substring(0, env.indexOf('=')), env.substring(env.indexOf('=') + 1));
-        JobResult r = job
+        JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]))
                 .onLine(l -> {
                     System.out.println(l);
                     lines.add(String.valueOf(l));
@@ -88,18 +80,21 @@ class DataParallelGpuTest {
         check("nccl", "mlp");
     }
 
-    /** Steps replayed from CUDA graphs, with small buckets: backward is cut into pieces, each bucket reduced between them. */
+    /**
+     * Steps replayed from CUDA graphs with NCCL's all-reduces recorded too (the default), with small buckets (several
+     * all-reduces inside backward's graph) and without overlap (all of them in the tail's graph, as one NCCL group).
+     */
     @Test
     void ncclWithCudaGraphsOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
         check("nccl", "cnn", "cuda-graphs=true", "bucket-bytes=2048");
         check("nccl", "cnn", "cuda-graphs=true", "overlap=false");
     }
 
-    /** The same with the all-reduces recorded into the graphs too (DataParallel.RECORD_COLLECTIVES). */
+    /** The same with the all-reduces left out of the graphs: backward cut into pieces, each bucket reduced between them. */
     @Test
-    void ncclRecordedInCudaGraphsOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
-        checkWith("MPI2NCCL_GRAPH_COLLECTIVES=1", "nccl", "cnn", "cuda-graphs=true", "bucket-bytes=2048");
-        checkWith("MPI2NCCL_GRAPH_COLLECTIVES=1", "nccl", "cnn", "cuda-graphs=true", "overlap=false");
+    void ncclCalledBetweenCudaGraphsOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
+        check("nccl", "cnn", "cuda-graphs=true", "graph-collectives=false", "bucket-bytes=2048");
+        check("nccl", "cnn", "cuda-graphs=true", "graph-collectives=false", "overlap=false");
     }
 
     @Test

@@ -1,0 +1,44 @@
+package org.mpi2nccl.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.dist.Route;
+
+/** The experiment's settings travel to every rank program as key=value arguments: nothing may be lost on the way. */
+class SpeedupConfigTest {
+    @Test
+    void everySettingSurvivesTheTripToARankProgram() {
+        SpeedupConfig c = new SpeedupConfig();
+        c.channels1 = 8;
+        c.channels2 = 16;
+        c.epochs = 3;
+        c.batchPerRank = 64;
+        c.lr = 0.02f;
+        c.warmupSteps = 7;
+        c.overlap = false;
+        c.bucketBytes = 4096;
+        c.cudaGraphs = true;
+        c.graphCollectives = false;
+        c.device = "cuda";
+        List<String> args = c.toArgs(Route.NCCL);
+        Route[] route = new Route[1];
+        SpeedupConfig back = SpeedupConfig.fromArgs(args.toArray(new String[0]), route);
+        assertEquals(Route.NCCL, route[0]);
+        assertEquals(args, back.toArgs(Route.NCCL));
+        assertTrue(back.cudaGraphs);
+        assertFalse(back.graphCollectives, "graph-collectives=false reached the rank: " + args);
+        assertFalse(back.overlap);
+        assertEquals(4096, back.bucketBytes);
+    }
+
+    @Test
+    void theAllReducesAreRecordedIntoTheGraphsUnlessSaidOtherwise() {
+        assertTrue(new SpeedupConfig().graphCollectives);
+        assertTrue(org.mpi2nccl.dist.DataParallelOptions.defaults().graphCollectives());
+        assertFalse(org.mpi2nccl.dist.DataParallelOptions.defaults().graphCollectives(false).graphCollectives());
+    }
+}
