@@ -31,11 +31,11 @@ import java.util.stream.Collectors;
  * launcher whose ranks run {@link RankEngine}, and one link per rank.
  *
  * <p>{@link #run} sends a cell to every rank at once (so collectives inside it work) and collects each rank's
- * outputs and result. It never waits forever: an interrupt is passed to every rank, ranks that do not stop within
- * {@link #STOP_GRACE} are taken down with the whole job; when some ranks failed and the others are still
- * running after {@link #STRAGGLER_GRACE} (typically blocked in a collective that the failed ranks never
- * reached) they are interrupted; a rank whose link drops has died: it is reported by number, the other ranks are
- * stopped and the kernel goes on. When the engines are closed, no process of theirs is left.
+ * outputs and result ({@link CellCollector}). It never waits forever: an interrupt is passed to every rank, ranks
+ * that do not stop within {@link #STOP_GRACE} are taken down with the whole job; when some ranks failed and the
+ * others are still running after {@link #STRAGGLER_GRACE} (typically blocked in a collective that the failed ranks
+ * never reached) they are interrupted; a rank whose link drops has died: it is reported by number, the other ranks
+ * are stopped and the kernel goes on. When the engines are closed, no process of theirs is left.
  */
 public final class RankEngines implements AutoCloseable {
     public static final Duration START_TIMEOUT = Duration.ofSeconds(90);
@@ -233,88 +233,12 @@ public final class RankEngines implements AutoCloseable {
             for (int r : wires.keySet()) {
                 send(r, exec);
             }
-            RankResults results = collect(id, output);
+            RankResults results = new CellCollector(this).collect(id, output);
             cellsRun++;
             return results;
         } finally {
             cellRunning = false;
         }
-    }
-
-    private RankResults collect(long id, RankOutput output) throws CellError {
-        RankResults results = new RankResults(wires.size());
-        Set<Integer> pending = new TreeSet<>(wires.keySet());
-        boolean interruptSent = false;
-        long stopDeadline = Long.MAX_VALUE;
-        long firstErrorAt = Long.MAX_VALUE;
-        while (!pending.isEmpty()) {
-            if (interruptRequested && !interruptSent) {
-                interruptSent = true;
-                stopDeadline = System.nanoTime() + STOP_GRACE.toNanos();
-            }
-            if (!interruptSent && firstErrorAt != Long.MAX_VALUE
-                    && System.nanoTime() - firstErrorAt > STRAGGLER_GRACE.toNanos()) {
-                output.note("ranks " + pending + " are still running " + STRAGGLER_GRACE.toSeconds() + " s after "
-                        + RankResults.ranksLabel(new ArrayList<>(results.errors().keySet())) + " failed (waiting in a"
-                        + " collective the failed ranks never reached?): interrupting them");
-                sendInterrupt(pending);
-                interruptSent = true;
-                stopDeadline = System.nanoTime() + STOP_GRACE.toNanos();
-            }
-            if (System.nanoTime() > stopDeadline) {
-                throw takeDown("rank" + (pending.size() == 1 ? " " : "s ") + pending + " did not stop within "
-                        + STOP_GRACE.toSeconds() + " s of the interrupt (blocked in MPI, or in code that ignores"
-                        + " interrupts)", pending);
-            }
-            EngineEvent ev;
-            try {
-                ev = events.poll(50, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw takeDown("the kernel was interrupted while waiting for the ranks", pending);
-            }
-            if (ev == null) {
-                continue;
-            }
-            if (ev.line() != null) {
-                RankLine l = ev.line();
-                remember(l);
-                if (l.rank() >= 0) { // output outside the cell's own streams (MPJ, the JVM): show it too
-                    output.stream(l.rank(), l.isStderr() ? "stderr" : "stdout", l.text() + "\n");
-                }
-                continue;
-            }
-            if (ev.message() == null) {
-                throw rankDied(ev.rank());
-            }
-            JsonObject m = ev.message();
-            if (!m.has("id") || m.get("id").getAsLong() != id) {
-                continue; // from an earlier, interrupted cell
-            }
-            switch (EngineWire.str(m, "type")) {
-                case "stream":
-                    output.stream(ev.rank(), EngineWire.str(m, "name"), EngineWire.str(m, "text"));
-                    break;
-                case "display":
-                    output.display(ev.rank(), EngineWire.displayData(m.getAsJsonObject("data")));
-                    break;
-                case "update":
-                    output.update(ev.rank(), EngineWire.str(m, "displayId"), EngineWire.displayData(m.getAsJsonObject("data")));
-                    break;
-                case "result":
-                    pending.remove(ev.rank());
-                    if (m.has("error")) {
-                        results.error(ev.rank(), EngineWire.cellError(m.getAsJsonObject("error")));
-                        firstErrorAt = Math.min(firstErrorAt, System.nanoTime());
-                    } else if (m.has("value")) {
-                        results.value(ev.rank(), EngineWire.displayData(m.getAsJsonObject("value")));
-                    }
-                    break;
-                default:
-                    break;
-            }
-        }
-        return results;
     }
 
     /** Interrupts the running cell on every rank (called from the kernel's interrupt, on another thread). */
@@ -325,7 +249,7 @@ public final class RankEngines implements AutoCloseable {
         }
     }
 
-    private void sendInterrupt(Set<Integer> which) {
+    void sendInterrupt(Set<Integer> which) {
         JsonObject m = EngineWire.message("interrupt");
         for (int r : which) {
             try {
@@ -346,7 +270,7 @@ public final class RankEngines implements AutoCloseable {
     }
 
     /** A rank's link dropped while a cell ran: report it, stop the others, close everything. */
-    private CellError rankDied(int rank) {
+    CellError rankDied(int rank) {
         // In multicore all ranks share a JVM: give the other links a moment to drop too, to name them all.
         Set<Integer> dead = new TreeSet<>(List.of(rank));
         long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
@@ -369,7 +293,7 @@ public final class RankEngines implements AutoCloseable {
         return takeDown(message, dead);
     }
 
-    private CellError takeDown(String message, Set<Integer> about) {
+    CellError takeDown(String message, Set<Integer> about) {
         String recent = recent(about);
         String outcome = stopJob();
         List<String> lines = new ArrayList<>();
@@ -458,6 +382,20 @@ public final class RankEngines implements AutoCloseable {
         }
     }
 
+    /** The ranks' numbers, one per link. */
+    Set<Integer> rankNumbers() {
+        return wires.keySet();
+    }
+
+    boolean interruptRequested() {
+        return interruptRequested;
+    }
+
+    /** The next event, waiting at most {@code millis}; null if none came. */
+    EngineEvent nextEvent(long millis) throws InterruptedException {
+        return events.poll(millis, TimeUnit.MILLISECONDS);
+    }
+
     private EngineEvent poll(long deadlineNanos) {
         try {
             return events.poll(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -467,7 +405,7 @@ public final class RankEngines implements AutoCloseable {
         }
     }
 
-    private void remember(RankLine line) {
+    void remember(RankLine line) {
         recentLines.add(line);
         if (!cellRunning || line.rank() < 0) {
             log(line.toString());
