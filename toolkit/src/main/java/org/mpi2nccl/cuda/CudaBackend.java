@@ -158,6 +158,11 @@ public final class CudaBackend implements Backend {
         if (graphBlocks == r.blocks()) graphBlocks = null;
     }
 
+    /** The bad-label checks, which a {@link GraphRecording} tells when it starts and closes. */
+    LabelChecks labelChecks() {
+        return labelChecks;
+    }
+
     @Override
     public long liveElements() {
         return live.get();

@@ -25,6 +25,7 @@ public final class GraphRecording implements AutoCloseable {
         this.backend = backend;
         this.context = context;
         this.blocks = blocks;
+        backend.labelChecks().recordingStarted(this);
         CudaGraph.begin(context);
         recording = true;
     }
@@ -68,12 +69,13 @@ public final class GraphRecording implements AutoCloseable {
         return blocks;
     }
 
-    /** Closes the graphs recorded (waiting for their replays), then frees the recording's blocks. */
+    /** Closes the graphs recorded (waiting for their replays), then frees the recording's blocks and label checks. */
     @Override
     public void close() {
         if (recording) throw new IllegalStateException("close a GraphRecording after finish() or abort()");
         for (CudaGraph g : graphs) g.close();
         graphs.clear();
         blocks.clear();
+        backend.labelChecks().recordingClosed(this);
     }
 }

@@ -40,6 +40,7 @@ final class LabelChecks implements AutoCloseable {
 
     LabelChecks(CudaContext context) {
         this.context = context;
+        this.recorded = new OwnedPool<>(() -> new Recorded(context), Recorded::free);
     }
 
     /**
@@ -73,13 +74,14 @@ final class LabelChecks implements AutoCloseable {
 
     /** Reports the first bad label among the checks still pending (call after the stream was synchronised). */
     synchronized void checkAll() {
-        for (Recorded r : recorded) {
-            int bad = r.word.getInt(0);
-            if (bad != NONE && r.op != null) {
-                throw new IllegalArgumentException(r.op + ": the label at position " + bad + " of a batch of " + r.rows
-                        + " is not a class in [0, " + r.classes + ") (found in a step replayed from a CUDA graph). Labels must be"
-                        + " class indices 0.." + (r.classes - 1));
-            }
+        if (unreported != null) {
+            IllegalArgumentException e = unreported;
+            unreported = null;
+            throw e;
+        }
+        for (Recorded r : recorded.inUse()) {
+            IllegalArgumentException e = r.failure();
+            if (e != null) throw e;
         }
         if (flags == null) return;
         for (int k = 1; k <= SLOTS; k++) {
@@ -104,6 +106,7 @@ final class LabelChecks implements AutoCloseable {
 
     // Checks recorded into a CUDA graph (CudaGraph): no event can be waited for there, so each gets a flag and a
     // pinned word of its own, which every replay writes again; they are read whenever the host waits for the GPU.
+    // They belong to the GraphRecording that recorded them and go back to the pool when it closes (OwnedPool).
     private static final class Recorded {
         final DeviceMemory flag;
         final Pointer host = new Pointer();
@@ -118,19 +121,59 @@ final class LabelChecks implements AutoCloseable {
             word = host.getByteBuffer(0, 4).order(ByteOrder.nativeOrder());
             word.putInt(0, NONE);
         }
+
+        /** The error for a bad label found by the last replay, or null. */
+        IllegalArgumentException failure() {
+            int bad = word.getInt(0);
+            if (bad == NONE || op == null) return null;
+            return new IllegalArgumentException(op + ": the label at position " + bad + " of a batch of " + rows
+                    + " is not a class in [0, " + classes + ") (found in a step replayed from a CUDA graph). Labels must be"
+                    + " class indices 0.." + (classes - 1));
+        }
+
+        void free() {
+            cuMemFreeHost(host);
+            flag.close();
+        }
     }
 
-    private final java.util.List<Recorded> recorded = new java.util.ArrayList<>();
+    private final OwnedPool<Recorded> recorded;
+    /** The recording whose checks are being recorded now (the owner of new slots), or null. */
+    private Object recordingOwner;
+    /** A bad label found in the last replay of a recording that was closed before the host looked: the next report. */
+    private IllegalArgumentException unreported;
+
+    /** {@code owner} (a {@link GraphRecording}) starts recording: the checks recorded from now on are its own. */
+    synchronized void recordingStarted(Object owner) {
+        recordingOwner = owner;
+    }
+
+    /**
+     * {@code owner}'s graphs are closed (their replays waited for): its slots go back to the pool, a bad label its last
+     * replay found kept for the next {@link #checkAll}.
+     */
+    synchronized void recordingClosed(Object owner) {
+        if (recordingOwner == owner) recordingOwner = null;
+        for (Recorded r : recorded.giveBack(owner)) {
+            if (unreported == null) unreported = r.failure();
+            r.op = null;
+            r.word.putInt(0, NONE);
+        }
+    }
+
+    /** The recorded checks' slots that exist now, lent or idle: as many as the open recordings need, not one set per recording. */
+    synchronized int recordedSlots() {
+        return recorded.inUse().size() + recorded.idleCount();
+    }
 
     private long recordedFlag(boolean reset) {
-        Recorded r = new Recorded(context);
-        recorded.add(r);
+        Recorded r = recorded.take(recordingOwner != null ? recordingOwner : this);
         if (reset) CudaException.check(cuMemsetD32Async(Handles.device(r.flag.address()), NONE, 1, context.stream()), "resetting a label check flag");
         return r.flag.address();
     }
 
     private void recordedCheck(long flag, String op, long rows, int classes) {
-        for (Recorded r : recorded) {
+        for (Recorded r : recorded.inUse()) {
             if (r.flag.address() == flag && r.op == null) {
                 CudaException.check(cuMemcpyDtoHAsync(r.host, Handles.device(flag), 4, context.stream()), "copying a label check flag back");
                 r.op = op;
@@ -157,11 +200,8 @@ final class LabelChecks implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        for (Recorded r : recorded) {
-            cuMemFreeHost(r.host);
-            r.flag.close();
-        }
-        recorded.clear();
+        recorded.freeAll();
+        recordingOwner = null;
         if (flags == null) return;
         context.makeCurrent();
         for (CUevent e : done) cuEventDestroy(e);
