@@ -2,8 +2,8 @@
 # Issue 7: where a 2-GPU step replayed from CUDA graphs loses time against one GPU, one knob at a time, in one
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
-#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant below, ROUNDS times;
-#           each row's per-step phases against the 1-GPU row by results/device/step_phases.py
+#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded or
+#           tail, below), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
 # Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
@@ -35,14 +35,23 @@ for s in "${steps[@]}"; do
           --train-examples 20000 --test-examples 1000 --out "$work/machine-warm-up" > /dev/null 2>&1
       for r in $(seq 1 "$ROUNDS"); do
         variant "r$r-1gpu" 1 "A=1"
-        variant "r$r-base" 2 "A=1"
-        variant "r$r-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1"
-        variant "r$r-noov" 2 "A=1" --no-overlap
-        variant "r$r-noov-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1" --no-overlap
-        variant "r$r-noov4m" 2 "A=1" --no-overlap --bucket-kib 4096
-        variant "r$r-noov4m-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1" --no-overlap --bucket-kib 4096
-        variant "r$r-ll128" 2 "NCCL_PROTO=LL128"
-        variant "r$r-rec-ll" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1 NCCL_PROTO=LL"
+        case "${SWEEP:-tail}" in
+          recorded)     # 7ef51c7 (the all-reduces recorded with MPI2NCCL_GRAPH_COLLECTIVES=1, host calls otherwise)
+            variant "r$r-base" 2 "A=1"
+            variant "r$r-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1"
+            variant "r$r-noov" 2 "A=1" --no-overlap
+            variant "r$r-noov-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1" --no-overlap
+            variant "r$r-noov4m" 2 "A=1" --no-overlap --bucket-kib 4096
+            variant "r$r-noov4m-rec" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1" --no-overlap --bucket-kib 4096
+            variant "r$r-ll128" 2 "NCCL_PROTO=LL128"
+            variant "r$r-rec-ll" 2 "MPI2NCCL_GRAPH_COLLECTIVES=1 NCCL_PROTO=LL" ;;
+          tail)         # 55c4a82 on (recorded all-reduces by default): the tail bucket and NCCL's CTAs beside backward
+            variant "r$r-rec" 2 "A=1"
+            variant "r$r-kib64" 2 "A=1" --bucket-kib 64      # conv1 + bn1 alone in the last bucket (1.4 KB)
+            variant "r$r-ctas8" 2 "NCCL_MAX_CTAS=8"
+            variant "r$r-ctas4" 2 "NCCL_MAX_CTAS=4"
+            variant "r$r-kib64-ctas8" 2 "NCCL_MAX_CTAS=8" --bucket-kib 64 ;;
+        esac
       done
       python3 "$(dirname "$0")/step_phases.py" "$work" | grep -v machine-warm-up | tee -a "$SUMMARY" ;;
     *) note "unknown step '$s' (junit, sweep)" ;;
