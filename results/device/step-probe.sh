@@ -2,8 +2,8 @@
 # Issue 7: where a 2-GPU step replayed from CUDA graphs loses time against one GPU, one knob at a time, in one
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
-#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded or
-#           tail, below), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
+#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail
+#           or split, below), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
 # Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
@@ -51,6 +51,9 @@ for s in "${steps[@]}"; do
             variant "r$r-ctas8" 2 "NCCL_MAX_CTAS=8"
             variant "r$r-ctas4" 2 "NCCL_MAX_CTAS=4"
             variant "r$r-kib64-ctas8" 2 "NCCL_MAX_CTAS=8" --bucket-kib 64 ;;
+          split)        # the update of the already-averaged parameters beside the tail's all-reduce (default from 7c0d3f1)
+            variant "r$r-rec" 2 "A=1"
+            variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;
         esac
       done
       python3 "$(dirname "$0")/step_phases.py" "$work" | grep -v machine-warm-up | tee -a "$SUMMARY" ;;

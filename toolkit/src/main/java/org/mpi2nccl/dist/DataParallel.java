@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.Reduction;
@@ -250,11 +251,16 @@ public final class DataParallel implements AutoCloseable {
             else loss.backward();
             recording = null;
             CudaGraph collectives = null;
+            Predicate<Tensor> inTail = null;
             if (recordingCollectives) {
                 if (nextLaunch > 0) fromComm.handOff();     // the NCCL stream rejoins the recorded one before the cut
                 pieces.add(rec.cut());
                 bucketsAfter.add(0);
+                // While the tail's all-reduce runs on NCCL's stream, the parameters whose gradients are averaged already
+                // are updated on the model's stream (an SGD step in two parts is the same step): less after the tail.
+                if (nextLaunch > 0 && optimizer.stepsInParts()) inTail = buckets.paramsFrom(nextLaunch);
                 launchTail();
+                if (inTail != null) optimizer.step(inTail.negate());
                 fromComm.handOff();
                 for (GradientBucket b : buckets.buckets) b.unpack();
                 collectives = rec.cut();
@@ -264,7 +270,8 @@ public final class DataParallel implements AutoCloseable {
             }
             reducing = false;
             recordingCollectives = false;
-            optimizer.step();
+            if (inTail != null) optimizer.step(inTail);
+            else optimizer.step();
             CudaGraph update = rec.finish();
             int[] after = bucketsAfter.stream().mapToInt(Integer::intValue).toArray();
             return new StepGraphs.Recorded(key, x, y, logits, loss, forward, List.copyOf(pieces), after, collectives, update, rec,

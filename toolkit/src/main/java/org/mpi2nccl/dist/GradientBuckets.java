@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.tensor.Backend;
 
@@ -48,6 +49,13 @@ final class GradientBuckets implements AutoCloseable {
     /** The bucket holding {@code param}'s gradient, or null for a tensor that is not a parameter of the model. */
     GradientBucket of(Tensor param) {
         return byParam.get(param);
+    }
+
+    /** Whether a tensor is a parameter of bucket {@code first} or a later one. */
+    Predicate<Tensor> paramsFrom(int first) {
+        Map<Tensor, Boolean> in = new IdentityHashMap<>();
+        for (GradientBucket b : buckets.subList(first, buckets.size())) for (Tensor p : b.params) in.put(p, true);
+        return in::containsKey;
     }
 
     int size() {

@@ -1,6 +1,7 @@
 package org.mpi2nccl.optim;
 
 import java.util.List;
+import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
 
 /**
@@ -24,6 +25,21 @@ public abstract class Optimizer implements AutoCloseable {
 
     /** One update of every parameter that has a gradient. */
     public abstract void step();
+
+    /**
+     * One update of the parameters {@code which} selects, for a step split in parts (data-parallel training updates the
+     * parameters whose gradients are already averaged while the last ones are still being all-reduced). Only where the
+     * parts together equal one {@link #step()}: an optimizer with a step count of its own (Adam's bias correction) cannot.
+     */
+    public void step(Predicate<Tensor> which) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot update part of its parameters at a time"
+                + " (its step has state of its own): call step()");
+    }
+
+    /** Whether {@link #step(Predicate)} may be called. */
+    public boolean stepsInParts() {
+        return false;
+    }
 
     /** Zeroes every parameter's gradient (keeping the buffers). */
     public void zeroGrad() { for (Tensor p : params) p.zeroGrad(); }

@@ -2,6 +2,7 @@ package org.mpi2nccl.optim;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.NDArray;
@@ -27,8 +28,14 @@ public final class SGD extends Optimizer {
     /** One {@link org.mpi2nccl.tensor.Backend#sgdSteps} call per device for all parameters (one launch per 16 on a GPU). */
     @Override
     public void step() {
+        step(p -> true);
+    }
+
+    /** The update of the selected parameters only: each parameter's update depends on nothing but its own state. */
+    @Override
+    public void step(Predicate<Tensor> which) {
         List<Integer> withGrad = new ArrayList<>();
-        for (int i = 0; i < params.size(); i++) if (params.get(i).grad() != null) withGrad.add(i);
+        for (int i = 0; i < params.size(); i++) if (params.get(i).grad() != null && which.test(params.get(i))) withGrad.add(i);
         if (withGrad.isEmpty()) return;
         int k = withGrad.size();
         Storage[] ps = new Storage[k], gs = new Storage[k], vs = momentum != 0f ? new Storage[k] : null;
@@ -52,6 +59,11 @@ public final class SGD extends Optimizer {
         } finally {
             for (NDArray c : compacts) if (c != null) c.close();
         }
+    }
+
+    @Override
+    public boolean stepsInParts() {
+        return true;
     }
 
     private boolean sameDevice() {

@@ -39,6 +39,40 @@ class OptimizerTest {
         assertArrayEquals(new float[] {0.75f - 0.4125f, -1.5f + 0.825f}, x.data().toArray(), 1e-6f);
     }
 
+    /** Data-parallel training splits an SGD step in two (parameters already averaged, then the rest): the same result. */
+    @Test
+    void anSgdStepInTwoPartsEqualsOneStep() {
+        float[][] start = {{1f, -2f, 0.5f}, {3f, 0.25f}};
+        float[][][] after = new float[2][][];
+        for (int split = 0; split < 2; split++) {
+            Tensor a = param(start[0]), b = param(start[1]);
+            SGD sgd = new SGD(List.of(a, b), 0.1f, 0.9f, 0.01f);
+            for (int k = 0; k < 3; k++) {
+                sgd.zeroGrad();
+                backwardQuadratic(a, new float[] {0, 1, 2});
+                backwardQuadratic(b, new float[] {-1, 4});
+                if (split == 0) {
+                    sgd.step();
+                } else {
+                    sgd.step(p -> p == b);
+                    sgd.step(p -> p == a);
+                }
+            }
+            after[split] = new float[][] {a.data().toArray(), b.data().toArray()};
+        }
+        assertArrayEquals(after[0][0], after[1][0], 0f);
+        assertArrayEquals(after[0][1], after[1][1], 0f);
+        assertTrue(new SGD(List.of(param(1f)), 0.1f).stepsInParts());
+    }
+
+    @Test
+    void adamCannotStepInParts() {
+        Adam adam = new Adam(List.of(param(1f)), 0.1f);
+        assertTrue(!adam.stepsInParts());
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> adam.step(p -> true));
+        assertTrue(e.getMessage().contains("Adam"), e.getMessage());
+    }
+
     @Test
     void adamFirstStepMovesEachCoordinateByTheLearningRate() {
         Tensor x = param(3f, -1f, 0.5f);
