@@ -51,7 +51,7 @@ for s in "${steps[@]}"; do
             variant "r$r-ctas8" 2 "NCCL_MAX_CTAS=8"
             variant "r$r-ctas4" 2 "NCCL_MAX_CTAS=4"
             variant "r$r-kib64-ctas8" 2 "NCCL_MAX_CTAS=8" --bucket-kib 64 ;;
-          split)        # the update of the already-averaged parameters beside the tail's all-reduce (default from 7c0d3f1)
+          split)        # the update of the already-averaged parameters beside the tail's all-reduce (the default from a715cc4)
             variant "r$r-rec" 2 "A=1"
             variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;
         esac

@@ -45,7 +45,10 @@ import org.mpi2nccl.tensor.NDArray;
  *   <li>each phase of a step is timed ({@link #times()}), including, on the MPI route with GPU arrays, the
  *       device-to-host copy, MPI's all-reduce and the copy back;</li>
  *   <li>on a GPU, with {@link DataParallelOptions#cudaGraphs}, a step is recorded once as CUDA graphs and replayed
- *       ({@link StepGraphs}): the host then queues a handful of launches per step instead of every kernel.</li>
+ *       ({@link StepGraphs}): the host then queues a handful of launches per step instead of every kernel. NCCL's
+ *       all-reduces are recorded too ({@link DataParallelOptions#graphCollectives}), and with SGD the parameters whose
+ *       gradients were averaged during backward are updated while the last bucket is still being all-reduced (that
+ *       update is then timed in the communication phase, the last bucket's in the optimizer phase).</li>
  * </ol>
  * With per-rank batch B/N on N ranks this computes the same updates as one rank with batch B (up to float
  * rounding): the average of N means over B/N examples is the mean over B. The exception is batch
