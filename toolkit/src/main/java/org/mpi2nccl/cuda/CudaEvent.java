@@ -3,6 +3,7 @@ package org.mpi2nccl.cuda;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
+import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 
@@ -34,6 +35,15 @@ public final class CudaEvent implements AutoCloseable {
         context.makeCurrent();
         CudaException.check(cuEventRecord(event, stream), "cuEventRecord");
         return this;
+    }
+
+    /** Whether the GPU has passed this event's latest record (without waiting). */
+    public boolean isDone() {
+        context.makeCurrent();
+        int r = cuEventQuery(event);
+        if (r == jcuda.driver.CUresult.CUDA_ERROR_NOT_READY) return false;
+        CudaException.check(r, "cuEventQuery");
+        return true;
     }
 
     /** Waits until the GPU has passed this event. */

@@ -1,6 +1,9 @@
 package org.mpi2nccl.dist;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
+import org.mpi2nccl.comm.Deadline;
 import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.cuda.CudaEvent;
 
@@ -9,19 +12,31 @@ import org.mpi2nccl.cuda.CudaEvent;
  * boundaries, whatever the host was doing. Each step uses one set of events; up to {@link #DEPTH} steps may
  * be in flight before the oldest is read (which waits for the GPU to pass it), so the host can run ahead as
  * it does without timing.
+ *
+ * <p>Reading a step is where a training rank waits for its GPU, so the wait is bounded: a step whose collective waits
+ * for a rank that stopped or skipped it (inside a replayed CUDA graph nothing else would notice) fails the rank after
+ * the communicator's timeout, naming it, and the launcher takes the job down.
  */
 final class CudaPhaseClock implements PhaseClock {
     static final int DEPTH = org.mpi2nccl.cuda.StepsAhead.STEPS;
     private static final int MARKS = Phase.values().length + 1;
 
+    /** How long a wait for the GPU yields the core between polls before it sleeps (CUDA's own wait spins or yields). */
+    private static final long YIELD_NANOS = 100_000_000L;
+
     private final CudaBackend backend;
+    private final Duration timeout;
+    private final String who;
     private final ArrayDeque<CudaEvent[]> free = new ArrayDeque<>();
     private final ArrayDeque<CudaEvent[]> inFlight = new ArrayDeque<>();
     private final long[] resolved = new long[Phase.values().length];
     private CudaEvent[] current;
 
-    CudaPhaseClock(CudaBackend backend) {
+    /** {@code who} names the rank in the error of a step the GPU did not finish within {@code timeout}. */
+    CudaPhaseClock(CudaBackend backend, Duration timeout, String who) {
         this.backend = backend;
+        this.timeout = timeout;
+        this.who = who;
     }
 
     @Override
@@ -52,10 +67,20 @@ final class CudaPhaseClock implements PhaseClock {
 
     private void resolveOldest() {
         CudaEvent[] set = inFlight.poll();
+        awaitStep(set[MARKS - 1]::isDone, timeout, who);
         for (int i = 0; i + 1 < MARKS; i++) {
             resolved[i] += Math.round(CudaEvent.elapsedMillis(set[i], set[i + 1]) * 1e6);
         }
         free.push(set);
+    }
+
+    /** Waits until {@code done}, at most {@code timeout}: then an error that says what the rank waited for and why. */
+    static void awaitStep(BooleanSupplier done, Duration timeout, String who) {
+        if (!Deadline.after(timeout).await(done, YIELD_NANOS)) {
+            throw new IllegalStateException(who + ": the GPU has not finished a training step queued " + timeout.toSeconds()
+                    + " s ago: a collective in it is waiting for a rank that stopped or skipped a step (NCCL_DEBUG=INFO shows"
+                    + " which call); this rank stops");
+        }
     }
 
     private CudaEvent[] newSet() {

@@ -125,7 +125,7 @@ public final class DataParallel implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }) : null;
-        this.clock = PhaseClock.forBackend(backend);
+        this.clock = PhaseClock.forBackend(backend, comm.timeout().plus(WAIT_MARGIN), "rank " + comm.rank());
         this.graphs = options.cudaGraphs() && backend instanceof CudaBackend gpu ? new StepGraphs(gpu, model) : null;
         // NCCL on its own stream: ordered with the model's stream by events, so that backward's remaining kernels
         // run beside the all-reduce (on one stream they would queue behind it) and the host never waits.

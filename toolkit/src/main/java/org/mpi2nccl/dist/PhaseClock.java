@@ -21,7 +21,9 @@ interface PhaseClock extends AutoCloseable {
     @Override
     void close();
 
-    static PhaseClock forBackend(Backend backend) {
-        return backend.device().isCpu() ? new HostPhaseClock() : new CudaPhaseClock((org.mpi2nccl.cuda.CudaBackend) backend);
+    /** {@code timeout}, {@code who}: how long a GPU clock waits for a step before it fails, naming {@code who} (a rank). */
+    static PhaseClock forBackend(Backend backend, java.time.Duration timeout, String who) {
+        return backend.device().isCpu() ? new HostPhaseClock()
+                : new CudaPhaseClock((org.mpi2nccl.cuda.CudaBackend) backend, timeout, who);
     }
 }
