@@ -2,8 +2,8 @@
 # Issue 7: where a 2-GPU step replayed from CUDA graphs loses time against one GPU, one knob at a time, in one
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
-#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail
-#           or split, below), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
+#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail,
+#           split or baseline, below), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
 # Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
@@ -17,7 +17,7 @@ steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(junit sweep)
 # variant NAME RANKS "ENV..." RUN-OPTIONS...
 variant() {
   local name=$1 ranks=$2 vars=$3; shift 3
-  env $vars timeout --kill-after=10 200 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks "$ranks" --epochs "$EPOCHS" \
+  env $vars timeout --kill-after=10 200 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes "${ROUTE:-nccl}" --ranks "$ranks" --epochs "$EPOCHS" \
       --batch-per-rank 128 --data fashion --data-dir "$FASHION_DIR" --out "$work/$name" "$@" > "$work/$name.txt" 2>&1
   note "== $name: exit $? $vars $*"
   grep -E 'graphs off|Exception|rank 0: [0-9]+ steps replayed' "$work/$name.txt" | head -3 | cut -c1-300 | sed 's/^/   /' | tee -a "$SUMMARY"
@@ -51,6 +51,13 @@ for s in "${steps[@]}"; do
             variant "r$r-ctas8" 2 "NCCL_MAX_CTAS=8"
             variant "r$r-ctas4" 2 "NCCL_MAX_CTAS=4"
             variant "r$r-kib64-ctas8" 2 "NCCL_MAX_CTAS=8" --bucket-kib 64 ;;
+          baseline)     # one GPU with no communicator at all (the MPI route's single rank, what dist-check's baseline is)
+                        # against one GPU with a 1-rank NCCL communicator, whose kernels ran 1.7% slower in earlier runs
+            ROUTE=mpi variant "r$r-1gpu-mpi" 1 "A=1"
+            variant "r$r-1gpu-nccl-cumem0" 1 "NCCL_CUMEM_ENABLE=0"
+            ROUTE=mpi variant "r$r-1gpu-mpi2" 1 "A=1"
+            variant "r$r-2gpu" 2 "A=1"
+            variant "r$r-2gpu-cumem0" 2 "NCCL_CUMEM_ENABLE=0" ;;
           split)        # the update of the already-averaged parameters beside the tail's all-reduce (the default from a715cc4)
             variant "r$r-rec" 2 "A=1"
             variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;
