@@ -3,7 +3,7 @@
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
 #   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail,
-#           split or baseline, below), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
+#           split, baseline or presence, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
 # Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
@@ -18,7 +18,7 @@ steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(junit sweep)
 variant() {
   local name=$1 ranks=$2 vars=$3; shift 3
   env $vars timeout --kill-after=10 200 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes "${ROUTE:-nccl}" --ranks "$ranks" --epochs "$EPOCHS" \
-      --batch-per-rank 128 --data fashion --data-dir "$FASHION_DIR" --out "$work/$name" "$@" > "$work/$name.txt" 2>&1
+      --batch-per-rank 128 ${DATA:---data fashion --data-dir $FASHION_DIR} --out "$work/$name" "$@" > "$work/$name.txt" 2>&1
   note "== $name: exit $? $vars $*"
   grep -E 'graphs off|Exception|rank 0: [0-9]+ steps replayed' "$work/$name.txt" | head -3 | cut -c1-300 | sed 's/^/   /' | tee -a "$SUMMARY"
 }
@@ -58,6 +58,13 @@ for s in "${steps[@]}"; do
             ROUTE=mpi variant "r$r-1gpu-mpi2" 1 "A=1"
             variant "r$r-2gpu" 2 "A=1"
             variant "r$r-2gpu-cumem0" 2 "NCCL_CUMEM_ENABLE=0" ;;
+          presence)     # what of a 1-rank NCCL communicator slows one GPU's training (run with DATA="--data synthetic-cifar")
+            ROUTE=mpi variant "r$r-1gpu-mpi" 1 "A=1"
+            variant "r$r-1gpu-nccl-ras0" 1 "NCCL_RAS_ENABLE=0"
+            variant "r$r-1gpu-nccl-ahead32" 1 "MPI2NCCL_STEPS_AHEAD=32"
+            ROUTE=mpi variant "r$r-1gpu-mpi-ahead32" 1 "MPI2NCCL_STEPS_AHEAD=32"
+            variant "r$r-1gpu-nccl-noaff" 1 "NCCL_IGNORE_CPU_AFFINITY=1"
+            ROUTE=mpi variant "r$r-1gpu-mpi2" 1 "A=1" ;;
           split)        # the update of the already-averaged parameters beside the tail's all-reduce (the default from a715cc4)
             variant "r$r-rec" 2 "A=1"
             variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;
