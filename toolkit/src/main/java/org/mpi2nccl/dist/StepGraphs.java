@@ -78,6 +78,7 @@ final class StepGraphs implements AutoCloseable {
     }
 
     private final CudaBackend gpu;
+    private final String where;             // the GPU, as messages name it
     private final Module model;
     private final String refusal;
     private Recorded current;
@@ -89,6 +90,7 @@ final class StepGraphs implements AutoCloseable {
 
     StepGraphs(CudaBackend gpu, Module model) {
         this.gpu = gpu;
+        this.where = gpu != null ? gpu.device().toString() : "the GPU";
         this.model = model;
         String why = null;
         for (Module m : model.modules()) if (m instanceof Dropout) why = "the model has dropout (a new mask every step)";
@@ -131,7 +133,7 @@ final class StepGraphs implements AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             failure = e.getMessage();
-            System.out.println("CUDA graphs off on " + gpu.device() + ": " + failure + " (training goes on without them)");
+            System.out.println("CUDA graphs off on " + where + ": " + failure + " (training goes on without them)");
             return null;
         }
     }
