@@ -2,6 +2,8 @@
 """Per-step phase times of speedup-experiment runs, read from their ranks.csv files (issue 7).
 
 Usage: step_phases.py RUN_DIR [RUN_DIR ...]   (each a `mpi2nccl run --out` folder, or a folder holding several)
+Within one run the report does the same (bench.StepCosts, "per step" in index.html and on the terminal); this
+script compares runs made separately (a probe's 2-GPU variants against its 1-GPU run).
 For every (route, ranks) of each run: the median epoch, and per step (epoch time over steps per epoch) the
 GPU time of each phase and the time between the phases, averaged over the epochs after the first and over
 the ranks; then the difference of each N-rank row from the 1-rank row of the same run (a run without one is

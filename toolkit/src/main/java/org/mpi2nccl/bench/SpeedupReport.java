@@ -81,6 +81,13 @@ public final class SpeedupReport {
                 + "acc_vs_1rank_points: last epoch's test accuracy minus the single rank's, in percentage points; "
                 + "phase columns: mean seconds per epoch (comm_s is the communication backward did not hide; d2h_s, "
                 + "collective_s, h2d_s are the collectives' own phases, overlapped with backward).</p>\n");
+        Table steps = r.perStep();
+        if (steps.rowCount() > 1) {
+            b.append("<h2>Per step</h2>\n").append(table(steps));
+            b.append("<p>microseconds per training step (a phase's seconds per epoch over the epoch's steps), mean of the epochs "
+                    + "after the first; extra_us and the d_ columns: what a step of the run takes beyond a step of the single rank, "
+                    + "which keeps the speedup under the number of ranks (each rank does one rank's work per step).</p>\n");
+        }
         for (String c : charts) b.append("<img src=\"").append(c).append(".png\" alt=\"").append(c).append("\">\n");
         b.append("<h2>Every epoch</h2>\n").append(table(r.epochs()));
         return b.append("</body></html>\n").toString();
@@ -137,6 +144,18 @@ public final class SpeedupReport {
                     row.getDouble("comm_s"), row.getDouble("optimizer_s"), row.getDouble("other_s")));
         }
         b.append("(phase columns: seconds per epoch; comm = communication not hidden behind backward)");
+        Table steps = r.perStep();
+        if (steps.rowCount() > 1 && !Double.isNaN(steps.doubleColumn("extra_us").getDouble(0))) {
+            b.append(String.format(Locale.ROOT, "%nper step, against one rank's (microseconds, epochs after the first):"));
+            for (Row row : steps) {
+                b.append(String.format(Locale.ROOT, "%n  %-7s x%-3d %9.1f", row.getString("route"), row.getInt("ranks"),
+                        row.getDouble("step_us")));
+                if (row.getString("route").equals(SpeedupResults.SINGLE)) continue;
+                b.append(String.format(Locale.ROOT, "  %+8.1f = forward %+.1f, backward %+.1f, comm %+.1f, optimizer %+.1f, other %+.1f",
+                        row.getDouble("extra_us"), row.getDouble("d_forward_us"), row.getDouble("d_backward_us"),
+                        row.getDouble("d_comm_us"), row.getDouble("d_optimizer_us"), row.getDouble("d_other_us")));
+            }
+        }
         return b.toString();
     }
 }

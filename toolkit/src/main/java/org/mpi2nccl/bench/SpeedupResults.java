@@ -256,6 +256,11 @@ public final class SpeedupResults {
         return s.length == 0 ? Double.NaN : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
+    /** What a step costs per phase, and what each run's step adds to one rank's ({@link StepCosts}). */
+    public Table perStep() {
+        return StepCosts.of(this);
+    }
+
     /** Speedup of {@code route} on {@code ranks} ranks over the single rank (NaN if either did not run). */
     public double speedup(String route, int ranks) {
         Table s = summary();
