@@ -27,16 +27,21 @@ final class CudaPhaseClock implements PhaseClock {
     private final CudaBackend backend;
     private final Duration timeout;
     private final String who;
+    private final java.util.function.Consumer<String> onStuck;
     private final ArrayDeque<CudaEvent[]> free = new ArrayDeque<>();
     private final ArrayDeque<CudaEvent[]> inFlight = new ArrayDeque<>();
     private final long[] resolved = new long[Phase.values().length];
     private CudaEvent[] current;
 
-    /** {@code who} names the rank in the error of a step the GPU did not finish within {@code timeout}. */
-    CudaPhaseClock(CudaBackend backend, Duration timeout, String who) {
+    /**
+     * {@code who} names the rank in the error of a step the GPU did not finish within {@code timeout}; {@code onStuck}
+     * is told the error first (the GPU is then stuck: whoever cleans up must not wait for it).
+     */
+    CudaPhaseClock(CudaBackend backend, Duration timeout, String who, java.util.function.Consumer<String> onStuck) {
         this.backend = backend;
         this.timeout = timeout;
         this.who = who;
+        this.onStuck = onStuck;
     }
 
     @Override
@@ -67,7 +72,12 @@ final class CudaPhaseClock implements PhaseClock {
 
     private void resolveOldest() {
         CudaEvent[] set = inFlight.poll();
-        awaitStep(set[MARKS - 1]::isDone, timeout, who);
+        try {
+            awaitStep(set[MARKS - 1]::isDone, timeout, who);
+        } catch (IllegalStateException e) {
+            onStuck.accept(e.getMessage());
+            throw e;
+        }
         for (int i = 0; i + 1 < MARKS; i++) {
             resolved[i] += Math.round(CudaEvent.elapsedMillis(set[i], set[i + 1]) * 1e6);
         }

@@ -86,6 +86,7 @@ public final class DataParallel implements AutoCloseable {
     private final boolean alone;
     private int nextLaunch;
     private boolean reducing;
+    private volatile boolean stuck;         // a step never finished on the GPU: close() must not wait for it
 
     private final long[] phaseNanos = new long[Phase.values().length];
     private final AtomicLong d2hNanos = new AtomicLong();
@@ -125,7 +126,11 @@ public final class DataParallel implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }) : null;
-        this.clock = PhaseClock.forBackend(backend, comm.timeout().plus(WAIT_MARGIN), "rank " + comm.rank());
+        this.clock = PhaseClock.forBackend(backend, comm.timeout().plus(WAIT_MARGIN), "rank " + comm.rank(), why -> {
+            // Said at once: cleaning up after a stuck GPU may itself hang, and the launcher's log must name the rank.
+            stuck = true;
+            System.err.println(why);
+        });
         this.graphs = options.cudaGraphs() && backend instanceof CudaBackend gpu ? new StepGraphs(gpu, model) : null;
         // NCCL on its own stream: ordered with the model's stream by events, so that backward's remaining kernels
         // run beside the all-reduce (on one stream they would queue behind it) and the host never waits.
@@ -470,7 +475,8 @@ public final class DataParallel implements AutoCloseable {
     /** Frees the buckets, the timing events and the all-reduce thread (not the model or the communicator). */
     @Override
     public void close() {
-        if (graphs != null) graphs.close();
+        // Closing the graphs waits for their last replay, which a stuck step never ends: left to the process's exit.
+        if (graphs != null && !stuck) graphs.close();
         if (commThread != null) commThread.shutdownNow();
         if (toComm != null) toComm.close();
         if (fromComm != null) fromComm.close();

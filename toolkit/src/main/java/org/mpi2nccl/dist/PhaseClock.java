@@ -21,9 +21,12 @@ interface PhaseClock extends AutoCloseable {
     @Override
     void close();
 
-    /** {@code timeout}, {@code who}: how long a GPU clock waits for a step before it fails, naming {@code who} (a rank). */
-    static PhaseClock forBackend(Backend backend, java.time.Duration timeout, String who) {
+    /**
+     * {@code timeout}, {@code who}: how long a GPU clock waits for a step before it fails, naming {@code who} (a rank);
+     * {@code onStuck} is told the error before it is thrown.
+     */
+    static PhaseClock forBackend(Backend backend, java.time.Duration timeout, String who, java.util.function.Consumer<String> onStuck) {
         return backend.device().isCpu() ? new HostPhaseClock()
-                : new CudaPhaseClock((org.mpi2nccl.cuda.CudaBackend) backend, timeout, who);
+                : new CudaPhaseClock((org.mpi2nccl.cuda.CudaBackend) backend, timeout, who, onStuck);
     }
 }
