@@ -239,6 +239,9 @@ public final class DataParallel implements AutoCloseable {
      */
     private StepGraphs.Recorded record(StepGraphs.Key key, Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
         CudaBackend gpu = graphs.gpu();
+        // Whether this recording will hold NCCL's calls: then any failure of it, even before the first call, must stop
+        // the rank (a rank going on eagerly while the others replay recorded all-reduces would hang them).
+        boolean withCollectives = options.graphCollectives() && fromComm != null;
         ArrayScope arrays = ArrayScope.open();
         GraphRecording rec = null;
         try {
@@ -251,7 +254,7 @@ public final class DataParallel implements AutoCloseable {
             recording = rec;
             // NCCL's calls recorded too: backward becomes one graph holding the all-reduces of the buckets it completes
             // (on the NCCL stream, joined to the recording by the hand-off events), the last bucket a graph of its own.
-            recordingCollectives = options.graphCollectives() && fromComm != null;
+            recordingCollectives = withCollectives;
             pieces = new ArrayList<>();
             bucketsAfter = new ArrayList<>();
             startReduction();
@@ -289,8 +292,8 @@ public final class DataParallel implements AutoCloseable {
             reducing = false;
             RuntimeException why = rec != null ? rec.abort(e) : e;
             arrays.close();
-            if (recordingCollectives) {
-                recordingCollectives = false;
+            recordingCollectives = false;
+            if (withCollectives) {
                 // Whether an NCCL call is recorded must be the same on every rank: one that goes on eagerly while the
                 // others replay would hang them. So this rank stops, and the launcher takes the job down with it.
                 throw new StepGraphs.RecordingFailed("rank " + comm.rank() + ": recording a training step with its all-reduces as CUDA"
@@ -409,6 +412,7 @@ public final class DataParallel implements AutoCloseable {
     private void reduce(GradientBucket b) {
         long t0 = System.nanoTime();
         comm.allReduce(b.buffer(), Reduction.AVG);
+        if (recordingCollectives) return;       // recorded, not run: counted at every replay
         long t1 = System.nanoTime();
         StagingTimes st = Staging.of(comm);
         if (st != null && b.buffer().onDevice()) {
@@ -418,7 +422,6 @@ public final class DataParallel implements AutoCloseable {
         } else {
             collectiveNanos.addAndGet(t1 - t0);
         }
-        if (recordingCollectives) return;       // recorded, not run: counted at every replay
         collectives.incrementAndGet();
         bytesReduced.addAndGet(b.bytes());
     }

@@ -53,9 +53,9 @@ final class GradientBuckets implements AutoCloseable {
 
     /** Whether a tensor is a parameter of bucket {@code first} or a later one. */
     Predicate<Tensor> paramsFrom(int first) {
-        Map<Tensor, Boolean> in = new IdentityHashMap<>();
-        for (GradientBucket b : buckets.subList(first, buckets.size())) for (Tensor p : b.params) in.put(p, true);
-        return in::containsKey;
+        java.util.Set<Tensor> in = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (GradientBucket b : buckets.subList(first, buckets.size())) in.addAll(b.params);
+        return in::contains;
     }
 
     int size() {

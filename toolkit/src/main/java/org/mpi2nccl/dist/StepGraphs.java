@@ -31,9 +31,10 @@ import org.mpi2nccl.tensor.NDArray;
  * batch of an epoch; every step of a learning-rate warm-up). A step is recorded after {@link #STEADY_STEPS}
  * eager steps with the same shape and rate. Models with dropout (a new mask each step) and optimizers other
  * than SGD (Adam's bias correction changes each step) always run eagerly. If recording fails, the reason is
- * printed once and the rank goes on eagerly: the result is the same, only slower. Not so when the all-reduces
- * were being recorded: a rank going on eagerly while the others replay recorded NCCL calls would hang them, so
- * the failure stops the rank ({@link RecordingFailed}) and the launcher takes the job down with it.
+ * printed once and the rank goes on eagerly: the result is the same, only slower. Not so when the recording was
+ * to hold the all-reduces (whatever part of it failed): a rank going on eagerly while the others replay recorded
+ * NCCL calls would hang them, so the failure stops the rank ({@link RecordingFailed}) and the launcher takes the
+ * job down with it.
  */
 final class StepGraphs implements AutoCloseable {
     /** Eager steps with the same batch shape, optimizer and learning rate before a step is recorded. */
