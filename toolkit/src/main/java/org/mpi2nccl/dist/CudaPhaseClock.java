@@ -3,6 +3,7 @@ package org.mpi2nccl.dist;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.mpi2nccl.comm.Deadline;
 import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.cuda.CudaEvent;
@@ -27,7 +28,7 @@ final class CudaPhaseClock implements PhaseClock {
     private final CudaBackend backend;
     private final Duration timeout;
     private final String who;
-    private final java.util.function.Consumer<String> onStuck;
+    private final Consumer<String> onStuck;
     private final ArrayDeque<CudaEvent[]> free = new ArrayDeque<>();
     private final ArrayDeque<CudaEvent[]> inFlight = new ArrayDeque<>();
     private final long[] resolved = new long[Phase.values().length];
@@ -37,7 +38,7 @@ final class CudaPhaseClock implements PhaseClock {
      * {@code who} names the rank in the error of a step the GPU did not finish within {@code timeout}; {@code onStuck}
      * is told the error first (the GPU is then stuck: whoever cleans up must not wait for it).
      */
-    CudaPhaseClock(CudaBackend backend, Duration timeout, String who, java.util.function.Consumer<String> onStuck) {
+    CudaPhaseClock(CudaBackend backend, Duration timeout, String who, Consumer<String> onStuck) {
         this.backend = backend;
         this.timeout = timeout;
         this.who = who;

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.tensor.Backend;
@@ -53,7 +54,7 @@ final class GradientBuckets implements AutoCloseable {
 
     /** Whether a tensor is a parameter of bucket {@code first} or a later one. */
     Predicate<Tensor> paramsFrom(int first) {
-        java.util.Set<Tensor> in = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Tensor> in = Collections.newSetFromMap(new IdentityHashMap<>());
         for (GradientBucket b : buckets.subList(first, buckets.size())) in.addAll(b.params);
         return in::contains;
     }
