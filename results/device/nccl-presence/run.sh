@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Runs NcclPresence (compiled into build/nccl-presence) with the bundle's Java and libraries; about 20 s on one GPU.
-# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/nccl-presence/run.sh
+# Runs the NCCL-presence probes (compiled into build/nccl-presence) with the bundle's Java and libraries; about 90 s on
+# one GPU. Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/nccl-presence/run.sh
 set -uo pipefail
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source "$BUNDLE/bin/env.sh"
-timeout 120 java --enable-native-access=ALL-UNNAMED -cp "build/nccl-presence:$BUNDLE/lib/*" NcclPresence 2>&1 | tee "$OUT/nccl-presence.txt"
+java_run() { timeout 300 java --enable-native-access=ALL-UNNAMED -cp "build/nccl-presence:$BUNDLE/lib/*" "$@" 2>&1 | grep -v WARN; }
+# cuBLAS GEMMs before and after ncclCommInitAll, and the CUDA limits
+java_run NcclPresence | tee "$OUT/nccl-presence.txt"
+# the lesson CNN trained before, during and after a 1-rank NCCL communicator, then in fresh processes by init order
+{ java_run PresenceTraining; for m in plain nccl-first plain nccl-first; do java_run PresenceTraining $m; done; } \
+  | tee "$OUT/presence-training.txt"
