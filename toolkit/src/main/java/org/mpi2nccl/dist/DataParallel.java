@@ -331,7 +331,6 @@ public final class DataParallel implements AutoCloseable {
                 for (int k = 0; k < g.bucketsAfter()[i]; k++) launch(buckets.buckets.get(nextLaunch++));
             }
             clock.phaseEnd(Phase.BACKWARD);
-            launchTail();
             finishReduction();
         }
         clock.phaseEnd(Phase.COMMUNICATION);
@@ -426,7 +425,11 @@ public final class DataParallel implements AutoCloseable {
         bytesReduced.addAndGet(b.bytes());
     }
 
-    /** After backward, the buckets it did not launch: through NCCL as one group (one launch), else one by one. */
+    /**
+     * After backward, the buckets it did not launch: through NCCL as one group (one launch), else one by one. Every
+     * step path ends its reduction here (eager, replayed, recorded with the all-reduces), so all of them issue the same
+     * NCCL calls; the MPI routes reduce one bucket at a time as before.
+     */
     private void launchTail() {
         if (alone) return;
         if (comm instanceof NcclCommunicator && buckets.size() - nextLaunch > 1) NcclCommunicator.group(this::launchRemaining);
@@ -444,8 +447,9 @@ public final class DataParallel implements AutoCloseable {
             return;
         }
         try {
-            // Buckets backward did not complete (a parameter unused in this step): reduce them now, zeros included.
-            launchRemaining();
+            // Buckets backward did not launch (overlap off, the tail of a replay between graphs, a parameter unused in
+            // this step): reduce them now, zeros included.
+            launchTail();
             Duration wait = comm.timeout().plus(WAIT_MARGIN);
             for (int i = 0; i < inFlight.size(); i++) await(inFlight.get(i), i, wait);
             if (fromComm != null) fromComm.handOff();

@@ -74,10 +74,12 @@ class DataParallelGpuTest {
         assertTrue(between == 0, "both GPUs hold the same parameters, got a difference of " + between);
     }
 
+    /** Eager steps; the last with overlap off and small buckets: every bucket left after backward, launched as one NCCL group. */
     @Test
     void ncclOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
         check("nccl", "cnn");
         check("nccl", "mlp");
+        check("nccl", "cnn", "overlap=false", "bucket-bytes=2048");
     }
 
     /**
