@@ -7,6 +7,13 @@ the first epoch, as the toolkit does), the same
 warm-up steps run and undone, the same loader design (index the in-memory set per batch, copy the batch to
 the GPU). One process per GPU (torch.multiprocessing), NCCL over localhost TCP.
 
+--loader pinned (route "ddp-pinned") feeds the batches the way PyTorch's tutorials recommend instead: a DataLoader
+with worker processes gathering whole batches, pinned memory and non-blocking copies, so that the host prepares the
+next batches while the GPU trains (the toolkit's loader gathers on a background thread into pinned memory too).
+
+--rounds N runs every rank count N times in turn (1 GPU, 2 GPUs, then again), as `mpi2nccl run --rounds N` does:
+a machine that drifts between runs then weighs on both alike. Each row says its round.
+
 Writes rows in the toolkit's per-epoch CSV columns (route "ddp"), so that
 `mpi2nccl run --from-csv ours/epochs.csv,ddp.csv` draws both on one chart.
 
@@ -32,7 +39,7 @@ import torch.nn.functional as F
 for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")):
     os.environ.setdefault(k, v)
 
-COLUMNS = ["route", "ranks", "device", "epoch", "epoch_s", "samples_per_s", "samples", "steps", "train_loss", "train_acc",
+COLUMNS = ["route", "ranks", "device", "epoch", "round", "epoch_s", "samples_per_s", "samples", "steps", "train_loss", "train_acc",
            "test_loss", "test_acc", "eval_s", "batch_per_rank", "global_batch", "lr"]
 
 
@@ -96,6 +103,32 @@ def shard(n, rank, ranks, seed, epoch, shuffle=True, pad=True):
     return order[rank::ranks]
 
 
+class EpochBatches:
+    """This rank's shard of an epoch in batches of indices, for a DataLoader's sampler (a new order each epoch,
+    as DistributedSampler.set_epoch gives; the workers stay alive between epochs)."""
+
+    def __init__(self, n, rank, ranks, seed, size):
+        self.n, self.rank, self.ranks, self.seed, self.size, self.epoch = n, rank, ranks, seed, size, 0
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+
+    def __iter__(self):
+        idx = shard(self.n, self.rank, self.ranks, self.seed, self.epoch).tolist()
+        return iter([idx[i:i + self.size] for i in range(0, len(idx), self.size)])
+
+    def __len__(self):
+        return math.ceil(math.ceil(self.n / self.ranks) / self.size)
+
+
+def pinned_loader(x, y, sampler, workers):
+    """PyTorch's recommended input pipeline: worker processes gather whole batches (one fancy index each), the
+    loader pins them and keeps two per worker ready."""
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), sampler=sampler, batch_size=None,
+                                       num_workers=workers, pin_memory=True, persistent_workers=workers > 0,
+                                       prefetch_factor=2 if workers > 0 else None)
+
+
 def worker(rank, ranks, args, port, queue):
     # A few CPU threads per process, the same for 1 and 2 GPUs: torch's default (one per core in every process)
     # oversubscribes the host when two processes gather batches at once.
@@ -117,11 +150,24 @@ def worker(rank, ranks, args, port, queue):
             j = idx[i:i + size]
             yield x[j].to(dev), y[j].to(dev)
 
+    pinned = None
+    if args.loader == "pinned":
+        sampler = EpochBatches(len(xtr), rank, ranks, args.seed, b)
+        pinned = (sampler, pinned_loader(xtr, ytr, sampler, args.workers))
+
+    def training_batches(epoch):
+        if pinned is None:
+            yield from batches(xtr, ytr, shard(len(xtr), rank, ranks, args.seed, epoch), b)
+            return
+        pinned[0].set_epoch(epoch)
+        for x, y in pinned[1]:
+            yield x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)
+
     # warm-up, then undone (as the toolkit does)
     scratch = torch.optim.SGD(model.parameters(), lr=1e-6, momentum=0.9)
-    for k, (x, y) in enumerate(batches(xtr, ytr, shard(len(xtr), rank, ranks, args.seed, 10**6), b)):
+    for k, (x, y) in enumerate(training_batches(10**6)):
         if k >= args.warmup_steps:
-            break
+            break           # (a persistent-worker loader drops what it had prefetched when the next epoch starts)
         scratch.zero_grad(set_to_none=True)
         F.cross_entropy(model(x), y).backward()
         scratch.step()
@@ -145,7 +191,7 @@ def worker(rank, ranks, args, port, queue):
         correct = torch.zeros((), device=dev)
         seen = 0
         steps = 0
-        for x, y in batches(xtr, ytr, shard(len(xtr), rank, ranks, args.seed, epoch), b):
+        for x, y in training_batches(epoch):
             opt.zero_grad(set_to_none=True)
             out = model(x)
             loss = F.cross_entropy(out, y)
@@ -175,11 +221,11 @@ def worker(rank, ranks, args, port, queue):
         eval_s = time.perf_counter() - t1
         s, t = sums.tolist(), te.tolist()
         if rank == 0:
-            queue.put({"route": "ddp", "ranks": ranks, "device": name, "epoch": epoch, "epoch_s": epoch_s,
+            queue.put({"route": args.route, "ranks": ranks, "device": name, "epoch": epoch, "round": args.round, "epoch_s": epoch_s,
                        "samples_per_s": s[2] / epoch_s, "samples": int(s[2]), "steps": steps, "train_loss": s[0] / s[2],
                        "train_acc": s[1] / s[2], "test_loss": t[0] / t[2], "test_acc": t[1] / t[2], "eval_s": eval_s,
                        "batch_per_rank": b, "global_batch": b * ranks, "lr": lr_at(step)})
-            print(f"ddp x{ranks} epoch {epoch}: {epoch_s:.2f} s, {s[2] / epoch_s:.0f} samples/s, "
+            print(f"{args.route} x{ranks} round {args.round} epoch {epoch}: {epoch_s:.2f} s, {s[2] / epoch_s:.0f} samples/s, "
                   f"test acc {100 * t[1] / t[2]:.2f}%", flush=True)
     dist.destroy_process_group()
 
@@ -205,32 +251,42 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--warmup-steps", type=int, default=10)
     p.add_argument("--threads", type=int, default=2, help="CPU threads per process (torch.set_num_threads)")
+    p.add_argument("--loader", default="index", choices=["index", "pinned"],
+                   help="index: gather each batch in the training loop, blocking copy (route ddp); pinned: a DataLoader "
+                        "with workers, pinned memory, non-blocking copies (route ddp-pinned)")
+    p.add_argument("--workers", type=int, default=2, help="--loader pinned: DataLoader worker processes per GPU")
+    p.add_argument("--rounds", type=int, default=1, help="run every rank count this many times, in turn")
     p.add_argument("--out", default="ddp.csv")
     args = p.parse_args()
     args.c1, args.c2 = (int(c) for c in args.channels.split(","))
+    if args.rounds < 1:
+        p.error(f"--rounds must be at least 1, got {args.rounds}")
+    args.route = "ddp" if args.loader == "index" else "ddp-pinned"
     gpus = torch.cuda.device_count()
     rows = []
     ctx = mp.get_context("spawn")
-    for ranks in (int(r) for r in args.ranks.split(",")):
-        if ranks > gpus:
-            print(f"ddp x{ranks}: skipped, only {gpus} GPU(s)", file=sys.stderr)
-            continue
-        queue = ctx.Queue()
-        procs = mp.start_processes(worker, args=(ranks, args, free_port(), queue), nprocs=ranks, join=False,
-                                   start_method="spawn")
-        expected = args.epochs
-        while len([r for r in rows if r["ranks"] == ranks]) < expected:
-            try:
-                rows.append(queue.get(timeout=5))
-            except Exception:  # queue.Empty: check that the workers are still alive
-                if all(not p.is_alive() for p in procs.processes):
-                    break
-        while not procs.join():
-            pass
+    for rnd in range(1, args.rounds + 1):
+        args.round = rnd
+        for ranks in (int(r) for r in args.ranks.split(",")):
+            if ranks > gpus:
+                print(f"{args.route} x{ranks}: skipped, only {gpus} GPU(s)", file=sys.stderr)
+                continue
+            queue = ctx.Queue()
+            procs = mp.start_processes(worker, args=(ranks, args, free_port(), queue), nprocs=ranks, join=False,
+                                       start_method="spawn")
+            mine = lambda: [r for r in rows if r["ranks"] == ranks and r["round"] == rnd]
+            while len(mine()) < args.epochs:
+                try:
+                    rows.append(queue.get(timeout=5))
+                except Exception:  # queue.Empty: check that the workers are still alive
+                    if all(not p.is_alive() for p in procs.processes):
+                        break
+            while not procs.join():
+                pass
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
-        for r in sorted(rows, key=lambda r: (r["ranks"], r["epoch"])):
+        for r in sorted(rows, key=lambda r: (r["round"], r["ranks"], r["epoch"])):
             w.writerow(r)
     print(f"wrote {len(rows)} rows to {args.out}")
 

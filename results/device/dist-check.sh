@@ -13,6 +13,10 @@
 #   5. debug    lesson 06's recorded logs: a 2-GPU NCCL job with NCCL_DEBUG=INFO, and the same with a network
 #               interface that does not exist (NCCL_SOCKET_IFNAME=nosuchnic0) to capture the error it causes
 #   (after fashion and cifar: issue 7's targets read off the reports, dist_targets.py -> $OUT/targets.txt)
+# ROUNDS (default 3): fashion and cifar run every (route, ranks) ROUNDS times in turn, ours and DDP's alike, and the
+# reports pool the rounds (a machine drifting between runs weighs on 1 and 2 GPUs alike). DDP_LOADERS (default
+# "index pinned"): DDP with its loader built as ours is (route ddp) and with PyTorch's recommended DataLoader
+# (workers, pinned memory, non-blocking copies: route ddp-pinned), each a row of the same report.
 # Usage, from the repository root (bundle unpacked at $BUNDLE):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/dist-check.sh [junit] [fashion] [cifar] [knobs] [debug]
 # Fashion-MNIST is not on the GPU machine: carry a copy in the git-ignored data/ folder
@@ -26,6 +30,8 @@ OUT=${OUT:-/tmp/dist-check}
 FASHION_DIR=${FASHION_DIR:-$PWD/data/fashion-mnist}
 EPOCHS=${EPOCHS:-5}
 CIFAR_EPOCHS=${CIFAR_EPOCHS:-3}
+ROUNDS=${ROUNDS:-3}
+DDP_LOADERS=${DDP_LOADERS:-index pinned}
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
 [ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
@@ -66,13 +72,17 @@ PY=$(python_with_torch) || PY=""
 experiment() {
   local name=$1 ddp_data=$2; shift 2
   run "$name" 900 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl,mpi --ranks 1,2 --batch-per-rank 128 \
-      --out "$OUT/$name" "$@"
-  sed -n '/^Summary/,/^(phase/p' "$OUT/$name.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
-  local csvs="$OUT/$name/epochs.csv"
+      --rounds "$ROUNDS" --out "$OUT/$name" "$@"
+  sed -n '/^Summary/,/^(phase/p;/rounds, every run/,/^[^ ]/p' "$OUT/$name.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
+  local csvs="$OUT/$name/epochs.csv" loader tag
   if [ -n "$PY" ]; then
-    run "$name-ddp" 900 "$PY" "$here/ddp_peer.py" --ranks 1,2 --batch-per-rank 128 --out "$OUT/$name/ddp.csv" $ddp_data
-    grep '^ddp' "$OUT/$name-ddp.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
-    [ -s "$OUT/$name/ddp.csv" ] && csvs="$csvs,$OUT/$name/ddp.csv"
+    for loader in $DDP_LOADERS; do
+      tag=ddp; [ "$loader" = index ] || tag=ddp-$loader
+      run "$name-$tag" 900 "$PY" "$here/ddp_peer.py" --ranks 1,2 --batch-per-rank 128 --rounds "$ROUNDS" --loader "$loader" \
+          --out "$OUT/$name/$tag.csv" $ddp_data
+      grep '^ddp' "$OUT/$name-$tag.txt" | grep -E 'epoch [0-9]+:' | sed 's/^/   /' | tail -n 4 | tee -a "$SUMMARY"
+      [ -s "$OUT/$name/$tag.csv" ] && csvs="$csvs,$OUT/$name/$tag.csv"
+    done
   fi
   if [ -s "$OUT/$name/epochs.csv" ]; then
     run "$name-vs-ddp" 120 "$BUNDLE/bin/mpi2nccl" run --from-csv "$csvs" --out "$OUT/$name-vs-ddp"

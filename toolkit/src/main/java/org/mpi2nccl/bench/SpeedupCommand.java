@@ -91,6 +91,10 @@ public final class SpeedupCommand implements Callable<Integer> {
             "(the host calls them between the pieces of backward) instead of recording them too"})
     boolean noGraphCollectives;
 
+    @Option(names = "--rounds", description = {"run every (route, ranks) pair this many times, in turn (1, 2, ..., then",
+            "again): the summary pools the rounds and gives each round's speedup range (default 1)"})
+    Integer rounds;
+
     @Option(names = "--from-csv", split = ",", description = {"no training: the report of recorded per-epoch CSV files",
             "(epochs.csv of earlier runs, a peer's CSV such as PyTorch DDP's), merged"})
     List<Path> fromCsv;
@@ -146,6 +150,7 @@ public final class SpeedupCommand implements Callable<Integer> {
                 c.globalBatch = globalBatch;
             }
             exp = new SpeedupExperiment(c, rs, ns);
+            if (rounds != null) exp.rounds(rounds);
         } catch (IllegalArgumentException e) {
             System.err.println("run: " + e.getMessage());
             return 2;
@@ -209,6 +214,7 @@ public final class SpeedupCommand implements Callable<Integer> {
         if (bucketKib != null) a.add("--bucket-kib " + bucketKib);
         if (cudaGraphs != null) a.add(cudaGraphs ? "--cuda-graphs" : "--no-cuda-graphs");
         if (noGraphCollectives) a.add("--no-graph-collectives");
+        if (rounds != null) a.add("--rounds " + rounds);
         return a;
     }
 }

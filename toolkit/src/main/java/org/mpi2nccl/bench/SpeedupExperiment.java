@@ -35,6 +35,7 @@ public final class SpeedupExperiment {
     private ProgressReporter progress = ProgressReporter.silent();
     private Consumer<String> log = System.out::println;
     private Duration runTimeout = Duration.ofMinutes(20);
+    private int rounds = 1;
 
     public SpeedupExperiment(SpeedupConfig config, List<Route> routes, List<Integer> rankCounts) {
         config.validate();
@@ -112,13 +113,25 @@ public final class SpeedupExperiment {
         return this;
     }
 
+    /**
+     * Runs every (route, ranks) pair {@code n} times, in turn: 1 rank, 2, ..., then again (see {@link SpeedupResults}:
+     * the summary pools the rounds and gives each one's speedup range).
+     */
+    public SpeedupExperiment rounds(int n) {
+        if (n < 1) throw new IllegalArgumentException("--rounds must be at least 1, got " + n);
+        this.rounds = n;
+        return this;
+    }
+
+    public int rounds() { return rounds; }
+
     /** Longest a single (route, ranks) run may take. */
     public SpeedupExperiment runTimeout(Duration d) {
         this.runTimeout = d;
         return this;
     }
 
-    /** Runs every (route, ranks) pair in turn; a failed run is reported and the others still run. */
+    /** Runs every (route, ranks) pair in turn, each round; a failed run is reported and the others still run. */
     public SpeedupResults run() {
         boolean gpu = config.device.equals("cuda");
         log.accept("Speedup experiment: " + config.describe());
@@ -129,22 +142,27 @@ public final class SpeedupExperiment {
         // The single rank communicates with nobody: run it on the MPI route where there is one, so that it needs
         // no NCCL set-up (and a broken NCCL cannot take the baseline down with it).
         Route baseline = routes.contains(Route.MPI) ? Route.MPI : routes.get(0);
-        for (int n : rankCounts) {
-            List<Route> these = n == 1 ? List.of(baseline) : routes;
-            for (Route route : these) {
-                String label = n == 1 ? "1 rank" : route.label() + " x" + n;
-                log.accept("== " + label + (n == 1 ? " (no communication: the baseline of every route)" : " (" + route.description() + ")"));
-                try {
-                    JobResult r = launch(route, n, label, gpu);
-                    String name = n == 1 ? SpeedupResults.SINGLE : route.label();
-                    for (Map<String, Object> row : r.reports()) {
-                        if (((Number) row.get("rank")).intValue() == 0) results.add(name, row);
-                        results.addRank(name, row);
+        for (int round = 1; round <= rounds; round++) {
+            String of = rounds > 1 ? " round " + round + "/" + rounds : "";
+            for (int n : rankCounts) {
+                List<Route> these = n == 1 ? List.of(baseline) : routes;
+                for (Route route : these) {
+                    String label = (n == 1 ? "1 rank" : route.label() + " x" + n) + of;
+                    log.accept("== " + label + (n == 1 ? " (no communication: the baseline of every route)" : " (" + route.description() + ")"));
+                    try {
+                        JobResult r = launch(route, n, label, gpu);
+                        String name = n == 1 ? SpeedupResults.SINGLE : route.label();
+                        for (Map<String, Object> report : r.reports()) {
+                            Map<String, Object> row = new java.util.LinkedHashMap<>(report);
+                            row.put("round", round);
+                            if (((Number) row.get("rank")).intValue() == 0) results.add(name, row);
+                            results.addRank(name, row);
+                        }
+                        if (r.reports().isEmpty()) results.failed(label, "the ranks ended without reporting an epoch");
+                    } catch (MpjJobException | MpjLaunchException | IllegalArgumentException | IllegalStateException e) {
+                        log.accept(label + " failed: " + e.getMessage());
+                        results.failed(label, e.getMessage());
                     }
-                    if (r.reports().isEmpty()) results.failed(label, "the ranks ended without reporting an epoch");
-                } catch (MpjJobException | MpjLaunchException | IllegalArgumentException | IllegalStateException e) {
-                    log.accept(label + " failed: " + e.getMessage());
-                    results.failed(label, e.getMessage());
                 }
             }
         }

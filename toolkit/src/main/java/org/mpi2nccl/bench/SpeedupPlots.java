@@ -128,13 +128,13 @@ public final class SpeedupPlots {
         return c;
     }
 
-    /** Test accuracy after each epoch, one line per run. */
+    /** Test accuracy after each epoch, one line per run (its first round: later rounds train the same again). */
     public static XYChart accuracy(SpeedupResults r) {
         XYChart c = new XYChartBuilder().width(W).height(H).title("Test accuracy per epoch")
                 .xAxisTitle("epoch").yAxisTitle("test accuracy (%)").build();
         style(c);
         for (String[] key : r.runs()) {
-            Table t = r.run(key[0], Integer.parseInt(key[1]));
+            Table t = SpeedupResults.firstRound(r.run(key[0], Integer.parseInt(key[1])));
             List<Double> x = new ArrayList<>(), y = new ArrayList<>();
             for (Row row : t) {
                 x.add((double) row.getInt("epoch"));

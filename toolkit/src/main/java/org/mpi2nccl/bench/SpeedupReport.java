@@ -77,7 +77,9 @@ public final class SpeedupReport {
             b.append("</ul>\n");
         }
         b.append("<h2>Summary</h2>\n").append(table(r.summary()));
-        b.append("<p>speedup: examples per second of the median epoch over the single rank's; efficiency = speedup / ranks; "
+        b.append("<p>speedup: examples per second of the median epoch over the single rank's"
+                + (r.rounds() > 1 ? " (all " + r.rounds() + " rounds pooled; speedup_lo and speedup_hi: the lowest and highest of a "
+                        + "single round, against the single rank's same round)" : "") + "; efficiency = speedup / ranks; "
                 + "acc_vs_1rank_points: last epoch's test accuracy minus the single rank's, in percentage points; "
                 + "phase columns: mean seconds per epoch (comm_s is the communication backward did not hide; d2h_s, "
                 + "collective_s, h2d_s are the collectives' own phases, overlapped with backward).</p>\n");
@@ -127,28 +129,37 @@ public final class SpeedupReport {
     public static String text(SpeedupResults r) {
         Table s = r.summary();
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%-7s %5s %9s %10s %8s %7s %9s %8s %9s %9s %9s %9s %9s%n", "route", "ranks", "epoch_s",
+        b.append(String.format(Locale.ROOT, "%-10s %5s %9s %10s %8s %7s %9s %8s %9s %9s %9s %9s %9s%n", "route", "ranks", "epoch_s",
                 "samples/s", "speedup", "effic.", "test_acc", "vs_1rank", "forward", "backward", "comm", "optim", "other"));
         for (Row row : s) {
             if (Double.isNaN(row.getDouble("speedup"))) {
-                b.append(String.format(Locale.ROOT, "%-7s %5d %9.2f %10.0f %8s %7s %8.2f%% %9s %9.2f %9.2f %9.2f %9.2f %9.2f%n",
+                b.append(String.format(Locale.ROOT, "%-10s %5d %9.2f %10.0f %8s %7s %8.2f%% %9s %9.2f %9.2f %9.2f %9.2f %9.2f%n",
                         row.getString("route"), row.getInt("ranks"), row.getDouble("epoch_s"), row.getDouble("samples_per_s"), "-", "-",
                         100 * row.getDouble("test_acc"), "-", row.getDouble("forward_s"), row.getDouble("backward_s"),
                         row.getDouble("comm_s"), row.getDouble("optimizer_s"), row.getDouble("other_s")));
                 continue;
             }
-            b.append(String.format(Locale.ROOT, "%-7s %5d %9.2f %10.0f %7.2fx %6.0f%% %8.2f%% %+7.2fpt %9.2f %9.2f %9.2f %9.2f %9.2f%n",
+            b.append(String.format(Locale.ROOT, "%-10s %5d %9.2f %10.0f %7.2fx %6.0f%% %8.2f%% %+7.2fpt %9.2f %9.2f %9.2f %9.2f %9.2f%n",
                     row.getString("route"), row.getInt("ranks"), row.getDouble("epoch_s"), row.getDouble("samples_per_s"),
                     row.getDouble("speedup"), 100 * row.getDouble("efficiency"), 100 * row.getDouble("test_acc"),
                     row.getDouble("acc_vs_1rank_points"), row.getDouble("forward_s"), row.getDouble("backward_s"),
                     row.getDouble("comm_s"), row.getDouble("optimizer_s"), row.getDouble("other_s")));
         }
         b.append("(phase columns: seconds per epoch; comm = communication not hidden behind backward)");
+        if (r.rounds() > 1) {
+            b.append(String.format(Locale.ROOT, "%n%d rounds, every run once per round in turn; the speedup pools them. A single round's:",
+                    r.rounds()));
+            for (Row row : s) {
+                if (Double.isNaN(row.getDouble("speedup_lo")) || row.getInt("ranks") == 1) continue;
+                b.append(String.format(Locale.ROOT, "%n  %-10s x%-3d %.3fx to %.3fx", row.getString("route"), row.getInt("ranks"),
+                        row.getDouble("speedup_lo"), row.getDouble("speedup_hi")));
+            }
+        }
         Table steps = r.perStep();
         if (steps.rowCount() > 1 && !Double.isNaN(steps.doubleColumn("extra_us").getDouble(0))) {
             b.append(String.format(Locale.ROOT, "%nper step, against one rank's (microseconds, epochs after the first):"));
             for (Row row : steps) {
-                b.append(String.format(Locale.ROOT, "%n  %-7s x%-3d %9.1f", row.getString("route"), row.getInt("ranks"),
+                b.append(String.format(Locale.ROOT, "%n  %-10s x%-3d %9.1f", row.getString("route"), row.getInt("ranks"),
                         row.getDouble("step_us")));
                 if (row.getString("route").equals(SpeedupResults.SINGLE)) continue;
                 b.append(String.format(Locale.ROOT, "  %+8.1f = forward %+.1f, backward %+.1f, comm %+.1f, optimizer %+.1f, other %+.1f",

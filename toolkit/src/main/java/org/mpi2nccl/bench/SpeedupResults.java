@@ -18,6 +18,11 @@ import tech.tablesaw.api.Table;
  * forward, backward, communication (what backward did not hide), optimizer and other (loading batches,
  * waiting for stragglers); the collectives' own phases (device-to-host copy, the reduction, host-to-device
  * copy) are listed beside them: with overlap they run during backward, so they are not a part of the sum.
+ *
+ * <p>An experiment may run in several rounds, each (route, ranks) run once per round in turn (1 rank, then 2,
+ * ..., then again): a machine that drifts over minutes (clocks, another job, a first run after start-up) then
+ * weighs on every run alike instead of on whichever ran first. Each row says its {@code round}; the summary
+ * pools the rounds.
  */
 public final class SpeedupResults {
     /** The route label of the single-rank baseline (no communication). */
@@ -40,12 +45,14 @@ public final class SpeedupResults {
         this.settings = settings;
         this.machine = machine;
         epochs = Table.create("speedup, per epoch");
-        epochs.addColumns(StringColumn.create("route"), IntColumn.create("ranks"), StringColumn.create("device"), IntColumn.create("epoch"));
+        epochs.addColumns(StringColumn.create("route"), IntColumn.create("ranks"), StringColumn.create("device"), IntColumn.create("epoch"),
+                IntColumn.create("round"));
         for (String c : TIMES) epochs.addColumns(DoubleColumn.create(c));
         epochs.addColumns(DoubleColumn.create("other_s"));
         for (String c : COUNTS) epochs.addColumns(LongColumn.create(c));
         ranks = Table.create("speedup, per rank and epoch");
-        ranks.addColumns(StringColumn.create("route"), IntColumn.create("ranks"), IntColumn.create("rank"), IntColumn.create("epoch"));
+        ranks.addColumns(StringColumn.create("route"), IntColumn.create("ranks"), IntColumn.create("rank"), IntColumn.create("epoch"),
+                IntColumn.create("round"));
         for (String c : RANK_TIMES) ranks.addColumns(DoubleColumn.create(c));
     }
 
@@ -107,6 +114,7 @@ public final class SpeedupResults {
         epochs.intColumn("ranks").append(number(report, "ranks").intValue());
         epochs.stringColumn("device").append(String.valueOf(report.get("device")));
         epochs.intColumn("epoch").append(number(report, "epoch").intValue());
+        epochs.intColumn("round").append(round(report));
         double parts = 0;
         for (String c : TIMES) {
             double v = number(report, c).doubleValue();
@@ -127,6 +135,7 @@ public final class SpeedupResults {
         ranks.intColumn("ranks").append(number(report, "ranks").intValue());
         ranks.intColumn("rank").append(number(report, "rank").intValue());
         ranks.intColumn("epoch").append(number(report, "epoch").intValue());
+        ranks.intColumn("round").append(round(report));
         for (String c : RANK_TIMES) ranks.doubleColumn(c).append(number(report, c).doubleValue());
     }
 
@@ -138,6 +147,12 @@ public final class SpeedupResults {
 
     void failed(String run, String why) {
         failures.add(run + ": " + why);
+    }
+
+    /** The round of a report or CSV row: 1 where it has none (one round, or a file written before rounds). */
+    private static int round(Map<String, Object> m) {
+        Number n = number(m, "round");
+        return n instanceof Double d && d.isNaN() ? 1 : n.intValue();
     }
 
     /** A value of a report or CSV row; missing (e.g. a peer that does not measure phases) is NaN. */
@@ -182,10 +197,17 @@ public final class SpeedupResults {
                 .toList();
     }
 
+    /** How many rounds the results hold (1 for a single pass over the runs). */
+    public int rounds() {
+        return epochs.rowCount() == 0 ? 0 : (int) epochs.intColumn("round").max();
+    }
+
     /**
-     * One row per run: the median epoch (robust to a slow first epoch), throughput, speedup and efficiency over the
-     * single rank, the last epoch's test accuracy and its difference from the single rank's in points, and the mean
-     * per-epoch time of each phase.
+     * One row per run: the median epoch over all its rounds (robust to a slow first epoch and to one slow round),
+     * throughput, speedup and efficiency over the single rank, the lowest and highest speedup of a single round
+     * (its median epoch against the baseline's in the same round: how far one pass could have misled), the test
+     * accuracy after the last epoch (averaged over the rounds) and its difference from the single rank's in
+     * points, and the mean per-epoch time of each phase.
      */
     public Table summary() {
         Table s = Table.create("speedup");
@@ -194,6 +216,7 @@ public final class SpeedupResults {
         IntColumn nEpochs = IntColumn.create("epochs");
         DoubleColumn epochS = DoubleColumn.create("epoch_s"), sps = DoubleColumn.create("samples_per_s"),
                 speedup = DoubleColumn.create("speedup"), eff = DoubleColumn.create("efficiency"),
+                lo = DoubleColumn.create("speedup_lo"), hi = DoubleColumn.create("speedup_hi"),
                 acc = DoubleColumn.create("test_acc"), accDiff = DoubleColumn.create("acc_vs_1rank_points");
         String[] phases = {"forward_s", "backward_s", "comm_s", "optimizer_s", "other_s", "d2h_s", "collective_s", "h2d_s"};
         List<DoubleColumn> phaseCols = new ArrayList<>();
@@ -213,12 +236,15 @@ public final class SpeedupResults {
             sps.append(through);
             speedup.append(through / baseSps);
             eff.append(through / baseSps / n);
+            double[] spread = roundSpeedups(t, base);
+            lo.append(spread[0]);
+            hi.append(spread[1]);
             acc.append(lastAccuracy(t));
             accDiff.append(100 * (lastAccuracy(t) - baseAcc));
             for (int i = 0; i < phases.length; i++) phaseCols.get(i).append(t.doubleColumn(phases[i]).mean());
             commShare.append(t.doubleColumn("comm_s").mean() / t.doubleColumn("epoch_s").mean());
         }
-        s.addColumns(route, ranks, nEpochs, epochS, sps, speedup, eff, acc, accDiff);
+        s.addColumns(route, ranks, nEpochs, epochS, sps, speedup, eff, lo, hi, acc, accDiff);
         phaseCols.forEach(s::addColumns);
         s.addColumns(commShare);
         return s;
@@ -246,8 +272,39 @@ public final class SpeedupResults {
         return t.rowCount() > 0 && !Double.isNaN(t.doubleColumn("forward_s").getDouble(0));
     }
 
+    /** {lowest, highest} speedup of one round over the baseline's same round; NaN where no round has both. */
+    private static double[] roundSpeedups(Table run, Table base) {
+        double lo = Double.NaN, hi = Double.NaN;
+        if (base == null) return new double[] {lo, hi};
+        for (int k : run.intColumn("round").unique()) {
+            Table mine = inRound(run, k), theirs = inRound(base, k);
+            if (theirs.rowCount() == 0) continue;
+            double s = throughput(mine) / throughput(theirs);
+            lo = Double.isNaN(lo) ? s : Math.min(lo, s);
+            hi = Double.isNaN(hi) ? s : Math.max(hi, s);
+        }
+        return new double[] {lo, hi};
+    }
+
+    private static Table inRound(Table t, int round) {
+        return t.where(t.intColumn("round").isEqualTo(round));
+    }
+
+    /** The test accuracy after the last epoch, averaged over the rounds (each round trains from the same start). */
     private static double lastAccuracy(Table t) {
-        return t.doubleColumn("test_acc").getDouble(t.rowCount() - 1);
+        double sum = 0;
+        int n = 0;
+        for (int k : t.intColumn("round").unique()) {
+            Table r = inRound(t, k);
+            sum += r.doubleColumn("test_acc").getDouble(r.rowCount() - 1);
+            n++;
+        }
+        return n == 0 ? Double.NaN : sum / n;
+    }
+
+    /** The rows of the first round a run has (the per-epoch curves: later rounds repeat the same training). */
+    public static Table firstRound(Table run) {
+        return run.rowCount() == 0 ? run : inRound(run, (int) run.intColumn("round").min());
     }
 
     static double median(double[] v) {

@@ -57,10 +57,12 @@ public final class StepCosts {
     /** {step, forward, backward, comm, optimizer, other} in microseconds per step, or null for a run with no rows. */
     private static double[] perStep(Table run) {
         if (run == null || run.rowCount() == 0 || !run.columnNames().contains("steps")) return null;
-        int from = run.rowCount() > 1 ? 1 : 0;
+        // the first epoch of each round loads and settles things: left out where the run has later ones
+        boolean skipFirst = run.intColumn("epoch").max() > 1;
         double[] sum = new double[PHASES.length + 1];
         int n = 0;
-        for (int row = from; row < run.rowCount(); row++) {
+        for (int row = 0; row < run.rowCount(); row++) {
+            if (skipFirst && run.intColumn("epoch").getInt(row) == 1) continue;
             if (run.longColumn("steps").isMissing(row)) continue;
             double steps = run.longColumn("steps").getLong(row);
             if (!(steps > 0)) continue;

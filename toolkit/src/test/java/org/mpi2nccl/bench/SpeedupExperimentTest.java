@@ -39,6 +39,24 @@ class SpeedupExperimentTest {
     }
 
     @Test
+    void roundsRunEveryPairInTurnAndEachRowSaysItsRound() {
+        SpeedupConfig c = tiny();
+        c.epochs = 1;
+        List<String> log = new java.util.ArrayList<>();
+        SpeedupResults r = new SpeedupExperiment(c, List.of(Route.MPI), List.of(1, 2)).rounds(2).log(log::add)
+                .runTimeout(java.time.Duration.ofMinutes(3)).run();
+        assertTrue(r.failures().isEmpty(), r.failures().toString());
+        Table e = r.epochs();
+        assertEquals(List.of("single", "mpi", "single", "mpi"), e.stringColumn("route").asList(), "1 rank, 2 ranks, then again");
+        assertEquals(List.of(1, 1, 2, 2), e.intColumn("round").asList());
+        assertEquals(List.of(1, 1, 1, 2, 2, 2), r.perRank().intColumn("round").asList(), "every rank's row says its round");
+        assertEquals(2, r.rounds());
+        assertTrue(log.contains("== mpi x2 round 2/2 (" + Route.MPI.description() + ")"), log.toString());
+        double lo = r.summary().doubleColumn("speedup_lo").getDouble(1), hi = r.summary().doubleColumn("speedup_hi").getDouble(1);
+        assertTrue(lo <= r.speedup("mpi", 2) && r.speedup("mpi", 2) <= hi, lo + " .. " + hi);
+    }
+
+    @Test
     void oneAndTwoCpuRanksOverMpiProduceTheTableThePlotsAndTheReport() throws IOException {
         List<String> log = new java.util.ArrayList<>();
         List<String> bars = new java.util.ArrayList<>();
