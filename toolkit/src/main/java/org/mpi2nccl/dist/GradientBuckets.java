@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.optim.Optimizer;
 import org.mpi2nccl.tensor.Backend;
 
 /**
@@ -57,6 +58,15 @@ final class GradientBuckets implements AutoCloseable {
         Set<Tensor> in = Collections.newSetFromMap(new IdentityHashMap<>());
         for (GradientBucket b : buckets.subList(first, buckets.size())) in.addAll(b.params);
         return in::contains;
+    }
+
+    /**
+     * What {@code optimizer.zeroGrad()} does, bucket by bucket: every model parameter's gradient (a bucket whose
+     * gradients are all its views is one fill) and those of the optimizer's parameters outside the model.
+     */
+    void zeroGradients(Optimizer optimizer) {
+        for (GradientBucket b : buckets) b.zeroGradients();
+        for (Tensor p : optimizer.params()) if (of(p) == null) p.zeroGrad();
     }
 
     int size() {

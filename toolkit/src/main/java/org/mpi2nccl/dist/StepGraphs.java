@@ -24,7 +24,8 @@ import org.mpi2nccl.tensor.NDArray;
  * on NCCL's stream as soon as backward has completed its bucket, beside the rest of backward, with no graph
  * launch in between; the last bucket's all-reduce, the step's communication tail, is a graph of its own, so
  * each phase is still timed on its own. Without that option the all-reduces stay ordinary collective calls,
- * launched by the host between the pieces of backward.
+ * launched by the host between the pieces of backward. This class keeps the recording and decides which steps are
+ * recorded and which replay it; {@link GraphedSteps} records and replays {@link DataParallel}'s step.
  *
  * <p>A graph replays what was recorded: the batch is copied into the arrays the recording read, and a step
  * whose batch shape, optimizer or learning rate differs from the recording's runs eagerly (the last, shorter
@@ -72,7 +73,7 @@ final class StepGraphs implements AutoCloseable {
         }
     }
 
-    /** Records one step's forward, backward and optimizer for a key (DataParallel does it: it knows the step's parts). */
+    /** Records one step's forward, backward and optimizer for a key ({@link GraphedSteps} does it: it knows the step's parts). */
     @FunctionalInterface
     interface Recorder {
         Recorded record(Key key, Batch batch);

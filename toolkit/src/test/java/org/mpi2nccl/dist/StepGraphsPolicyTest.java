@@ -17,7 +17,7 @@ import org.mpi2nccl.tensor.Rng;
 
 /**
  * When {@link StepGraphs} records a step and what it does when recording fails, without a GPU: the recorder is a
- * stand-in (the real one, DataParallel's, records CUDA graphs: StepGraphsGpuTest and DataParallelGpuTest run it).
+ * stand-in (the real one, GraphedSteps', records CUDA graphs: StepGraphsGpuTest and DataParallelGpuTest run it).
  */
 class StepGraphsPolicyTest {
     private final Linear model = new Linear(4, 3, Device.cpu(), new Rng(0));

@@ -1,0 +1,166 @@
+package org.mpi2nccl.dist;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.cuda.CudaGraph;
+import org.mpi2nccl.cuda.GraphRecording;
+import org.mpi2nccl.data.Batch;
+import org.mpi2nccl.dist.DataParallel.StepOutput;
+import org.mpi2nccl.nn.Module;
+import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.optim.Optimizer;
+import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.tensor.NDArray;
+
+/**
+ * {@link DataParallel}'s training step recorded once as CUDA graphs and replayed ({@link DataParallelOptions#cudaGraphs}):
+ * the host then queues a handful of launches per step instead of every kernel. {@link StepGraphs} decides which steps
+ * are recorded and which replay; this class records a step's parts (with or without NCCL's all-reduces inside,
+ * {@link DataParallelOptions#graphCollectives}) and replays them, timed phase by phase as an eager step is.
+ */
+final class GraphedSteps implements AutoCloseable {
+    private final StepGraphs graphs;
+    private final Module model;
+    private final GradientBuckets buckets;
+    private final GradientReduction reduction;
+    private final PhaseClock clock;
+    private final DataParallelOptions options;
+    private final int rank;
+
+    GraphedSteps(CudaBackend gpu, Module model, GradientBuckets buckets, GradientReduction reduction, PhaseClock clock,
+                 DataParallelOptions options, int rank) {
+        this.graphs = new StepGraphs(gpu, model);
+        this.model = model;
+        this.buckets = buckets;
+        this.reduction = reduction;
+        this.clock = clock;
+        this.options = options;
+        this.rank = rank;
+    }
+
+    /** This step replayed from its graphs (recorded first when the steps before it were alike); null: run it eagerly. */
+    StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+        StepGraphs.Recorded recorded = graphs.forStep(batch, optimizer, (key, b) -> record(key, b, optimizer, lossFn));
+        return recorded == null ? null : replay(recorded, batch);
+    }
+
+    /**
+     * Records this step's GPU work as graphs on arrays of their own (nothing runs): zeroing the gradients, forward and
+     * loss; backward, cut wherever a gradient bucket becomes complete (with overlap on); the optimizer. The all-reduces
+     * are recorded too with {@link DataParallelOptions#graphCollectives} (then backward is not cut: it is one graph with
+     * the all-reduces of the buckets it completes, and the last bucket's all-reduce a graph of its own); without, they
+     * stay ordinary calls of the communicator, made between the pieces at every replay.
+     */
+    private StepGraphs.Recorded record(StepGraphs.Key key, Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+        // Whether this recording will hold NCCL's calls: then any failure of it, even before the first call, must stop
+        // the rank (a rank going on eagerly while the others replay recorded all-reduces would hang them).
+        boolean withCollectives = options.graphCollectives() && reduction.ownStream();
+        ArrayScope arrays = ArrayScope.open();
+        GraphRecording rec = null;
+        try {
+            NDArray x = batch.x().copy(), y = batch.y().copy();
+            GraphRecording recording = rec = graphs.gpu().recording();
+            buckets.zeroGradients(optimizer);
+            Tensor logits = model.forward(Tensor.constant(x));
+            Tensor loss = lossFn.forward(logits, y);
+            CudaGraph forward = recording.cut();
+            List<CudaGraph> pieces = new ArrayList<>();
+            List<Integer> bucketsAfter = new ArrayList<>();
+            // NCCL's calls recorded too: backward becomes one graph holding the all-reduces of the buckets it completes
+            // (on the NCCL stream, joined to the recording by the hand-off events), the last bucket a graph of its own.
+            if (withCollectives) reduction.startRecordingCollectives();
+            else reduction.startRecordingPieces(complete -> {
+                pieces.add(recording.cut());        // the buckets complete here are reduced after this piece at every replay
+                bucketsAfter.add(complete);
+            });
+            if (options.overlap()) loss.backward(reduction::onGradReady);
+            else loss.backward();
+            CudaGraph collectives = null;
+            Predicate<Tensor> inTail = null;
+            if (withCollectives) {
+                boolean launched = reduction.launched() > 0;
+                if (launched) reduction.rejoin();      // the NCCL stream rejoins the recorded one before the cut
+                pieces.add(recording.cut());
+                bucketsAfter.add(0);
+                // While the tail's all-reduce runs on NCCL's stream, the parameters whose gradients are averaged already
+                // are updated on the model's stream (an SGD step in two parts is the same step): less after the tail.
+                if (launched && optimizer.stepsInParts()) inTail = buckets.paramsFrom(reduction.launched());
+                reduction.launchTail();
+                if (inTail != null) optimizer.step(inTail.negate());
+                reduction.rejoin();
+                for (GradientBucket b : buckets.buckets) b.unpack();
+                collectives = recording.cut();
+            } else {
+                pieces.add(recording.cut());
+                bucketsAfter.add(0);
+            }
+            reduction.endRecording();
+            if (inTail != null) optimizer.step(inTail);
+            else optimizer.step();
+            CudaGraph update = recording.finish();
+            int[] after = bucketsAfter.stream().mapToInt(Integer::intValue).toArray();
+            return new StepGraphs.Recorded(key, x, y, logits, loss, forward, List.copyOf(pieces), after, collectives, update,
+                    recording, arrays.detach());
+        } catch (RuntimeException e) {
+            reduction.endRecording();
+            RuntimeException why = rec != null ? rec.abort(e) : e;
+            arrays.close();
+            if (withCollectives) {
+                // Whether an NCCL call is recorded must be the same on every rank: one that goes on eagerly while the
+                // others replay would hang them. So this rank stops, and the launcher takes the job down with it.
+                throw new StepGraphs.RecordingFailed("rank " + rank + ": recording a training step with its all-reduces as CUDA"
+                        + " graphs failed: " + why.getMessage() + ". Every rank must record its NCCL calls alike, so the job stops;"
+                        + " run without recording them (DataParallelOptions.graphCollectives(false), `mpi2nccl run"
+                        + " --no-graph-collectives`) or without graphs (--no-cuda-graphs)", why);
+            }
+            throw why;
+        }
+    }
+
+    /** One step replayed from its graphs: the batch copied in, the phases launched and timed as in an eager step. */
+    private StepOutput replay(StepGraphs.Recorded g, Batch batch) {
+        g.x().assign(batch.x());
+        g.y().assign(batch.y());
+        clock.stepStart();
+        g.forward().launch();
+        clock.phaseEnd(Phase.FORWARD);
+        if (g.collectives() != null) {
+            for (CudaGraph piece : g.backward()) piece.launch();
+            clock.phaseEnd(Phase.BACKWARD);
+            g.collectives().launch();
+            reduction.countReplayed();
+        } else {
+            // The all-reduces as the communicator's calls: each bucket after the piece of backward that completes it.
+            reduction.start();
+            for (int i = 0; i < g.backward().size(); i++) {
+                g.backward().get(i).launch();
+                reduction.launchNext(g.bucketsAfter()[i]);
+            }
+            clock.phaseEnd(Phase.BACKWARD);
+            reduction.finish();
+        }
+        clock.phaseEnd(Phase.COMMUNICATION);
+        g.optimizer().launch();
+        clock.phaseEnd(Phase.OPTIMIZER);
+        return new StepOutput(g.logits(), g.loss());
+    }
+
+    /** Steps replayed from graphs so far. */
+    long replays() {
+        return graphs.replays();
+    }
+
+    /** Why graphs are off (refused or failed), or null. */
+    String off() {
+        return graphs.off();
+    }
+
+    /** Frees the recording (waits for its last replay). */
+    @Override
+    public void close() {
+        graphs.close();
+    }
+}
