@@ -22,7 +22,8 @@ cp "$OUT/junit.txt" "$work/" 2>/dev/null
 junit_totals "$OUT/junit.txt"
 # failures first (MethodSource, =>), then every equivalence figure (the new eager grouped run is "nccl route, cnn" x3)
 grep -E 'MethodSource|=> ' "$OUT/junit.txt" | head -20 | cut -c1-300 | sed 's/^/   /' | tee -a "$SUMMARY"
-grep -E 'max relative|kernel launches|skipped' "$OUT/junit.txt" | head -30 | cut -c1-300 | sed 's/^/   /' | tee -a "$SUMMARY"
+grep -E 'max relative|kernel launches|skipped' "$OUT/junit.txt" | grep -v '│' | awk '!seen[$0]++' | head -30 | cut -c1-300 \
+    | sed 's/^/   /' | tee -a "$SUMMARY"
 left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi
 tar czf "$OUT/tidy6.tgz" -C "$work" . 2>/dev/null
 note "done: $OUT"
