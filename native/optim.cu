@@ -40,7 +40,7 @@ struct SgdTensors {
     float* v[SGD_TENSORS];             // null when momentum == 0
 };
 
-extern "C" __global__ void sgd_steps_f32(SgdTensors t, float lr, float momentum, float weight_decay) {
+__device__ __forceinline__ void sgd_tensors(const SgdTensors& t, float lr, float momentum, float weight_decay) {
     for (long long k = 0; k < t.count; ++k) {
         float* __restrict__ p = t.p[k];
         const float* __restrict__ grad = t.grad[k];
@@ -54,6 +54,16 @@ extern "C" __global__ void sgd_steps_f32(SgdTensors t, float lr, float momentum,
             p[i] -= lr * d;
         }
     }
+}
+
+extern "C" __global__ void sgd_steps_f32(SgdTensors t, float lr, float momentum, float weight_decay) {
+    sgd_tensors(t, lr, momentum, weight_decay);
+}
+
+// Backend.sgdStepsLrFrom: the same with the learning rate read from device memory when the kernel runs, not fixed when
+// it is queued: a step recorded once as a CUDA graph then follows a rate that changes between replays (a warm-up).
+extern "C" __global__ void sgd_steps_lr_f32(SgdTensors t, const float* __restrict__ lr_at, float momentum, float weight_decay) {
+    sgd_tensors(t, *lr_at, momentum, weight_decay);
 }
 
 // Backend.adamSteps: adam_step_f32 over up to SGD_TENSORS tensors in one launch, the list passed by value.

@@ -180,8 +180,9 @@ static void metrics_case(long long rows, long long cols, unsigned block) {
     expect_close("metrics hits", 2.0 + hits, sums[1], 0, 1);
 }
 
-// sgd_steps over a list of tensors of different lengths (one shorter than a block, one longer than the grid)
-static void sgd_steps_case(int count, unsigned grid) {
+// sgd_steps over a list of tensors of different lengths (one shorter than a block, one longer than the grid); with
+// lr_in_memory, sgd_steps_lr_f32 reading the rate from memory (a recorded step's rate, written before each replay)
+static void sgd_steps_case(int count, unsigned grid, bool lr_in_memory) {
     ++cases;
     SgdTensors t{};
     t.count = count;
@@ -193,7 +194,9 @@ static void sgd_steps_case(int count, unsigned grid) {
         t.n[k] = n; t.p[k] = p[k].data(); t.grad[k] = g[k].data(); t.v[k] = v[k].data();
     }
     const float lr = 0.05f, mom = 0.9f, wd = 0.01f;
-    emulate_launch(grid, 256, [&] { sgd_steps_f32(t, lr, mom, wd); });
+    const float rate_slot[1] = {lr};
+    if (lr_in_memory) emulate_launch(grid, 256, [&] { sgd_steps_lr_f32(t, rate_slot, mom, wd); });
+    else emulate_launch(grid, 256, [&] { sgd_steps_f32(t, lr, mom, wd); });
     for (int k = 0; k < count; ++k)
         for (size_t i = 0; i < p[k].size(); ++i) {
             const float d = g[k][i] + wd * p0[k][i], vi = mom * v0[k][i] + d;
@@ -253,8 +256,10 @@ int main() {
     metrics_case(45, 40, 64);
     metrics_case(9, 1, 256);
     std::printf("batch metrics (loss sum, argmax hits): %lld failures so far\n", failures);
-    sgd_steps_case(16, 3);
-    sgd_steps_case(2, 40);
+    sgd_steps_case(16, 3, false);
+    sgd_steps_case(2, 40, false);
+    sgd_steps_case(16, 3, true);
+    sgd_steps_case(2, 40, true);
     std::printf("sgd steps (tensor list by value): %lld failures so far\n", failures);
     adam_steps_case(16, 3);
     adam_steps_case(3, 50);

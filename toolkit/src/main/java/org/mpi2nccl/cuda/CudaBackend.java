@@ -440,6 +440,12 @@ public final class CudaBackend implements Backend {
     }
 
     @Override
+    public void sgdStepsLrFrom(Storage[] params, Storage[] grads, Storage[] velocities, long[] sizes, Storage lr, float momentum,
+                               float weightDecay) {
+        optimizer.sgdSteps(params, grads, velocities, sizes, Float.NaN, lr, momentum, weightDecay);
+    }
+
+    @Override
     public void adamStep(Storage param, Storage grad, Storage m, Storage v, long n, float lr, float beta1, float beta2,
                          float eps, float weightDecay, long step) {
         optimizer.adamStep(param, grad, m, v, n, lr, beta1, beta2, eps, weightDecay, step);

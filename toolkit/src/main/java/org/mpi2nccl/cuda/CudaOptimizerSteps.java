@@ -35,6 +35,15 @@ final class CudaOptimizerSteps {
     /** Up to {@link KernelArgs#SGD_TENSORS} tensors per launch; without momentum no velocity is read (address 0). */
     void sgdSteps(Storage[] params, Storage[] grads, Storage[] velocities, long[] sizes, float lr, float momentum,
                   float weightDecay) {
+        sgdSteps(params, grads, velocities, sizes, lr, null, momentum, weightDecay);
+    }
+
+    /**
+     * The same; with {@code lrAt} (not null) the kernels read the learning rate from its first element when they run
+     * (Backend#sgdStepsLrFrom), else they are given {@code lr}.
+     */
+    void sgdSteps(Storage[] params, Storage[] grads, Storage[] velocities, long[] sizes, float lr, Storage lrAt, float momentum,
+                  float weightDecay) {
         int count = params.length;
         if (grads.length != count || sizes.length != count || (velocities != null && velocities.length != count))
             throw new IllegalArgumentException("sgdSteps: " + count + " parameters, " + grads.length + " gradients, "
@@ -45,10 +54,17 @@ final class CudaOptimizerSteps {
                     throw new IllegalArgumentException("sgdSteps: momentum " + momentum + " needs a velocity storage for tensor " + t);
             }
         }
+        long lrAddress = 0;
+        if (lrAt != null) {
+            lrAddress = address(lrAt, "sgdSteps learning rate");
+            checkRange("sgdSteps learning rate", lrAt, 0, 1);
+        }
+        long at = lrAddress;
         inChunks("sgdSteps", sizes, new String[] {"param", "grad", "velocity"},
                 new Storage[][] {params, grads, momentum != 0f ? velocities : null},
-                (k, n, p, most) -> context.launch(Kernel.SGD_STEPS, most,
-                        KernelArgs.of().sgdTensors(k, n, p[0], p[1], p[2]).f32(lr).f32(momentum).f32(weightDecay)));
+                (k, n, p, most) -> context.launch(at != 0 ? Kernel.SGD_STEPS_LR : Kernel.SGD_STEPS, most, at != 0
+                        ? KernelArgs.of().sgdTensors(k, n, p[0], p[1], p[2]).ptr(at).f32(momentum).f32(weightDecay)
+                        : KernelArgs.of().sgdTensors(k, n, p[0], p[1], p[2]).f32(lr).f32(momentum).f32(weightDecay)));
     }
 
     void adamStep(Storage param, Storage grad, Storage m, Storage v, long n, float lr, float beta1, float beta2,

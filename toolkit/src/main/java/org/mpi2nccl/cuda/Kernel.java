@@ -163,6 +163,7 @@ public final class Kernel {
     // native/optim.cu
     public static final Kernel SGD_STEP = of("optim", "sgd_step_f32", "ppplfff", Launch.PER_ELEMENT);
     public static final Kernel SGD_STEPS = of("optim", "sgd_steps_f32", "Sfff", Launch.PER_ELEMENT);
+    public static final Kernel SGD_STEPS_LR = of("optim", "sgd_steps_lr_f32", "Spff", Launch.PER_ELEMENT);
     public static final Kernel ADAM_STEPS = of("optim", "adam_steps_f32", "Afffffff", Launch.PER_ELEMENT);
     public static final Kernel ADAM_STEP = of("optim", "adam_step_f32", "pppplfffffff", Launch.PER_ELEMENT);
 

@@ -12,6 +12,7 @@ import org.mpi2nccl.dist.DataParallel.StepOutput;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.Optimizer;
+import org.mpi2nccl.optim.SGD;
 import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.NDArray;
 
@@ -29,6 +30,7 @@ final class GraphedSteps implements AutoCloseable {
     private final PhaseClock clock;
     private final DataParallelOptions options;
     private final int rank;
+    private float lastLr = Float.NaN;       // the rate in the current recording's array
 
     GraphedSteps(CudaBackend gpu, Module model, GradientBuckets buckets, GradientReduction reduction, PhaseClock clock,
                  DataParallelOptions options, int rank) {
@@ -44,7 +46,7 @@ final class GraphedSteps implements AutoCloseable {
     /** This step replayed from its graphs (recorded first when the steps before it were alike); null: run it eagerly. */
     StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
         StepGraphs.Recorded recorded = graphs.forStep(batch, optimizer, (key, b) -> record(key, b, optimizer, lossFn));
-        return recorded == null ? null : replay(recorded, batch);
+        return recorded == null ? null : replay(recorded, batch, optimizer);
     }
 
     /**
@@ -62,6 +64,9 @@ final class GraphedSteps implements AutoCloseable {
         GraphRecording rec = null;
         try {
             NDArray x = batch.x().copy(), y = batch.y().copy();
+            // the rate the recorded update reads: written before a replay where it changed (a warm-up), not fixed here
+            NDArray lr = NDArray.scalar(x.device(), optimizer.lr());
+            SGD sgd = (SGD) optimizer;      // StepGraphs records SGD only
             GraphRecording recording = rec = graphs.gpu().recording();
             buckets.zeroGradients(optimizer);
             Tensor logits = model.forward(Tensor.constant(x));
@@ -89,7 +94,7 @@ final class GraphedSteps implements AutoCloseable {
                 // are updated on the model's stream (an SGD step in two parts is the same step): less after the tail.
                 if (launched && optimizer.stepsInParts()) inTail = buckets.paramsFrom(reduction.launched());
                 reduction.launchTail();
-                if (inTail != null) optimizer.step(inTail.negate());
+                if (inTail != null) sgd.step(inTail.negate(), lr);
                 reduction.rejoin();
                 for (GradientBucket b : buckets.buckets) b.unpack();
                 collectives = recording.cut();
@@ -98,11 +103,11 @@ final class GraphedSteps implements AutoCloseable {
                 bucketsAfter.add(0);
             }
             reduction.endRecording();
-            if (inTail != null) optimizer.step(inTail);
-            else optimizer.step();
+            sgd.step(inTail != null ? inTail : p -> true, lr);
             CudaGraph update = recording.finish();
             int[] after = bucketsAfter.stream().mapToInt(Integer::intValue).toArray();
-            return new StepGraphs.Recorded(key, x, y, logits, loss, forward, List.copyOf(pieces), after, collectives, update,
+            lastLr = optimizer.lr();
+            return new StepGraphs.Recorded(key, x, y, lr, logits, loss, forward, List.copyOf(pieces), after, collectives, update,
                     recording, arrays.detach());
         } catch (RuntimeException e) {
             reduction.endRecording();
@@ -120,10 +125,17 @@ final class GraphedSteps implements AutoCloseable {
         }
     }
 
-    /** One step replayed from its graphs: the batch copied in, the phases launched and timed as in an eager step. */
-    private StepOutput replay(StepGraphs.Recorded g, Batch batch) {
+    /**
+     * One step replayed from its graphs: the batch copied in (and the learning rate, where it changed since the last
+     * step), the phases launched and timed as in an eager step.
+     */
+    private StepOutput replay(StepGraphs.Recorded g, Batch batch, Optimizer optimizer) {
         g.x().assign(batch.x());
         g.y().assign(batch.y());
+        if (optimizer.lr() != lastLr) {
+            g.lr().fill(optimizer.lr());        // queued before this step's graphs: the previous replay has read its rate
+            lastLr = optimizer.lr();
+        }
         clock.stepStart();
         g.forward().launch();
         clock.phaseEnd(Phase.FORWARD);

@@ -28,9 +28,10 @@ import org.mpi2nccl.tensor.NDArray;
  * recorded and which replay it; {@link GraphedSteps} records and replays {@link DataParallel}'s step.
  *
  * <p>A graph replays what was recorded: the batch is copied into the arrays the recording read, and a step
- * whose batch shape, optimizer or learning rate differs from the recording's runs eagerly (the last, shorter
- * batch of an epoch; every step of a learning-rate warm-up). A step is recorded after {@link #STEADY_STEPS}
- * eager steps with the same shape and rate. Models with dropout (a new mask each step) and optimizers other
+ * whose batch shape or optimizer differs from the recording's runs eagerly (the last, shorter batch of an epoch).
+ * The learning rate is not fixed by a recording: the recorded update reads it from an array of the recording,
+ * written before each replay (so the steps of a learning-rate warm-up replay too). A step is recorded after
+ * {@link #STEADY_STEPS} eager steps with the same shape and optimizer. Models with dropout (a new mask each step) and optimizers other
  * than SGD (Adam's bias correction changes each step) always run eagerly. If recording fails, the reason is
  * printed once and the rank goes on eagerly: the result is the same, only slower. Not so when the recording was
  * to hold the all-reduces (whatever part of it failed): a rank going on eagerly while the others replay recorded
@@ -38,13 +39,13 @@ import org.mpi2nccl.tensor.NDArray;
  * job down with it.
  */
 final class StepGraphs implements AutoCloseable {
-    /** Eager steps with the same batch shape, optimizer and learning rate before a step is recorded. */
+    /** Eager steps with the same batch shape and optimizer before a step is recorded. */
     static final int STEADY_STEPS = 2;
 
     /** What a recording fixed: a step that differs in any of these runs eagerly. */
-    record Key(int[] x, int[] y, Optimizer optimizer, float lr) {
+    record Key(int[] x, int[] y, Optimizer optimizer) {
         boolean same(Key o) {
-            return o != null && Arrays.equals(x, o.x) && Arrays.equals(y, o.y) && optimizer == o.optimizer && lr == o.lr;
+            return o != null && Arrays.equals(x, o.x) && Arrays.equals(y, o.y) && optimizer == o.optimizer;
         }
     }
 
@@ -54,9 +55,10 @@ final class StepGraphs implements AutoCloseable {
      * next pieces, as in an eager step), of the optimizer; and the arrays they read and write, kept open while they
      * are replayed. With the all-reduces recorded too ({@link DataParallelOptions#graphCollectives}), backward is one graph
      * that also holds the all-reduces of the buckets completed during it, and {@code collectives} the rest (the
-     * step's communication tail); null when the all-reduces are the communicator's ordinary calls.
+     * step's communication tail); null when the all-reduces are the communicator's ordinary calls. The recorded update
+     * reads the learning rate from {@code lr} (one element), which a replay writes first where the rate changed.
      */
-    record Recorded(Key key, NDArray x, NDArray y, Tensor logits, Tensor loss, CudaGraph forward, List<CudaGraph> backward,
+    record Recorded(Key key, NDArray x, NDArray y, NDArray lr, Tensor logits, Tensor loss, CudaGraph forward, List<CudaGraph> backward,
                     int[] bucketsAfter, CudaGraph collectives, CudaGraph optimizer, GraphRecording recording, ArrayScope arrays)
             implements AutoCloseable {
         @Override
@@ -101,7 +103,7 @@ final class StepGraphs implements AutoCloseable {
 
     /**
      * The recording to replay for this step, recording it first when the steps before had the same shape and
-     * rate; null when the step must run eagerly. {@code recorder} records the step's forward, backward and
+     * optimizer; null when the step must run eagerly. {@code recorder} records the step's forward, backward and
      * optimizer on arrays of their own.
      */
     Recorded forStep(Batch batch, Optimizer optimizer, Recorder recorder) {
@@ -110,7 +112,7 @@ final class StepGraphs implements AutoCloseable {
             unsupported = "the optimizer is " + optimizer.getClass().getSimpleName() + " (only SGD's update is the same at every step)";
             return null;
         }
-        Key key = new Key(batch.x().shape(), batch.y().shape(), optimizer, optimizer.lr());
+        Key key = new Key(batch.x().shape(), batch.y().shape(), optimizer);
         if (current != null && current.key().same(key)) {
             last = null;            // the steady count is of consecutive steps the recording could not replay
             steady = 0;
@@ -122,7 +124,7 @@ final class StepGraphs implements AutoCloseable {
         }
         if (++steady <= STEADY_STEPS) return null;
         if (current != null) {
-            current.close();        // a new shape or rate for good: record again
+            current.close();        // a new shape or optimizer for good: record again
             current = null;
         }
         try {

@@ -34,6 +34,20 @@ public final class SGD extends Optimizer {
     /** The update of the selected parameters only: each parameter's update depends on nothing but its own state. */
     @Override
     public void step(Predicate<Tensor> which) {
+        step(which, null);
+    }
+
+    /**
+     * The update of the selected parameters with the learning rate read from {@code lrAt} (one element on the
+     * parameters' device) when the update runs, not {@link #lr()} as it is now: a step recorded once as a CUDA graph
+     * then follows a rate that changes between replays if the rate is written there before each (DataParallel's
+     * recorded steps do). With {@code lrAt} null, the same as {@link #step(Predicate)}.
+     */
+    public void step(Predicate<Tensor> which, NDArray lrAt) {
+        if (lrAt != null && (lrAt.size() != 1 || !lrAt.isCompact() || !lrAt.device().equals(params.get(0).device()) || !sameDevice()))
+            throw new IllegalArgumentException("SGD: the learning rate to read must be an array of its own of one element, on the"
+                    + " parameters' device " + params.get(0).device() + " (all of them on it); got shape "
+                    + java.util.Arrays.toString(lrAt.shape()) + " on " + lrAt.device() + (lrAt.isCompact() ? "" : ", a view"));
         List<Integer> withGrad = new ArrayList<>();
         for (int i = 0; i < params.size(); i++) if (params.get(i).grad() != null && which.test(params.get(i))) withGrad.add(i);
         if (withGrad.isEmpty()) return;
@@ -50,7 +64,9 @@ public final class SGD extends Optimizer {
                 if (vs != null) vs[j] = velocity.get(withGrad.get(j)).storage();
                 sizes[j] = p.size();
             }
-            if (sameDevice()) {
+            if (lrAt != null) {
+                params.get(0).device().backend().sgdStepsLrFrom(ps, gs, vs, sizes, lrAt.storage(), momentum, weightDecay);
+            } else if (sameDevice()) {
                 params.get(0).device().backend().sgdSteps(ps, gs, vs, sizes, lr, momentum, weightDecay);
             } else {
                 for (int j = 0; j < k; j++)

@@ -295,6 +295,18 @@ public interface Backend {
     }
 
     /**
+     * {@link #sgdSteps} with the learning rate read from {@code lr} (its first element) when the update runs, not fixed
+     * when it is queued: a step recorded once as a CUDA graph then follows a rate that changes between replays (the
+     * warm-up of a scaled rate), as PyTorch's capturable optimizers do with a tensor rate. The default reads it now.
+     */
+    default void sgdStepsLrFrom(Storage[] params, Storage[] grads, Storage[] velocities, long[] sizes, Storage lr, float momentum,
+                                float weightDecay) {
+        float[] rate = new float[1];
+        copyToHost(lr, 0, rate, 0, 1);
+        sgdSteps(params, grads, velocities, sizes, rate[0], momentum, weightDecay);
+    }
+
+    /**
      * One Adam step on {@code n} elements, in place ({@code step} counts from 1):
      * {@code g = grad + weightDecay * param; m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g*g;
      * mHat = m / (1 - b1^step); vHat = v / (1 - b2^step); param -= lr * mHat / (sqrt(vHat) + eps)}.

@@ -32,7 +32,7 @@ class FusedKernelCpuCheckTest {
             String compiled = run(300, "g++", "-std=c++20", "-O1", "-I", Path.of("..", "native").toString(), "-o", binary.toString(), source.toString());
             String output = run(120, binary.toString());
             System.out.print(compiled + output);
-            assertTrue(output.contains("fused-check: 18 cases, 0 failures"), output);
+            assertTrue(output.contains("fused-check: 20 cases, 0 failures"), output);
         } finally {
             Files.deleteIfExists(binary);
             Files.deleteIfExists(dir);

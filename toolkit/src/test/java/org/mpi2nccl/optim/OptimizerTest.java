@@ -65,6 +65,42 @@ class OptimizerTest {
         assertTrue(new SGD(List.of(param(1f)), 0.1f).stepsInParts());
     }
 
+    /**
+     * A recorded step reads its learning rate from an array (written before each replay): the same steps as the rate
+     * set on the optimizer, whatever the optimizer's own rate is; anything but one element of its own is refused.
+     */
+    @Test
+    void anSgdStepReadingItsRateFromAnArrayEqualsOneWithThatRate() {
+        float[] rates = {0.1f, 0.05f, 0.2f};
+        float[][] after = new float[2][];
+        for (int fromArray = 0; fromArray < 2; fromArray++) {
+            Tensor x = param(1f, -2f, 0.5f);
+            try (SGD sgd = new SGD(List.of(x), 0.7f, 0.9f, 0.01f); NDArray lr = NDArray.of(new float[] {0f}, 1)) {
+                for (float rate : rates) {
+                    sgd.zeroGrad();
+                    backwardQuadratic(x, new float[] {0, 1, 2});
+                    if (fromArray == 0) {
+                        sgd.setLr(rate);
+                        sgd.step();
+                    } else {
+                        lr.fill(rate);          // the optimizer's own rate stays 0.7: not used
+                        sgd.step(p -> true, lr);
+                    }
+                }
+                after[fromArray] = x.data().toArray();
+            }
+        }
+        assertArrayEquals(after[0], after[1], 0f);
+        Tensor y = param(1f);
+        try (SGD sgd = new SGD(List.of(y), 0.1f); NDArray two = NDArray.of(new float[] {0.1f, 0.2f}, 2)) {
+            sgd.zeroGrad();
+            backwardQuadratic(y, new float[] {0});
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> sgd.step(p -> true, two));
+            assertTrue(e.getMessage().contains("one element") && e.getMessage().contains("[2]"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> sgd.step(p -> true, two.slice(0, 1, 2)), "a view of another array");
+        }
+    }
+
     @Test
     void adamCannotStepInParts() {
         Adam adam = new Adam(List.of(param(1f)), 0.1f);
