@@ -50,6 +50,10 @@ public final class DistributedTraining {
                                          SoftmaxCrossEntropyLoss lossFn, BatchListener onBatch) {
         dp.model().train();
         Device device = dp.model().parameters().get(0).device();
+        // The ranks start the epoch's clock together (PyTorch's DDP peer does the same with dist.barrier()): what one
+        // rank still did between epochs (evaluating, reporting, a garbage collection) would otherwise be counted in
+        // the others' first all-reduce, as training time.
+        if (dp.ranks() > 1) dp.communicator().barrier();
         TimeBreakdown before = dp.times();
         long start = System.nanoTime();
         int batches = loader.batchesPerEpoch();

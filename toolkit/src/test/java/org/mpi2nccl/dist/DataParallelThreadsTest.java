@@ -63,6 +63,32 @@ class DataParallelThreadsTest {
         }
     }
 
+    /**
+     * A rank that comes late to an epoch (here it sleeps 1.5 s first) does not make the others' epoch look 1.5 s
+     * longer: the ranks start the epoch's clock together, so it is not counted as their training time.
+     */
+    @Test
+    void aRankLateToTheEpochIsNotCountedInTheOthersEpochTime() {
+        List<Double> seconds = onRanks(2, c -> {
+            try (org.mpi2nccl.nn.Module model = EquivalenceCheck.model("mlp", DATA, Device.cpu(), 3);
+                 DataParallel dp = new DataParallel(model, c);
+                 org.mpi2nccl.optim.SGD opt = new org.mpi2nccl.optim.SGD(model.parameters(), 0.1f)) {
+                org.mpi2nccl.data.DataLoader loader = new org.mpi2nccl.data.DataLoader(DATA, 16,
+                        DistributedSampler.training(DATA.size(), c.rank(), c.size(), 1), false, Device.cpu());
+                if (c.rank() == 1) {
+                    try {
+                        Thread.sleep(1500);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return DistributedTraining.trainEpoch(dp, loader, 0, opt, new org.mpi2nccl.nn.SoftmaxCrossEntropyLoss(), null).seconds();
+            }
+        });
+        System.out.printf("epoch seconds with rank 1 late by 1.5 s: rank 0 %.3f, rank 1 %.3f%n", seconds.get(0), seconds.get(1));
+        assertTrue(seconds.get(0) < 1.0, "rank 0's epoch counted rank 1's lateness: " + seconds.get(0) + " s");
+    }
+
     @Test
     void mlpOnOneToFourRanksMatchesOneRankWithTheWholeBatch() {
         for (int n = 1; n <= 4; n++) {
