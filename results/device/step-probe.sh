@@ -2,7 +2,7 @@
 # Issue 7: where a 2-GPU step replayed from CUDA graphs loses time against one GPU, one knob at a time, in one
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
-#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail,
+#   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail, settle,
 #           split, baseline or presence, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
@@ -65,6 +65,11 @@ for s in "${steps[@]}"; do
             ROUTE=mpi variant "r$r-1gpu-mpi-ahead32" 1 "MPI2NCCL_STEPS_AHEAD=32"
             variant "r$r-1gpu-nccl-noaff" 1 "NCCL_IGNORE_CPU_AFFINITY=1"
             ROUTE=mpi variant "r$r-1gpu-mpi2" 1 "A=1" ;;
+          settle)       # session 6: why a 2-GPU run's first epochs are slower (a rank late to an epoch: garbage collection?)
+                        # -Xlog:gc puts each rank's collections, with their pauses, in the run's log
+            variant "r$r-2gpu" 2 "A=1"
+            variant "r$r-2gpu-gclog" 2 "MPI2NCCL_RANK_JAVA_OPTS=-Xlog:gc"
+            variant "r$r-2gpu-parallelgc" 2 "MPI2NCCL_RANK_JAVA_OPTS=-XX:+UseParallelGC" ;;
           split)        # the update of the already-averaged parameters beside the tail's all-reduce (the default from a715cc4)
             variant "r$r-rec" 2 "A=1"
             variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;
