@@ -11,6 +11,10 @@ the GPU). One process per GPU (torch.multiprocessing), NCCL over localhost TCP.
 with worker processes gathering whole batches, pinned memory and non-blocking copies, so that the host prepares the
 next batches while the GPU trains (the toolkit's loader gathers on a background thread into pinned memory too).
 
+--loader resident (route "ddp-resident") keeps the whole training set on the GPU and gathers each batch there by
+index (no host work per batch: what an in-memory set allows, and how the 1.13x DDP figure of ../shared/gpu-machine.md
+was measured, on data already on the GPU).
+
 --rounds N runs every rank count N times in turn (1 GPU, 2 GPUs, then again), as `mpi2nccl run --rounds N` does:
 a machine that drifts between runs then weighs on both alike. Each row says its round.
 
@@ -151,11 +155,19 @@ def worker(rank, ranks, args, port, queue):
             yield x[j].to(dev), y[j].to(dev)
 
     pinned = None
+    if args.loader == "resident":
+        xtr_dev, ytr_dev = xtr.to(dev), ytr.to(dev)
     if args.loader == "pinned":
         sampler = EpochBatches(len(xtr), rank, ranks, args.seed, b)
         pinned = (sampler, pinned_loader(xtr, ytr, sampler, args.workers))
 
     def training_batches(epoch):
+        if args.loader == "resident":
+            idx = shard(len(xtr), rank, ranks, args.seed, epoch).to(dev)
+            for i in range(0, len(idx), b):
+                j = idx[i:i + b]
+                yield xtr_dev[j], ytr_dev[j]
+            return
         if pinned is None:
             yield from batches(xtr, ytr, shard(len(xtr), rank, ranks, args.seed, epoch), b)
             return
@@ -251,9 +263,10 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--warmup-steps", type=int, default=10)
     p.add_argument("--threads", type=int, default=2, help="CPU threads per process (torch.set_num_threads)")
-    p.add_argument("--loader", default="index", choices=["index", "pinned"],
+    p.add_argument("--loader", default="index", choices=["index", "pinned", "resident"],
                    help="index: gather each batch in the training loop, blocking copy (route ddp); pinned: a DataLoader "
-                        "with workers, pinned memory, non-blocking copies (route ddp-pinned)")
+                        "with workers, pinned memory, non-blocking copies (route ddp-pinned); resident: the training set "
+                        "on the GPU, batches gathered there (route ddp-resident)")
     p.add_argument("--workers", type=int, default=2, help="--loader pinned: DataLoader worker processes per GPU")
     p.add_argument("--rounds", type=int, default=1, help="run every rank count this many times, in turn")
     p.add_argument("--out", default="ddp.csv")
@@ -261,7 +274,7 @@ def main():
     args.c1, args.c2 = (int(c) for c in args.channels.split(","))
     if args.rounds < 1:
         p.error(f"--rounds must be at least 1, got {args.rounds}")
-    args.route = "ddp" if args.loader == "index" else "ddp-pinned"
+    args.route = "ddp" if args.loader == "index" else "ddp-" + args.loader
     gpus = torch.cuda.device_count()
     rows = []
     ctx = mp.get_context("spawn")

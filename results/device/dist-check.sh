@@ -16,7 +16,8 @@
 # ROUNDS (default 3): fashion and cifar run every (route, ranks) ROUNDS times in turn, ours and DDP's alike, and the
 # reports pool the rounds (a machine drifting between runs weighs on 1 and 2 GPUs alike). DDP_LOADERS (default
 # "index pinned"): DDP with its loader built as ours is (route ddp) and with PyTorch's recommended DataLoader
-# (workers, pinned memory, non-blocking copies: route ddp-pinned), each a row of the same report.
+# (workers, pinned memory, non-blocking copies: route ddp-pinned), each a row of the same report; "resident" adds
+# DDP with the training set on the GPU, batches gathered there (route ddp-resident).
 # Usage, from the repository root (bundle unpacked at $BUNDLE):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/dist-check.sh [junit] [fashion] [cifar] [knobs] [debug]
 # Fashion-MNIST is not on the GPU machine: carry a copy in the git-ignored data/ folder

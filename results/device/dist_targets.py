@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Issue 7's measured targets, read off the speedup reports of dist-check.sh:
 2-GPU NCCL speedup >= 1.9x and >= PyTorch DDP's in the same run (every DDP variant the report holds: "ddp", its
-loader as ours is built, and "ddp-pinned", PyTorch's recommended DataLoader); the 2-rank test accuracy within 0.5
-points of the 1-rank run; the MPI host route's speedup beside them. With rounds (--rounds N), the speedups pool
+loader as ours is built; "ddp-pinned", PyTorch's recommended DataLoader; "ddp-resident", the set on the GPU); the
+2-rank test accuracy within 0.5 points of the 1-rank run; the MPI host route's speedup beside them. With rounds (--rounds N), the speedups pool
 the rounds and each line also gives the range of a single round.
 
     python3 dist_targets.py OUT/fashion-vs-ddp/summary.csv [more summary.csv ...]
@@ -29,7 +29,7 @@ def main():
         rs = rows(path)
         print(f"== {path}")
         nccl, mpi = get(rs, "nccl", 2), get(rs, "mpi", 2)
-        ddps = [(route, get(rs, route, 2)) for route in ("ddp", "ddp-pinned") if get(rs, route, 2)]
+        ddps = [(route, get(rs, route, 2)) for route in ("ddp", "ddp-pinned", "ddp-resident") if get(rs, route, 2)]
         named = [("nccl x2", nccl), ("mpi x2 (host route)", mpi)] + [(f"{route} x2 (PyTorch)", r) for route, r in ddps]
         for name, r in named:
             if r:
