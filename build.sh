@@ -178,6 +178,30 @@ store_jar() {
   rm -rf "$tmp"
 }
 
+# The bundle draws charts where the node has no libfontconfig (its runtime's lib/fontconfig.properties): checked by
+# drawing the recorded results with libfontconfig hidden in a private mount namespace (as root; else as things are).
+bundle_check_charts() {
+  local out=$1 tmp lib csv="$ROOT/results/dist-check/fashion/epochs.csv" how="with this machine's fontconfig"
+  [ -f "$csv" ] || return 0
+  tmp=$(mktemp -d)
+  lib=$(ldconfig -p 2>/dev/null | awk '/libfontconfig\.so\.1 /{print $NF; exit}')
+  if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null \
+     && unshare -m sh -c "mount --bind /dev/null '$(readlink -f "$lib")'" 2>/dev/null; then
+    how="without libfontconfig"
+    unshare -m sh -c "mount --bind /dev/null '$(readlink -f "$lib")' && exec '$out/bin/mpi2nccl' run --from-csv '$csv' --out '$tmp/r'" \
+      > "$tmp/log" 2>&1
+  else
+    "$out/bin/mpi2nccl" run --from-csv "$csv" --out "$tmp/r" > "$tmp/log" 2>&1
+  fi
+  if [ -s "$tmp/r/speedup.png" ] && ! grep -q "no plot" "$tmp/log"; then
+    say "bundle: charts drawn $how"
+    rm -rf "$tmp"
+  else
+    cat "$tmp/log" >&2; rm -rf "$tmp"
+    die "bundle: the bundled runtime could not draw a chart $how (fonts: runtime/lib/fontconfig.properties, fonts/fonts.conf)"
+  fi
+}
+
 cmd_bundle() {
   local out="$BUILD/bundle" tarball="$BUILD/mpi2nccl-bundle.tar.xz" j
   bundle_runtime
@@ -199,12 +223,16 @@ cmd_bundle() {
   mv "$out"/test/junit-platform-console-standalone-*.jar "$out/test/junit-console.jar"
   cp -aL "$MPJ_HOME" "$out/mpj-home"
   cp -a "$ROOT/toolkit/src/bundle/bin" "$out/bin"
-  # Charts need a font, and a bare GPU node may have none ("Fontconfig head is null"): carry DejaVu Sans.
-  mkdir -p "$out/fonts"
-  cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
-     "$ROOT/toolkit/src/bundle/fonts.conf" "$out/fonts/"
+  # Charts need a font, and a bare GPU node may have none ("Fontconfig head is null"): carry DejaVu Sans, in the
+  # runtime's lib/fonts. Where the node has libfontconfig, fonts/fonts.conf points it there (bin/env.sh); where it
+  # has none, the runtime's own lib/fontconfig.properties maps Java's logical fonts to the same files.
+  mkdir -p "$out/fonts" "$out/runtime/lib/fonts"
+  cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf "$out/runtime/lib/fonts/"
+  cp "$ROOT/toolkit/src/bundle/fontconfig.properties" "$out/runtime/lib/"
+  cp "$ROOT/toolkit/src/bundle/fonts.conf" "$out/fonts/"
   # Which commit the bundle was built from: the GPU machine's copy of the tree has no usable git history.
   (cd "$ROOT" && git describe --always --dirty 2>/dev/null || echo unknown) > "$out/COMMIT"
+  bundle_check_charts "$out"
   say "bundle: compressing"
   tar -C "$BUILD" -cf - bundle | xz -T0 -3 > "$tarball"
   say "bundle: $tarball ($(du -h "$tarball" | cut -f1)); on the GPU machine: tar xJf $(basename "$tarball") && bundle/bin/mpi2nccl --help"

@@ -9,11 +9,12 @@ export MPJ_HOME="$BUNDLE_HOME/mpj-home"
 export NCCL_NVLS_ENABLE="${NCCL_NVLS_ENABLE:-0}"
 export TORCH_SYMM_MEM_DISABLE_MULTICAST="${TORCH_SYMM_MEM_DISABLE_MULTICAST:-1}"
 export NVSHMEM_DISABLE_NVLS="${NVSHMEM_DISABLE_NVLS:-1}"
-# Charts are drawn with the bundle's own font (a GPU node may have no fonts at all). The configuration names the
-# folder by its absolute path (older fontconfig has no relative <dir>), written once per bundle location.
+# Charts are drawn with the bundle's own font (a GPU node may have no fonts at all), in runtime/lib/fonts. The
+# configuration names that folder by its absolute path (older fontconfig has no relative <dir>), written once per
+# folder. (A node without libfontconfig: Java reads runtime/lib/fontconfig.properties instead.)
 if [ -z "${FONTCONFIG_FILE:-}" ] && [ -f "$BUNDLE_HOME/fonts/fonts.conf" ]; then
-  _fc="${TMPDIR:-/tmp}/mpi2nccl-fonts-$(id -u)-$(printf '%s' "$BUNDLE_HOME" | cksum | cut -d' ' -f1).conf"
-  [ -s "$_fc" ] || sed -e "s|<dir prefix=\"relative\">.</dir>|<dir>$BUNDLE_HOME/fonts</dir>|" \
+  _fc="${TMPDIR:-/tmp}/mpi2nccl-fonts-$(id -u)-$(printf '%s' "$BUNDLE_HOME/runtime/lib/fonts" | cksum | cut -d' ' -f1).conf"
+  [ -s "$_fc" ] || sed -e "s|<dir prefix=\"relative\">.</dir>|<dir>$BUNDLE_HOME/runtime/lib/fonts</dir>|" \
       -e "s|<cachedir prefix=\"xdg\">mpi2nccl-fontconfig</cachedir>|<cachedir>${TMPDIR:-/tmp}/mpi2nccl-fontconfig-$(id -u)</cachedir>|" \
       "$BUNDLE_HOME/fonts/fonts.conf" > "$_fc"
   export FONTCONFIG_FILE="$_fc"
