@@ -8,7 +8,8 @@
 // B slower than A: NCCL's presence slows the GPU; only D slower: it is where our memory lands after NCCL's.
 // With an argument, one fresh process per order: "nccl-first" initialises NCCL before any other CUDA work (as a rank
 // of the NCCL route does: NCCL is bootstrapped before the model is made), then trains over that communicator;
-// "plain" trains over the thread communicator and never loads NCCL.
+// "plain" trains over the thread communicator and never loads NCCL; "nccl-initrank" is "nccl-first" through a unique
+// id and ncclCommInitRank (the route's own path, without MPJ), where the others use ncclCommInitAll.
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -38,7 +39,9 @@ public class PresenceTraining {
 
     public static void main(String[] args) {
         String mode = args.length > 0 ? args[0] : "in-process";
-        List<NcclCommunicator> first = mode.equals("nccl-first") ? NcclCommunicator.initAll(NcclOptions.fast(), 0) : null;
+        List<NcclCommunicator> first = mode.equals("nccl-first") ? NcclCommunicator.initAll(NcclOptions.fast(), 0)
+                : mode.equals("nccl-initrank") ? List.of(NcclCommunicator.initRank(NcclCommunicator.uniqueId(), 0, 1, NcclOptions.fast().device(0)))
+                : null;
         int n = 20_000, fs = 3 * 32 * 32;
         float[] x = new float[n * fs];
         int[] y = new int[n];

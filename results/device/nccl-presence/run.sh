@@ -8,5 +8,5 @@ java_run() { timeout 300 java --enable-native-access=ALL-UNNAMED -cp "build/nccl
 # cuBLAS GEMMs before and after ncclCommInitAll, and the CUDA limits
 java_run NcclPresence | tee "$OUT/nccl-presence.txt"
 # the lesson CNN trained before, during and after a 1-rank NCCL communicator, then in fresh processes by init order
-{ java_run PresenceTraining; for m in plain nccl-first plain nccl-first; do java_run PresenceTraining $m; done; } \
+{ java_run PresenceTraining; for m in plain nccl-first nccl-initrank plain nccl-first nccl-initrank; do java_run PresenceTraining $m; done; } \
   | tee "$OUT/presence-training.txt"
