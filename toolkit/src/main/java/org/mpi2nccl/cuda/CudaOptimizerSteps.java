@@ -54,17 +54,15 @@ final class CudaOptimizerSteps {
                     throw new IllegalArgumentException("sgdSteps: momentum " + momentum + " needs a velocity storage for tensor " + t);
             }
         }
-        long lrAddress = 0;
-        if (lrAt != null) {
-            lrAddress = address(lrAt, "sgdSteps learning rate");
-            checkRange("sgdSteps learning rate", lrAt, 0, 1);
-        }
-        long at = lrAddress;
+        long at = lrAt == null ? 0 : address(lrAt, "sgdSteps learning rate");
+        if (lrAt != null) checkRange("sgdSteps learning rate", lrAt, 0, 1);
         inChunks("sgdSteps", sizes, new String[] {"param", "grad", "velocity"},
-                new Storage[][] {params, grads, momentum != 0f ? velocities : null},
-                (k, n, p, most) -> context.launch(at != 0 ? Kernel.SGD_STEPS_LR : Kernel.SGD_STEPS, most, at != 0
-                        ? KernelArgs.of().sgdTensors(k, n, p[0], p[1], p[2]).ptr(at).f32(momentum).f32(weightDecay)
-                        : KernelArgs.of().sgdTensors(k, n, p[0], p[1], p[2]).f32(lr).f32(momentum).f32(weightDecay)));
+                new Storage[][] {params, grads, momentum != 0f ? velocities : null}, (k, n, p, most) -> {
+                    KernelArgs args = KernelArgs.of().sgdTensors(k, n, p[0], p[1], p[2]);
+                    if (at != 0) args.ptr(at);      // sgd_steps_lr_f32 reads the rate there; sgd_steps_f32 is given it
+                    else args.f32(lr);
+                    context.launch(at != 0 ? Kernel.SGD_STEPS_LR : Kernel.SGD_STEPS, most, args.f32(momentum).f32(weightDecay));
+                });
     }
 
     void adamStep(Storage param, Storage grad, Storage m, Storage v, long n, float lr, float beta1, float beta2,
