@@ -3,7 +3,7 @@
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
 #   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail, settle,
-#           split, baseline or presence, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
+#           split, baseline, presence or route1, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
 # Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
@@ -17,9 +17,17 @@ steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(junit sweep)
 # variant NAME RANKS "ENV..." RUN-OPTIONS...
 variant() {
   local name=$1 ranks=$2 vars=$3; shift 3
+  # the GPUs' clocks, power and temperature while it runs (a uniform slowdown of every kernel would show here)
+  nvidia-smi --query-gpu=index,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv,noheader,nounits \
+      -lms 200 > "$work/$name.smi.csv" 2>/dev/null & local smi=$!
   env $vars timeout --kill-after=10 200 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes "${ROUTE:-nccl}" --ranks "$ranks" --epochs "$EPOCHS" \
       --batch-per-rank 128 ${DATA:---data fashion --data-dir $FASHION_DIR} --out "$work/$name" "$@" > "$work/$name.txt" 2>&1
-  note "== $name: exit $? $vars $*"
+  local rc=$?; kill $smi 2>/dev/null; wait $smi 2>/dev/null
+  note "== $name: exit $rc $vars $*"
+  # per GPU, over the samples where it was busy: mean SM clock (MHz), power (W), temperature (C)
+  awk -F', *' '$6 > 20 { n[$1]++; c[$1] += $2; p[$1] += $4; t[$1] += $5 }
+      END { for (g in n) printf "   gpu %s busy %d samples: sm %.0f MHz, %.0f W, %.0f C\n", g, n[g], c[g]/n[g], p[g]/n[g], t[g]/n[g] }' \
+      "$work/$name.smi.csv" | sort | tee -a "$SUMMARY"
   grep -E 'graphs off|Exception|rank 0: [0-9]+ steps replayed' "$work/$name.txt" | head -3 | cut -c1-300 | sed 's/^/   /' | tee -a "$SUMMARY"
 }
 for s in "${steps[@]}"; do
@@ -70,6 +78,12 @@ for s in "${steps[@]}"; do
             variant "r$r-2gpu" 2 "A=1"
             variant "r$r-2gpu-gclog" 2 "MPI2NCCL_RANK_JAVA_OPTS=-Xlog:gc"
             variant "r$r-2gpu-parallelgc" 2 "MPI2NCCL_RANK_JAVA_OPTS=-XX:+UseParallelGC" ;;
+          route1)       # session 7: one GPU, MPI route (no communicator) against NCCL route (a 1-rank NCCL communicator), on
+                        # each GPU: is the NCCL-route rank's 1.4-2.5% slower GPU work the GPU (clocks), the device, or NCCL?
+            ROUTE=mpi variant "r$r-1gpu-mpi" 1 "A=1"
+            variant "r$r-1gpu-nccl-gpu1" 1 "CUDA_VISIBLE_DEVICES=1"
+            ROUTE=mpi variant "r$r-1gpu-mpi-gpu1" 1 "CUDA_VISIBLE_DEVICES=1"
+            variant "r$r-1gpu-nccl2" 1 "A=1" ;;
           split)        # the update of the already-averaged parameters beside the tail's all-reduce (the default from a715cc4)
             variant "r$r-rec" 2 "A=1"
             variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;

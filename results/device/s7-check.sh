@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Session 7's GPU runs on the 2-GPU machine (issue 7):
+#   junit     every GPU JUnit test at this commit, about 2 minutes; a failure skips the steps after it
+#   presence  the lesson CNN in fresh processes: no NCCL, NCCL by ncclCommInitRank (the route's own path, without MPJ),
+#             NCCL by ncclCommInitAll (build/nccl-presence compiled and carried: see nccl-presence/run.sh); 1 minute
+#   route1    step-probe SWEEP=route1 on the CIFAR-shaped set: one GPU on the MPI route (no communicator) and on the
+#             NCCL route (a 1-rank communicator), on GPU 0 and GPU 1, with the GPUs' clocks sampled; 2 minutes
+#   settle    step-probe SWEEP=settle on the CIFAR-shaped set: 2 GPUs with the epoch barrier, with GC logged, with
+#             ParallelGC (is a rank late to epoch 2 any more?); 2 minutes
+# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [route1] [settle]
+set -uo pipefail
+BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/s7}
+here=$(dirname "$0")
+work=$OUT/work; mkdir -p "$work"
+source "$here/cuda-common.sh"
+header s7-check
+CIFAR="--data synthetic-cifar"
+steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(junit presence route1)
+for s in "${steps[@]}"; do
+  case $s in
+    junit)
+      JUNIT_REPORTS="$work/junit" run junit 300 "$BUNDLE/bin/mpi2nccl-test" --disable-ansi-colors --include-tag gpu
+      rc=$?
+      cp "$OUT/junit.txt" "$work/" 2>/dev/null
+      junit_totals "$OUT/junit.txt"
+      grep -E '✘|=> ' "$OUT/junit.txt" | head -20 | cut -c1-300 | sed 's/^/   /' | tee -a "$SUMMARY"
+      [ $rc = 0 ] || { note "junit failed: the steps after it are skipped"; break; } ;;
+    presence)
+      ( source "$BUNDLE/bin/env.sh"
+        for m in plain nccl-initrank nccl-first plain nccl-initrank; do
+          timeout 120 java --enable-native-access=ALL-UNNAMED -cp "build/nccl-presence:$BUNDLE/lib/*" PresenceTraining $m 2>&1 | grep -v WARN
+        done ) > "$work/presence-order.txt" 2>&1
+      note "== presence (fresh processes, us per step):"
+      sed 's/^/   /' "$work/presence-order.txt" | tee -a "$SUMMARY" ;;
+    route1|settle)
+      BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
+          bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
+      grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
+    *) note "unknown step '$s' (junit presence route1 settle)" ;;
+  esac
+done
+left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi
+tar czf "$OUT/s7.tgz" -C "$work" --exclude='*.smi.csv' . 2>/dev/null
+tar czf "$OUT/s7-smi.tgz" -C "$work" $(cd "$work" && find . -name '*.smi.csv') 2>/dev/null
+note "done: $OUT"
