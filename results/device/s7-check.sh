@@ -5,9 +5,11 @@
 #             NCCL by ncclCommInitAll (build/nccl-presence compiled and carried: see nccl-presence/run.sh); 1 minute
 #   route1    step-probe SWEEP=route1 on the CIFAR-shaped set: one GPU on the MPI route (no communicator) and on the
 #             NCCL route (a 1-rank communicator), on GPU 0 and GPU 1, with the GPUs' clocks sampled; 2 minutes
+#   routeprobe  nccl-presence/RouteProbe in MPJ rank processes (mpjrun -np 1): no NCCL, NCCL over MPJ (the route's
+#             path), NCCL by its own unique id, NCCL after the first GPU allocation, NCCL set up but unused; 2 minutes
 #   settle    step-probe SWEEP=settle on the CIFAR-shaped set: 2 GPUs with the epoch barrier, with GC logged, with
 #             ParallelGC (is a rank late to epoch 2 any more?); 2 minutes
-# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [route1] [settle]
+# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [route1] [settle]
 set -uo pipefail
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/s7}
 here=$(dirname "$0")
@@ -32,11 +34,18 @@ for s in "${steps[@]}"; do
         done ) > "$work/presence-order.txt" 2>&1
       note "== presence (fresh processes, us per step):"
       sed 's/^/   /' "$work/presence-order.txt" | tee -a "$SUMMARY" ;;
+    routeprobe)
+      ( for round in 1 2; do for m in mpj-plain mpj-overhost mpj-initrank mpj-late mpj-unused; do
+          timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
+              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $m 2>&1 | grep -v WARN
+        done; done ) > "$work/route-probe.txt" 2>&1
+      note "== route probe (MPJ rank processes, us per step):"
+      grep -E 'us/step|Exception|failed' "$work/route-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
     route1|settle)
       BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit presence route1 settle)" ;;
+    *) note "unknown step '$s' (junit presence routeprobe route1 settle)" ;;
   esac
 done
 left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi

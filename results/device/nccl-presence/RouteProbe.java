@@ -1,0 +1,65 @@
+// Issue 7, session 7: the speedup experiment's NCCL-route rank trains 1.4-1.5% slower on one GPU than its MPI-route
+// rank, on either GPU at the same clocks (results/gpu-2026-11-22-s7), while PresenceTraining, a plain JVM, is as fast
+// with NCCL set up by ncclCommInitRank as without. This is PresenceTraining's training inside an MPJ rank (run by
+// `mpi2nccl mpjrun -np 1 --device niodev -cp build/nccl-presence:BUNDLE/lib/* RouteProbe MODE`), to find which part
+// of the rank brings the slowdown:
+//   mpj-plain       MPI.Init, then training over a thread communicator (what the MPI route's rank is, minus its data)
+//   mpj-overhost    MPI.Init, NCCL bootstrapped over MPJ as the route does (NcclCommunicator.overHost), training over it
+//   mpj-initrank    MPI.Init, NCCL by a unique id and ncclCommInitRank without MPJ's rendezvous, training over it
+//   mpj-late        MPI.Init, the data loader and a first GPU allocation made, then NCCL over MPJ (the route's order)
+//   mpj-unused      as mpj-late, but training over the thread communicator: NCCL set up and never called again
+import java.util.List;
+import java.util.Random;
+import mpi.MPI;
+import org.mpi2nccl.comm.Communicator;
+import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.nccl.NcclCommunicator;
+import org.mpi2nccl.comm.nccl.NcclOptions;
+import org.mpi2nccl.data.ArrayDataset;
+import org.mpi2nccl.data.DataLoader;
+import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.dist.DistributedSampler;
+import org.mpi2nccl.nn.Models;
+import org.mpi2nccl.nn.Module;
+import org.mpi2nccl.optim.SGD;
+import org.mpi2nccl.tensor.NDArray;
+
+public class RouteProbe {
+    public static void main(String[] args) throws Exception {
+        String[] rest = MPI.Init(args);
+        String mode = rest.length > 0 ? rest[0] : "mpj-plain";
+        NcclOptions opts = NcclOptions.fast().device(0);
+        try (MpjCommunicator host = MpjCommunicator.world()) {
+            NcclCommunicator nccl = switch (mode) {
+                case "mpj-overhost" -> NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
+                case "mpj-initrank" -> NcclCommunicator.initRank(NcclCommunicator.uniqueId(), 0, 1, opts);
+                default -> null;
+            };
+            int n = 20_000, fs = 3 * 32 * 32;
+            float[] x = new float[n * fs];
+            int[] y = new int[n];
+            Random r = new Random(7);
+            for (int i = 0; i < x.length; i++) x[i] = (float) r.nextGaussian();
+            for (int i = 0; i < n; i++) y[i] = r.nextInt(10);
+            ArrayDataset train = new ArrayDataset(x, y, new int[] {3, 32, 32}, 10);
+            DataLoader loader = new DataLoader(train, 128, DistributedSampler.training(n, 0, 1, 1), false, PresenceTraining.GPU).withPrefetch(2);
+            if (mode.equals("mpj-late") || mode.equals("mpj-unused")) {
+                NDArray.zeros(PresenceTraining.GPU, 1024).close();      // the context and the model's stream made first
+                nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
+            }
+            RingCommunicator thread = RingCommunicator.threads(1, b -> {}).get(0);
+            Communicator c = nccl != null && !mode.equals("mpj-unused") ? nccl : thread;
+            try (Module model = Models.cnn(3, 32, 32, 64, PresenceTraining.GPU, 1);
+                 DataParallel dp = new DataParallel(model, c, PresenceTraining.GRAPHS);
+                 SGD opt = new SGD(model.parameters(), 0.01f, 0.9f, 0f)) {
+                PresenceTraining.epochs(mode, dp, loader, opt, 1);
+                PresenceTraining.epochs(mode, dp, loader, opt, 4);
+            } finally {
+                if (nccl != null) nccl.close();
+                thread.close();
+            }
+        }
+        MPI.Finalize();
+    }
+}
