@@ -7,9 +7,11 @@
 #             NCCL route (a 1-rank communicator), on GPU 0 and GPU 1, with the GPUs' clocks sampled; 2 minutes
 #   routeprobe  nccl-presence/RouteProbe in MPJ rank processes (mpjrun -np 1): no NCCL, NCCL over MPJ (the route's
 #             path), NCCL by its own unique id, NCCL after the first GPU allocation, NCCL set up but unused; 2 minutes
+#   threads   one GPU, MPI route then NCCL route, 8 epochs each, with the rank JVM's busy threads sampled every second
+#             (thread_cpu.py); 1.5 minutes
 #   settle    step-probe SWEEP=settle on the CIFAR-shaped set: 2 GPUs with the epoch barrier, with GC logged, with
 #             ParallelGC (is a rank late to epoch 2 any more?); 2 minutes
-# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [route1] [settle]
+# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [threads] [route1] [settle]
 set -uo pipefail
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/s7}
 here=$(dirname "$0")
@@ -41,11 +43,27 @@ for s in "${steps[@]}"; do
         done; done ) > "$work/route-probe.txt" 2>&1
       note "== route probe (MPJ rank processes, us per step):"
       grep -E 'us/step|Exception|failed' "$work/route-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
+    threads)
+      # the rank JVM's busy threads, sampled each second through a 1-GPU run of each route (8 epochs: the NCCL route's
+      # rank got 1.5% slower GPU work from its third epoch on in earlier runs)
+      for route in mpi nccl; do
+        python3 "$here/thread_cpu.py" 45 1 > "$work/threads-$route.txt" 2>&1 & sampler=$!
+        timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes $route --ranks 1 --epochs 8 \
+            --batch-per-rank 128 $CIFAR --out "$work/threads-$route" > "$work/threads-$route.log" 2>&1
+        kill $sampler 2>/dev/null; wait $sampler 2>/dev/null
+        note "== threads, $route route, 1 GPU: per epoch (forward, backward us per step), then the busy threads"
+        python3 - "$work/threads-$route/ranks.csv" <<'PY' | tee -a "$SUMMARY"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    print("   epoch %s: %.4f s, forward %.1f, backward %.1f" % (r["epoch"], float(r["epoch_s"]), float(r["forward_s"]) / 391e-6, float(r["backward_s"]) / 391e-6))
+PY
+        cut -c1-250 "$work/threads-$route.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
+      done ;;
     route1|settle)
       BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit presence routeprobe route1 settle)" ;;
+    *) note "unknown step '$s' (junit presence routeprobe threads route1 settle)" ;;
   esac
 done
 left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi
