@@ -7,11 +7,13 @@
 #             NCCL route (a 1-rank communicator), on GPU 0 and GPU 1, with the GPUs' clocks sampled; 2 minutes
 #   routeprobe  nccl-presence/RouteProbe in MPJ rank processes (mpjrun -np 1): no NCCL, NCCL over MPJ (the route's
 #             path), NCCL by its own unique id, NCCL after the first GPU allocation, NCCL set up but unused; 2 minutes
+#   evalprobe RouteProbe's eval-* modes: 16 epochs, evaluation (or only its averaging, or only its forward passes)
+#             every 2, over NCCL or not; 1 minute
 #   threads   one GPU, MPI route then NCCL route, 8 epochs each, with the rank JVM's busy threads sampled every second
 #             (thread_cpu.py); 1.5 minutes
 #   settle    step-probe SWEEP=settle on the CIFAR-shaped set: 2 GPUs with the epoch barrier, with GC logged, with
 #             ParallelGC (is a rank late to epoch 2 any more?); 2 minutes
-# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [threads] [route1] [settle]
+# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [threads] [route1] [settle]
 set -uo pipefail
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/s7}
 here=$(dirname "$0")
@@ -43,6 +45,13 @@ for s in "${steps[@]}"; do
         done; done ) > "$work/route-probe.txt" 2>&1
       note "== route probe (MPJ rank processes, us per step):"
       grep -E 'us/step|Exception|failed' "$work/route-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
+    evalprobe)
+      ( for m in eval-plain eval-nccl avg-nccl evalfwd-nccl eval-nccl eval-plain; do
+          timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
+              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $m 2>&1 | grep -v WARN
+        done ) > "$work/eval-probe.txt" 2>&1
+      note "== eval probe (MPJ rank processes; after every 2 epochs: evaluation or part of it; us per step):"
+      grep -E 'us/step|Exception|failed' "$work/eval-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
     threads)
       # the rank JVM's busy threads, sampled each second through a 1-GPU run of each route (8 epochs: the NCCL route's
       # rank got 1.5% slower GPU work from its third epoch on in earlier runs)
@@ -63,7 +72,7 @@ PY
       BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit presence routeprobe threads route1 settle)" ;;
+    *) note "unknown step '$s' (junit presence routeprobe evalprobe threads route1 settle)" ;;
   esac
 done
 left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi

@@ -8,6 +8,12 @@
 //   mpj-initrank    MPI.Init, NCCL by a unique id and ncclCommInitRank without MPJ's rendezvous, training over it
 //   mpj-late        MPI.Init, the data loader and a first GPU allocation made, then NCCL over MPJ (the route's order)
 //   mpj-unused      as mpj-late, but training over the thread communicator: NCCL set up and never called again
+// The experiment's NCCL rank is as fast as the MPI rank for two epochs and 2% slower from its third on (identical losses),
+// and it evaluates after every epoch; these train 8 epochs of 20000 examples with something done after each:
+//   eval-plain      DistributedTraining.evaluate (the experiment's evaluation) over the thread communicator
+//   eval-nccl       the same over NCCL (the BN statistics averaged and the sums all-reduced by NCCL)
+//   avg-nccl        only DataParallel.averageBuffers over NCCL
+//   evalfwd-nccl    training over NCCL, then the evaluation's forward passes alone (no collective)
 import java.util.List;
 import java.util.Random;
 import mpi.MPI;
@@ -19,7 +25,12 @@ import org.mpi2nccl.comm.nccl.NcclOptions;
 import org.mpi2nccl.data.ArrayDataset;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.autograd.GradMode;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.dist.DistributedSampler;
+import org.mpi2nccl.dist.DistributedTraining;
+import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.nn.Models;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.optim.SGD;
@@ -36,6 +47,8 @@ public class RouteProbe {
                 case "mpj-initrank" -> NcclCommunicator.initRank(NcclCommunicator.uniqueId(), 0, 1, opts);
                 default -> null;
             };
+            boolean after = mode.startsWith("eval") || mode.startsWith("avg");
+            if (after && mode.endsWith("-nccl")) nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
             int n = 20_000, fs = 3 * 32 * 32;
             float[] x = new float[n * fs];
             int[] y = new int[n];
@@ -48,18 +61,42 @@ public class RouteProbe {
                 NDArray.zeros(PresenceTraining.GPU, 1024).close();      // the context and the model's stream made first
                 nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
             }
+            DataLoader test = new DataLoader(train.head(10_000), 500, DistributedSampler.evaluation(10_000, 0, 1), false,
+                    PresenceTraining.GPU);
             RingCommunicator thread = RingCommunicator.threads(1, b -> {}).get(0);
             Communicator c = nccl != null && !mode.equals("mpj-unused") ? nccl : thread;
             try (Module model = Models.cnn(3, 32, 32, 64, PresenceTraining.GPU, 1);
                  DataParallel dp = new DataParallel(model, c, PresenceTraining.GRAPHS);
                  SGD opt = new SGD(model.parameters(), 0.01f, 0.9f, 0f)) {
                 PresenceTraining.epochs(mode, dp, loader, opt, 1);
-                PresenceTraining.epochs(mode, dp, loader, opt, 4);
+                if (!after) PresenceTraining.epochs(mode, dp, loader, opt, 4);
+                for (int e = 0; after && e < 8; e++) {
+                    PresenceTraining.epochs(mode, dp, loader, opt, 2);     // count 2: printed (two epochs between)
+                    switch (mode) {
+                        case "eval-plain", "eval-nccl" -> DistributedTraining.evaluate(dp, test, PresenceTraining.LOSS);
+                        case "avg-nccl" -> dp.averageBuffers();
+                        default -> evalForward(model, test);
+                    }
+                }
             } finally {
                 if (nccl != null) nccl.close();
                 thread.close();
             }
         }
         MPI.Finalize();
+    }
+
+    /** The evaluation's forward passes, without its collectives. */
+    static void evalForward(Module model, DataLoader test) {
+        model.eval();
+        try (GradMode.Off off = GradMode.off()) {
+            for (Batch b : test.epoch(0)) {
+                try (ArrayScope s = ArrayScope.open(); b) {
+                    PresenceTraining.LOSS.forward(model.forward(Tensor.constant(b.x())), b.y());
+                }
+            }
+        } finally {
+            model.train();
+        }
     }
 }
