@@ -9,11 +9,13 @@
 #             path), NCCL by its own unique id, NCCL after the first GPU allocation, NCCL set up but unused; 2 minutes
 #   evalprobe RouteProbe's eval-* modes: 16 epochs, evaluation (or only its averaging, or only its forward passes)
 #             every 2, over NCCL or not; 1 minute
+#   carveout  MPI2NCCL_SMEM_CARVEOUT=0 (our kernels ask for the most L1) against none asked: RouteProbe avg-nccl and
+#             eval-plain, then step-probe SWEEP=carveout (1 and 2 GPUs); 4 minutes
 #   threads   one GPU, MPI route then NCCL route, 8 epochs each, with the rank JVM's busy threads sampled every second
 #             (thread_cpu.py); 1.5 minutes
 #   settle    step-probe SWEEP=settle on the CIFAR-shaped set: 2 GPUs with the epoch barrier, with GC logged, with
 #             ParallelGC (is a rank late to epoch 2 any more?); 2 minutes
-# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [threads] [route1] [settle]
+# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [carveout] [threads] [route1] [settle]
 set -uo pipefail
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/s7}
 here=$(dirname "$0")
@@ -52,6 +54,17 @@ for s in "${steps[@]}"; do
         done ) > "$work/eval-probe.txt" 2>&1
       note "== eval probe (MPJ rank processes; after every 2 epochs: evaluation or part of it; us per step):"
       grep -E 'us/step|Exception|failed' "$work/eval-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
+    carveout)
+      ( for v in "A=1 avg-nccl" "MPI2NCCL_SMEM_CARVEOUT=0 avg-nccl" "MPI2NCCL_SMEM_CARVEOUT=100 eval-plain" "MPI2NCCL_SMEM_CARVEOUT=0 eval-plain"; do
+          set -- $v; echo "== $1 $2"
+          env $1 timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
+              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $2 2>&1 | grep -v WARN
+        done ) > "$work/carveout-probe.txt" 2>&1
+      note "== carveout probe (RouteProbe; after every 2 epochs NCCL's averaging or the evaluation; us per step):"
+      grep -E '^==|us/step|Exception|failed' "$work/carveout-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY"
+      BUNDLE=$BUNDLE OUT=$work/probe-carveout SWEEP=carveout DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
+          bash "$here/step-probe.sh" sweep > "$work/probe-carveout.console.txt" 2>&1
+      grep -v '^step-probe' "$work/probe-carveout/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
     threads)
       # the rank JVM's busy threads, sampled each second through a 1-GPU run of each route (8 epochs: the NCCL route's
       # rank got 1.5% slower GPU work from its third epoch on in earlier runs)
@@ -72,7 +85,7 @@ PY
       BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit presence routeprobe evalprobe threads route1 settle)" ;;
+    *) note "unknown step '$s' (junit presence routeprobe evalprobe carveout threads route1 settle)" ;;
   esac
 done
 left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi
