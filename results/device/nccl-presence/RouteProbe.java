@@ -12,7 +12,9 @@
 // and it evaluates after every epoch; these train 8 epochs of 20000 examples with something done after each:
 //   eval-plain      DistributedTraining.evaluate (the experiment's evaluation) over the thread communicator
 //   eval-nccl       the same over NCCL (the BN statistics averaged and the sums all-reduced by NCCL)
-//   avg-nccl        only DataParallel.averageBuffers over NCCL
+//   avg-nccl        only the BN statistics averaged by NCCL (ncclAvg in place, one call per buffer, as
+//                   DataParallel.averageBuffers did before it skipped one rank), with CUDA's limits printed after
+//   avg-nccl-l2reset  the same, then cudaCtxResetPersistingL2Cache
 //   evalfwd-nccl    training over NCCL, then the evaluation's forward passes alone (no collective)
 import java.util.List;
 import java.util.Random;
@@ -25,7 +27,11 @@ import org.mpi2nccl.comm.nccl.NcclOptions;
 import org.mpi2nccl.data.ArrayDataset;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.dist.DataParallel;
+import static org.bytedeco.cuda.global.cudart.cudaCtxResetPersistingL2Cache;
+
 import org.mpi2nccl.autograd.GradMode;
+import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.dist.DistributedSampler;
@@ -48,7 +54,7 @@ public class RouteProbe {
                 default -> null;
             };
             boolean after = mode.startsWith("eval") || mode.startsWith("avg");
-            if (after && mode.endsWith("-nccl")) nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
+            if (after && mode.contains("-nccl")) nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
             int n = 20_000, fs = 3 * 32 * 32;
             float[] x = new float[n * fs];
             int[] y = new int[n];
@@ -74,7 +80,11 @@ public class RouteProbe {
                     PresenceTraining.epochs(mode, dp, loader, opt, 2);     // count 2: printed (two epochs between)
                     switch (mode) {
                         case "eval-plain", "eval-nccl" -> DistributedTraining.evaluate(dp, test, PresenceTraining.LOSS);
-                        case "avg-nccl" -> dp.averageBuffers();
+                        case "avg-nccl", "avg-nccl-l2reset" -> {
+                            for (NDArray b : model.namedBuffers().values()) Tensors.allReduce(nccl, b, Reduction.AVG);
+                            if (mode.endsWith("l2reset")) cudaCtxResetPersistingL2Cache();
+                            NcclPresence.limits("   after the averages");
+                        }
                         default -> evalForward(model, test);
                     }
                 }

@@ -127,8 +127,16 @@ public final class DataParallel implements AutoCloseable {
      * same statistics everywhere. Batch statistics during training stay local (see the class comment).
      */
     public void averageBuffers() {
+        if (comm.size() == 1) return;      // the average of one is itself
         for (Map.Entry<String, NDArray> e : model.namedBuffers().entrySet()) {
-            Tensors.allReduce(comm, e.getValue(), Reduction.AVG);
+            if (GradientReduction.GRADIENT_OP == Reduction.AVG) {
+                Tensors.allReduce(comm, e.getValue(), Reduction.AVG);
+            } else {
+                Tensors.allReduce(comm, e.getValue(), Reduction.SUM);
+                try (NDArray mean = e.getValue().mul(1f / comm.size())) {
+                    e.getValue().assign(mean);
+                }
+            }
         }
     }
 
