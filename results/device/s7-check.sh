@@ -13,11 +13,12 @@
 #             eval-plain, then step-probe SWEEP=carveout (1 and 2 GPUs); 4 minutes
 #   gradsum   RouteProbe avg-nccl (ncclAvg alone slows the GPU?), with the persisting-L2 lines reset, eval-nccl (one rank
 #             no longer averages); step-probe SWEEP=gradsum (2 GPUs summing, not averaging, the buckets); 3 minutes
+#   ncclenv   RouteProbe avg-nccl and 2 GPUs with NCCL_MEM_SYNC_DOMAIN=0, NCCL_CGA_CLUSTER_SIZE=0; 3 minutes
 #   threads   one GPU, MPI route then NCCL route, 8 epochs each, with the rank JVM's busy threads sampled every second
 #             (thread_cpu.py); 1.5 minutes
 #   settle    step-probe SWEEP=settle on the CIFAR-shaped set: 2 GPUs with the epoch barrier, with GC logged, with
 #             ParallelGC (is a rank late to epoch 2 any more?); 2 minutes
-# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [carveout] [gradsum] [threads] [route1] [settle]
+# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [carveout] [gradsum] [ncclenv] [threads] [route1] [settle]
 set -uo pipefail
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/s7}
 here=$(dirname "$0")
@@ -77,6 +78,17 @@ for s in "${steps[@]}"; do
       BUNDLE=$BUNDLE OUT=$work/probe-gradsum SWEEP=gradsum DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-gradsum.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-gradsum/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
+    ncclenv)
+      ( for v in "A=1 avg-nccl" "NCCL_MEM_SYNC_DOMAIN=0 avg-nccl" "NCCL_CGA_CLUSTER_SIZE=0 avg-nccl" "A=1 avg-nccl-l2reset"; do
+          set -- $v; echo "== $1 $2"
+          env $1 timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
+              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $2 2>&1 | grep -v WARN
+        done ) > "$work/ncclenv-probe.txt" 2>&1
+      note "== NCCL settings probe (RouteProbe avg-nccl: after every 2 epochs ncclAvg of the BN statistics; us per step):"
+      grep -E '^==|us/step|Exception|failed' "$work/ncclenv-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY"
+      BUNDLE=$BUNDLE OUT=$work/probe-ncclenv SWEEP=ncclenv DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
+          bash "$here/step-probe.sh" sweep > "$work/probe-ncclenv.console.txt" 2>&1
+      grep -v '^step-probe' "$work/probe-ncclenv/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
     threads)
       # the rank JVM's busy threads, sampled each second through a 1-GPU run of each route (8 epochs: the NCCL route's
       # rank got 1.5% slower GPU work from its third epoch on in earlier runs)
@@ -97,7 +109,7 @@ PY
       BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit presence routeprobe evalprobe carveout gradsum threads route1 settle)" ;;
+    *) note "unknown step '$s' (junit presence routeprobe evalprobe carveout gradsum ncclenv threads route1 settle)" ;;
   esac
 done
 left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi

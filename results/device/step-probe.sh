@@ -3,7 +3,7 @@
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
 #   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail, settle,
-#           split, baseline, presence, route1, carveout or gradsum, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
+#           split, baseline, presence, route1, carveout, gradsum or ncclenv, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
 # Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
@@ -98,6 +98,12 @@ for s in "${steps[@]}"; do
             ROUTE=mpi variant "r$r-1gpu-mpi" 1 "A=1"
             variant "r$r-2gpu" 2 "A=1"
             variant "r$r-2gpu-sum" 2 "MPI2NCCL_PROBE_GRADIENT_SUM=1" ;;
+          ncclenv)      # session 7: once NCCL has launched kernels, ours run 2% slower for good; NCCL launches its kernels in
+                        # CUDA's "remote" memory-sync domain (NCCL_MEM_SYNC_DOMAIN) and in thread-block clusters (NCCL_CGA_CLUSTER_SIZE)
+            ROUTE=mpi variant "r$r-1gpu-mpi" 1 "A=1"
+            variant "r$r-2gpu" 2 "A=1"
+            variant "r$r-2gpu-domain0" 2 "NCCL_MEM_SYNC_DOMAIN=0"
+            variant "r$r-2gpu-cga0" 2 "NCCL_CGA_CLUSTER_SIZE=0" ;;
           split)        # the update of the already-averaged parameters beside the tail's all-reduce (the default from a715cc4)
             variant "r$r-rec" 2 "A=1"
             variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;
