@@ -14,11 +14,13 @@
 #   gradsum   RouteProbe avg-nccl (ncclAvg alone slows the GPU?), with the persisting-L2 lines reset, eval-nccl (one rank
 #             no longer averages); step-probe SWEEP=gradsum (2 GPUs summing, not averaging, the buckets); 3 minutes
 #   ncclenv   RouteProbe avg-nccl and 2 GPUs with NCCL_MEM_SYNC_DOMAIN=0, NCCL_CGA_CLUSTER_SIZE=0; 3 minutes
+#   distjunit DataParallelGpuTest and StepGraphsGpuTest (the 2-GPU proofs); 1 minute
+#   cifar, fashion  dist-check.sh (ROUNDS rounds, default 2; Fashion-MNIST carried in data/); 3.5 and 4 minutes
 #   threads   one GPU, MPI route then NCCL route, 8 epochs each, with the rank JVM's busy threads sampled every second
 #             (thread_cpu.py); 1.5 minutes
 #   settle    step-probe SWEEP=settle on the CIFAR-shaped set: 2 GPUs with the epoch barrier, with GC logged, with
 #             ParallelGC (is a rank late to epoch 2 any more?); 2 minutes
-# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [carveout] [gradsum] [ncclenv] [threads] [route1] [settle]
+# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [carveout] [gradsum] [ncclenv] [distjunit] [cifar] [fashion] [threads] [route1] [settle]
 set -uo pipefail
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/s7}
 here=$(dirname "$0")
@@ -89,6 +91,14 @@ for s in "${steps[@]}"; do
       BUNDLE=$BUNDLE OUT=$work/probe-ncclenv SWEEP=ncclenv DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-ncclenv.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-ncclenv/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
+    distjunit)
+      JUNIT_REPORTS="$work/junit-dist" run junit-dist 200 "$BUNDLE/bin/mpi2nccl-test" --disable-ansi-colors \
+          --select-class org.mpi2nccl.dist.DataParallelGpuTest --select-class org.mpi2nccl.dist.StepGraphsGpuTest
+      cp "$OUT/junit-dist.txt" "$work/" 2>/dev/null
+      junit_totals "$OUT/junit-dist.txt" ;;
+    cifar|fashion)
+      BUNDLE=$BUNDLE OUT=$work/dist-$s ROUNDS=${ROUNDS:-2} bash "$here/dist-check.sh" $s > "$work/dist-$s.console.txt" 2>&1
+      grep -E '^==|speedup|target|contrast|accuracy' "$work/dist-$s/summary.txt" | grep -v machine-warm | cut -c1-220 | tee -a "$SUMMARY" ;;
     threads)
       # the rank JVM's busy threads, sampled each second through a 1-GPU run of each route (8 epochs: the NCCL route's
       # rank got 1.5% slower GPU work from its third epoch on in earlier runs)
@@ -109,7 +119,7 @@ PY
       BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit presence routeprobe evalprobe carveout gradsum ncclenv threads route1 settle)" ;;
+    *) note "unknown step '$s' (junit presence routeprobe evalprobe carveout gradsum ncclenv distjunit cifar fashion threads route1 settle)" ;;
   esac
 done
 left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi
