@@ -85,8 +85,8 @@ for s in "${steps[@]}"; do
             ROUTE=mpi variant "r$r-1gpu-mpi-gpu1" 1 "CUDA_VISIBLE_DEVICES=1"
             variant "r$r-1gpu-nccl2" 1 "A=1" ;;
           carveout)     # session 7: an NCCL kernel leaves the SMs with its large shared-memory carveout (little L1) and
-                        # our kernels, asking for none, keep it? MPI2NCCL_SMEM_CARVEOUT=0 has every kernel of ours ask for
-                        # the most L1
+                        # our kernels, asking for none, keep it? MPI2NCCL_SMEM_CARVEOUT=0 had every kernel of ours ask for
+                        # the most L1 (run with the bundle of 45cb75f: no, it only slowed backward; the knob is gone since)
             ROUTE=mpi variant "r$r-1gpu-mpi" 1 "A=1"
             ROUTE=mpi variant "r$r-1gpu-mpi-c0" 1 "MPI2NCCL_SMEM_CARVEOUT=0"
             variant "r$r-1gpu-c0" 1 "MPI2NCCL_SMEM_CARVEOUT=0"
@@ -94,7 +94,8 @@ for s in "${steps[@]}"; do
             variant "r$r-2gpu-c0" 2 "MPI2NCCL_SMEM_CARVEOUT=0" ;;
           gradsum)      # session 7: ncclAvg (NCCL's average) leaves one GPU's kernels 2% slower after a few calls (RouteProbe
                         # avg-nccl); with MPI2NCCL_PROBE_GRADIENT_SUM=1 the buckets are summed instead (timing only: the update
-                        # is then twice too large) and the BN statistics summed and scaled
+                        # is then twice too large) and the BN statistics summed and scaled (run with the bundle of 40bd6b6:
+                        # no change on 2 GPUs, any NCCL kernel does it; the knob is gone since)
             ROUTE=mpi variant "r$r-1gpu-mpi" 1 "A=1"
             variant "r$r-2gpu" 2 "A=1"
             variant "r$r-2gpu-sum" 2 "MPI2NCCL_PROBE_GRADIENT_SUM=1" ;;

@@ -1,6 +1,5 @@
 package org.mpi2nccl.cuda;
 
-import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 
@@ -13,7 +12,6 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
 import org.bytedeco.cuda.cudart.CUfunc_st;
 
@@ -129,30 +127,9 @@ final class KernelModules {
         f = new Handles.FunctionHandle();
         CudaException.check(cuModuleGetFunction(f, module, kernel.name),
                 "finding kernel " + kernel.name + " in " + from);
-        int carveout = carveout();
-        if (carveout >= 0) {
-            CudaException.check(cuFuncSetAttribute(f, CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                    carveout), "setting the shared-memory carveout of kernel " + kernel.name);
-        }
         functions.put(kernel, f);
         logFirstLaunch(kernel);
         return f;
-    }
-
-    /**
-     * The shared-memory carveout every kernel asks for, in percent of the most shared memory an SM has ({@code
-     * MPI2NCCL_SMEM_CARVEOUT}; 0: the most L1 cache), or -1: none asked (the driver keeps what the SM has).
-     */
-    static int carveout() {
-        String v = System.getenv("MPI2NCCL_SMEM_CARVEOUT");
-        if (v == null || v.isBlank()) return -1;
-        try {
-            int c = Integer.parseInt(v.trim());
-            if (c >= -1 && c <= 100) return c;
-        } catch (NumberFormatException e) {
-            // the message below
-        }
-        throw new IllegalArgumentException("MPI2NCCL_SMEM_CARVEOUT=" + v + ": give a percentage of shared memory, 0 to 100 (-1: none)");
     }
 
     /**

@@ -34,12 +34,6 @@ final class GradientReduction implements AutoCloseable {
     /** How much longer than the communicator's own timeout a bucket's all-reduce is waited for. */
     static final Duration WAIT_MARGIN = Duration.ofSeconds(30);
 
-    /**
-     * How a bucket is averaged: NCCL's (and MPJ's) AVG. {@code MPI2NCCL_PROBE_GRADIENT_SUM=1}, a timing probe only, sums
-     * instead (the update is then N times too large): does NCCL's average, not the all-reduce, slow the GPU's kernels?
-     */
-    static final Reduction GRADIENT_OP = "1".equals(System.getenv("MPI2NCCL_PROBE_GRADIENT_SUM")) ? Reduction.SUM : Reduction.AVG;
-
     private final Communicator comm;
     private final GradientBuckets buckets;
     private final Backend backend;
@@ -153,7 +147,7 @@ final class GradientReduction implements AutoCloseable {
 
     private void reduce(GradientBucket b) {
         long t0 = System.nanoTime();
-        comm.allReduce(b.buffer(), GRADIENT_OP);
+        comm.allReduce(b.buffer(), Reduction.AVG);
         if (recordingCollectives) return;       // recorded, not run: counted at every replay
         long t1 = System.nanoTime();
         StagingTimes st = Staging.of(comm);

@@ -3,6 +3,8 @@ package org.mpi2nccl.dist;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -16,6 +18,7 @@ import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.RingCommunicator;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.tensor.Device;
+import org.mpi2nccl.tensor.NDArray;
 
 /**
  * The equivalence of N ranks with batch B/N and one rank with batch B, with the ranks as threads of this JVM
@@ -87,6 +90,54 @@ class DataParallelThreadsTest {
         });
         System.out.printf("epoch seconds with rank 1 late by 1.5 s: rank 0 %.3f, rank 1 %.3f%n", seconds.get(0), seconds.get(1));
         assertTrue(seconds.get(0) < 1.0, "rank 0's epoch counted rank 1's lateness: " + seconds.get(0) + " s");
+    }
+
+    /**
+     * Evaluation's batch-norm statistics ({@link DataParallel#averageBuffers}): averaged over the ranks; on one rank left
+     * as they are without a collective call (a 1-rank NCCL communicator's average slowed the GPU's kernels).
+     */
+    @Test
+    void buffersAreAveragedOverTheRanksAndOneRankMakesNoCall() {
+        List<float[]> got = onRanks(2, c -> {
+            try (org.mpi2nccl.nn.Module model = EquivalenceCheck.model("cnn-bn", DATA, Device.cpu(), 3);
+                 DataParallel dp = new DataParallel(model, c)) {
+                for (NDArray b : model.namedBuffers().values()) b.fill(c.rank() == 0 ? 1f : 2f);
+                dp.averageBuffers();
+                return buffers(model);
+            }
+        });
+        assertTrue(got.get(0).length > 0, "the model has batch-norm statistics");
+        for (float[] rank : got) for (float v : rank) assertEquals(1.5f, v, "the mean of rank 0's 1 and rank 1's 2");
+
+        RingCommunicator one = RingCommunicator.threads(1, b -> {}).get(0);
+        int[] allReduces = {0};
+        Communicator counted = (Communicator) Proxy.newProxyInstance(Communicator.class.getClassLoader(),
+                new Class<?>[] {Communicator.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("allReduce")) allReduces[0]++;
+                    try {
+                        return method.invoke(one, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        try (org.mpi2nccl.nn.Module model = EquivalenceCheck.model("cnn-bn", DATA, Device.cpu(), 3);
+             DataParallel dp = new DataParallel(model, counted)) {
+            for (NDArray b : model.namedBuffers().values()) b.fill(7f);
+            int before = allReduces[0];
+            dp.averageBuffers();
+            assertEquals(before, allReduces[0], "one rank: no all-reduce");
+            for (float v : buffers(model)) assertEquals(7f, v, "one rank: the statistics are left as they are");
+        } finally {
+            one.close();
+        }
+    }
+
+    private static float[] buffers(org.mpi2nccl.nn.Module model) {
+        List<Float> out = new ArrayList<>();
+        for (NDArray b : model.namedBuffers().values()) for (float v : b.toArray()) out.add(v);
+        float[] a = new float[out.size()];
+        for (int i = 0; i < a.length; i++) a[i] = out.get(i);
+        return a;
     }
 
     @Test
