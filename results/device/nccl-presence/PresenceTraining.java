@@ -59,7 +59,10 @@ public class PresenceTraining {
                 epochs(mode, dp, loader, opt, 1);
                 epochs(mode, dp, loader, opt, 4);
             } finally {
-                if (first != null) NcclCommunicator.closeAll(first);
+                // closeAll is for initAll's communicators: the initrank one is closed on its own (closeAll finalized it
+                // twice here: the stack traces in results/gpu-2026-11-22-s7/presence-order.txt, after the timings)
+                if (first != null && mode.equals("nccl-initrank")) first.get(0).close();
+                else if (first != null) NcclCommunicator.closeAll(first);
                 thread.close();
             }
             return;
