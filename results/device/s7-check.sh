@@ -14,13 +14,15 @@
 #   gradsum   RouteProbe avg-nccl (ncclAvg alone slows the GPU?), with the persisting-L2 lines reset, eval-nccl (one rank
 #             no longer averages); step-probe SWEEP=gradsum (2 GPUs summing, not averaging, the buckets); 3 minutes
 #   ncclenv   RouteProbe avg-nccl and 2 GPUs with NCCL_MEM_SYNC_DOMAIN=0, NCCL_CGA_CLUSTER_SIZE=0; 3 minutes
+#   modload   (not run yet) RouteProbe with CUDA_MODULE_LOADING=EAGER, and after a single ncclAvg: is the slowdown the
+#             NCCL kernels' code being resident on the GPU? 1.5 minutes
 #   distjunit DataParallelGpuTest and StepGraphsGpuTest (the 2-GPU proofs); 1 minute
 #   cifar, fashion  dist-check.sh (ROUNDS rounds, default 2; Fashion-MNIST carried in data/); 3.5 and 4 minutes
 #   threads   one GPU, MPI route then NCCL route, 8 epochs each, with the rank JVM's busy threads sampled every second
 #             (thread_cpu.py); 1.5 minutes
 #   settle    step-probe SWEEP=settle on the CIFAR-shaped set: 2 GPUs with the epoch barrier, with GC logged, with
 #             ParallelGC (is a rank late to epoch 2 any more?); 2 minutes
-# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [carveout] [gradsum] [ncclenv] [distjunit] [cifar] [fashion] [threads] [route1] [settle]
+# Usage: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/s7-check.sh [junit] [presence] [routeprobe] [evalprobe] [carveout] [gradsum] [ncclenv] [modload] [distjunit] [cifar] [fashion] [threads] [route1] [settle]
 set -uo pipefail
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/s7}
 here=$(dirname "$0")
@@ -91,6 +93,16 @@ for s in "${steps[@]}"; do
       BUNDLE=$BUNDLE OUT=$work/probe-ncclenv SWEEP=ncclenv DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-ncclenv.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-ncclenv/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
+    modload)
+      # next: is it the NCCL kernels' code being resident? CUDA loads a module lazily, at its first kernel launch (a
+      # 1-rank ncclAvg launches one; a 1-rank broadcast or in-place sum launches none): load every module eagerly
+      ( for v in "A=1 mpj-plain" "CUDA_MODULE_LOADING=EAGER mpj-plain" "CUDA_MODULE_LOADING=EAGER mpj-overhost" "A=1 mpj-overhost" "A=1 avg1-nccl"; do
+          set -- $v; echo "== $1 $2"
+          env $1 timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
+              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $2 2>&1 | grep -v WARN
+        done ) > "$work/modload-probe.txt" 2>&1
+      note "== module-loading probe (RouteProbe; us per step):"
+      grep -E '^==|us/step|Exception|failed' "$work/modload-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
     distjunit)
       JUNIT_REPORTS="$work/junit-dist" run junit-dist 200 "$BUNDLE/bin/mpi2nccl-test" --disable-ansi-colors \
           --select-class org.mpi2nccl.dist.DataParallelGpuTest --select-class org.mpi2nccl.dist.StepGraphsGpuTest
@@ -119,7 +131,7 @@ PY
       BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
           bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
       grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
-    *) note "unknown step '$s' (junit presence routeprobe evalprobe carveout gradsum ncclenv distjunit cifar fashion threads route1 settle)" ;;
+    *) note "unknown step '$s' (junit presence routeprobe evalprobe carveout gradsum ncclenv modload distjunit cifar fashion threads route1 settle)" ;;
   esac
 done
 left=$(pgrep -a java); if [ -n "$left" ]; then note "LEFTOVER PROCESSES:"; note "$left"; else note "no leftover processes"; fi

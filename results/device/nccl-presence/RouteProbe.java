@@ -15,6 +15,7 @@
 //   avg-nccl        only the BN statistics averaged by NCCL (ncclAvg in place, one call per buffer, as
 //                   DataParallel.averageBuffers did before it skipped one rank), with CUDA's limits printed after
 //   avg-nccl-l2reset  the same, then cudaCtxResetPersistingL2Cache
+//   avg1-nccl       one ncclAvg of one small array before the first epoch, none after (does one NCCL kernel do it?)
 //   evalfwd-nccl    training over NCCL, then the evaluation's forward passes alone (no collective)
 import java.util.List;
 import java.util.Random;
@@ -53,7 +54,13 @@ public class RouteProbe {
                 case "mpj-initrank" -> NcclCommunicator.initRank(NcclCommunicator.uniqueId(), 0, 1, opts);
                 default -> null;
             };
-            boolean after = mode.startsWith("eval") || mode.startsWith("avg");
+            boolean after = mode.startsWith("eval") || (mode.startsWith("avg") && !mode.startsWith("avg1"));
+            if (mode.equals("avg1-nccl")) {
+                nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
+                try (NDArray one = NDArray.zeros(PresenceTraining.GPU, 64)) {
+                    Tensors.allReduce(nccl, one, Reduction.AVG);
+                }
+            }
             if (after && mode.contains("-nccl")) nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
             int n = 20_000, fs = 3 * 32 * 32;
             float[] x = new float[n * fs];
@@ -75,7 +82,7 @@ public class RouteProbe {
                  DataParallel dp = new DataParallel(model, c, PresenceTraining.GRAPHS);
                  SGD opt = new SGD(model.parameters(), 0.01f, 0.9f, 0f)) {
                 PresenceTraining.epochs(mode, dp, loader, opt, 1);
-                if (!after) PresenceTraining.epochs(mode, dp, loader, opt, 4);
+                if (!after) PresenceTraining.epochs(mode, dp, loader, opt, mode.equals("avg1-nccl") ? 12 : 4);
                 for (int e = 0; after && e < 8; e++) {
                     PresenceTraining.epochs(mode, dp, loader, opt, 2);     // count 2: printed (two epochs between)
                     switch (mode) {

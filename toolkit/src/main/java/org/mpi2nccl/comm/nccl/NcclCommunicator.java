@@ -351,11 +351,15 @@ public final class NcclCommunicator extends AbstractCommunicator {
         }
     }
 
-    /** Closes communicators made by {@link #initAll}: finalizes them together in one group, then destroys each. */
+    /**
+     * Closes communicators made by {@link #initAll}: finalizes them together in one group, then destroys each. One made
+     * otherwise (its ranks in other processes) is closed on its own, as {@link #close} does: finalizing it here too
+     * would finalize it twice.
+     */
     public static void closeAll(List<NcclCommunicator> clique) {
         ncclGroupStart();
         for (NcclCommunicator c : clique) {
-            if (c.comm != null && !c.isBroken()) {
+            if (c.inClique && c.comm != null && !c.isBroken()) {
                 c.setDevice();
                 ncclCommFinalize(c.comm);
             }

@@ -250,6 +250,17 @@ class NcclGpuTest {
         }
     }
 
+    /** closeAll given a communicator of ncclCommInitRank closes it as close() does (it was finalized twice and threw). */
+    @Test
+    void closeAllAlsoClosesACommunicatorMadeByInitRank() {
+        needGpus(1);
+        NcclCommunicator c = NcclCommunicator.initRank(NcclCommunicator.uniqueId(), 0, 1,
+                NcclOptions.fast().device(0).timeout(Duration.ofSeconds(30)));
+        NcclCommunicator.closeAll(List.of(c));
+        IllegalStateException e = assertThrows(IllegalStateException.class, c::barrier);
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    }
+
     @Test
     void oneRankOnOneGpuRunsEveryCollective() {
         needGpus(1);
