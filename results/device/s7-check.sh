@@ -14,8 +14,8 @@
 #   gradsum   RouteProbe avg-nccl (ncclAvg alone slows the GPU?), with the persisting-L2 lines reset, eval-nccl (one rank
 #             no longer averages); step-probe SWEEP=gradsum (2 GPUs summing, not averaging, the buckets); 3 minutes
 #   ncclenv   RouteProbe avg-nccl and 2 GPUs with NCCL_MEM_SYNC_DOMAIN=0, NCCL_CGA_CLUSTER_SIZE=0; 3 minutes
-#   modload   (not run yet) RouteProbe with CUDA_MODULE_LOADING=EAGER, and after a single ncclAvg: is the slowdown the
-#             NCCL kernels' code being resident on the GPU? 1.5 minutes
+#   modload   (not run yet) RouteProbe with CUDA_MODULE_LOADING=EAGER, after a single ncclAvg, and with NCCL on a
+#             non-blocking stream: is the slowdown the NCCL kernels' code resident on the GPU, or its stream? 2 minutes
 #   distjunit DataParallelGpuTest and StepGraphsGpuTest (the 2-GPU proofs); 1 minute
 #   cifar, fashion  dist-check.sh (ROUNDS rounds, default 2; Fashion-MNIST carried in data/); 3.5 and 4 minutes
 #   threads   one GPU, MPI route then NCCL route, 8 epochs each, with the rank JVM's busy threads sampled every second
@@ -96,7 +96,7 @@ for s in "${steps[@]}"; do
     modload)
       # next: is it the NCCL kernels' code being resident? CUDA loads a module lazily, at its first kernel launch (a
       # 1-rank ncclAvg launches one; a 1-rank broadcast or in-place sum launches none): load every module eagerly
-      ( for v in "A=1 mpj-plain" "CUDA_MODULE_LOADING=EAGER mpj-plain" "CUDA_MODULE_LOADING=EAGER mpj-overhost" "A=1 mpj-overhost" "A=1 avg1-nccl"; do
+      ( for v in "A=1 mpj-plain" "CUDA_MODULE_LOADING=EAGER mpj-plain" "CUDA_MODULE_LOADING=EAGER mpj-overhost" "A=1 mpj-overhost" "A=1 avg1-nccl" "A=1 avg-nccl-nbstream"; do
           set -- $v; echo "== $1 $2"
           env $1 timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
               -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $2 2>&1 | grep -v WARN

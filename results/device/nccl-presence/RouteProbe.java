@@ -15,9 +15,11 @@
 //   avg-nccl        only the BN statistics averaged by NCCL (ncclAvg in place, one call per buffer, as
 //                   DataParallel.averageBuffers did before it skipped one rank), with CUDA's limits printed after
 //   avg-nccl-l2reset  the same, then cudaCtxResetPersistingL2Cache
+//   avg-nccl-nbstream  avg-nccl with NCCL on a stream made non-blocking (cudaStreamNonBlocking) by this program
 //   avg1-nccl       one ncclAvg of one small array before the first epoch, none after (does one NCCL kernel do it?)
 //   evalfwd-nccl    training over NCCL, then the evaluation's forward passes alone (no collective)
 import java.util.List;
+import org.bytedeco.cuda.cudart.CUstream_st;
 import java.util.Random;
 import mpi.MPI;
 import org.mpi2nccl.comm.Communicator;
@@ -29,6 +31,9 @@ import org.mpi2nccl.data.ArrayDataset;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.dist.DataParallel;
 import static org.bytedeco.cuda.global.cudart.cudaCtxResetPersistingL2Cache;
+import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
+import static org.bytedeco.cuda.global.cudart.cudaStreamCreateWithFlags;
+import static org.bytedeco.cuda.global.cudart.cudaStreamNonBlocking;
 
 import org.mpi2nccl.autograd.GradMode;
 import org.mpi2nccl.comm.Reduction;
@@ -61,7 +66,16 @@ public class RouteProbe {
                     Tensors.allReduce(nccl, one, Reduction.AVG);
                 }
             }
-            if (after && mode.contains("-nccl")) nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
+            if (after && mode.contains("-nccl")) {
+                NcclOptions o = opts.timeout(host.timeout());
+                if (mode.endsWith("nbstream")) {
+                    CUstream_st s = new CUstream_st();
+                    cudaSetDevice(0);
+                    cudaStreamCreateWithFlags(s, cudaStreamNonBlocking);
+                    o = o.stream(s.address());          // left to the process's end: a probe
+                }
+                nccl = NcclCommunicator.overHost(host, o);
+            }
             int n = 20_000, fs = 3 * 32 * 32;
             float[] x = new float[n * fs];
             int[] y = new int[n];
@@ -87,7 +101,7 @@ public class RouteProbe {
                     PresenceTraining.epochs(mode, dp, loader, opt, 2);     // count 2: printed (two epochs between)
                     switch (mode) {
                         case "eval-plain", "eval-nccl" -> DistributedTraining.evaluate(dp, test, PresenceTraining.LOSS);
-                        case "avg-nccl", "avg-nccl-l2reset" -> {
+                        case "avg-nccl", "avg-nccl-l2reset", "avg-nccl-nbstream" -> {
                             for (NDArray b : model.namedBuffers().values()) Tensors.allReduce(nccl, b, Reduction.AVG);
                             if (mode.endsWith("l2reset")) cudaCtxResetPersistingL2Cache();
                             NcclPresence.limits("   after the averages");
