@@ -30,6 +30,26 @@ work=$OUT/work; mkdir -p "$work"
 source "$here/cuda-common.sh"
 header s7-check
 CIFAR="--data synthetic-cifar"
+# route_probe FILE TITLE [ENV=VALUE:]MODE...: nccl-presence/RouteProbe MODE in a 1-rank MPJ job each (build/nccl-presence
+# compiled and carried), with ENV set where given; the timings to the summary
+route_probe() {
+  local file=$1 title=$2 v; shift 2
+  for v in "$@"; do
+    local vars=A=1 mode=$v
+    [[ $v == *:* ]] && { vars=${v%%:*}; mode=${v#*:}; }
+    echo "== $vars $mode"
+    env $vars timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
+        -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $mode 2>&1 | grep -v WARN
+  done > "$work/$file" 2>&1
+  note "== $title:"
+  grep -E '^==|us/step|after the averages|Exception|failed' "$work/$file" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY"
+}
+# probe_sweep SWEEP: step-probe.sh's sweep of that name on the CIFAR-shaped set (EPOCHS 4, ROUNDS 2 unless set)
+probe_sweep() {
+  BUNDLE=$BUNDLE OUT=$work/probe-$1 SWEEP=$1 DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
+      bash "$here/step-probe.sh" sweep > "$work/probe-$1.console.txt" 2>&1
+  grep -v '^step-probe' "$work/probe-$1/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY"
+}
 steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(junit presence route1)
 for s in "${steps[@]}"; do
   case $s in
@@ -48,61 +68,28 @@ for s in "${steps[@]}"; do
       note "== presence (fresh processes, us per step):"
       sed 's/^/   /' "$work/presence-order.txt" | tee -a "$SUMMARY" ;;
     routeprobe)
-      ( for round in 1 2; do for m in mpj-plain mpj-overhost mpj-initrank mpj-late mpj-unused; do
-          timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
-              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $m 2>&1 | grep -v WARN
-        done; done ) > "$work/route-probe.txt" 2>&1
-      note "== route probe (MPJ rank processes, us per step):"
-      grep -E 'us/step|Exception|failed' "$work/route-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
+      route_probe route-probe.txt "route probe (MPJ rank processes, us per step)" \
+          mpj-plain mpj-overhost mpj-initrank mpj-late mpj-unused mpj-plain mpj-overhost mpj-initrank mpj-late mpj-unused ;;
     evalprobe)
-      ( for m in eval-plain eval-nccl avg-nccl evalfwd-nccl eval-nccl eval-plain; do
-          timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
-              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $m 2>&1 | grep -v WARN
-        done ) > "$work/eval-probe.txt" 2>&1
-      note "== eval probe (MPJ rank processes; after every 2 epochs: evaluation or part of it; us per step):"
-      grep -E 'us/step|Exception|failed' "$work/eval-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
-    carveout)
-      ( for v in "A=1 avg-nccl" "MPI2NCCL_SMEM_CARVEOUT=0 avg-nccl" "MPI2NCCL_SMEM_CARVEOUT=100 eval-plain" "MPI2NCCL_SMEM_CARVEOUT=0 eval-plain"; do
-          set -- $v; echo "== $1 $2"
-          env $1 timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
-              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $2 2>&1 | grep -v WARN
-        done ) > "$work/carveout-probe.txt" 2>&1
-      note "== carveout probe (RouteProbe; after every 2 epochs NCCL's averaging or the evaluation; us per step):"
-      grep -E '^==|us/step|Exception|failed' "$work/carveout-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY"
-      BUNDLE=$BUNDLE OUT=$work/probe-carveout SWEEP=carveout DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
-          bash "$here/step-probe.sh" sweep > "$work/probe-carveout.console.txt" 2>&1
-      grep -v '^step-probe' "$work/probe-carveout/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
-    gradsum)
-      ( for m in avg-nccl avg-nccl-l2reset eval-nccl; do
-          timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
-              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $m 2>&1 | grep -v WARN
-        done ) > "$work/avg-probe.txt" 2>&1
-      note "== ncclAvg probe (RouteProbe; after every 2 epochs ncclAvg of the BN statistics, or the evaluation; us per step):"
-      grep -E 'us/step|after the averages|Exception|failed' "$work/avg-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY"
-      BUNDLE=$BUNDLE OUT=$work/probe-gradsum SWEEP=gradsum DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
-          bash "$here/step-probe.sh" sweep > "$work/probe-gradsum.console.txt" 2>&1
-      grep -v '^step-probe' "$work/probe-gradsum/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
+      route_probe eval-probe.txt "eval probe (MPJ rank processes; after every 2 epochs: evaluation or part of it; us per step)" \
+          eval-plain eval-nccl avg-nccl evalfwd-nccl eval-nccl eval-plain ;;
+    carveout)       # (run with the bundle of 45cb75f: MPI2NCCL_SMEM_CARVEOUT is gone since)
+      route_probe carveout-probe.txt "carveout probe (RouteProbe; after every 2 epochs NCCL's averaging or the evaluation; us per step)" \
+          avg-nccl MPI2NCCL_SMEM_CARVEOUT=0:avg-nccl MPI2NCCL_SMEM_CARVEOUT=100:eval-plain MPI2NCCL_SMEM_CARVEOUT=0:eval-plain
+      probe_sweep carveout ;;
+    gradsum)        # (run with the bundle of 40bd6b6: MPI2NCCL_PROBE_GRADIENT_SUM is gone since)
+      route_probe avg-probe.txt "ncclAvg probe (RouteProbe; after every 2 epochs ncclAvg of the BN statistics, or the evaluation; us per step)" \
+          avg-nccl avg-nccl-l2reset eval-nccl
+      probe_sweep gradsum ;;
     ncclenv)
-      ( for v in "A=1 avg-nccl" "NCCL_MEM_SYNC_DOMAIN=0 avg-nccl" "NCCL_CGA_CLUSTER_SIZE=0 avg-nccl" "A=1 avg-nccl-l2reset"; do
-          set -- $v; echo "== $1 $2"
-          env $1 timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
-              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $2 2>&1 | grep -v WARN
-        done ) > "$work/ncclenv-probe.txt" 2>&1
-      note "== NCCL settings probe (RouteProbe avg-nccl: after every 2 epochs ncclAvg of the BN statistics; us per step):"
-      grep -E '^==|us/step|Exception|failed' "$work/ncclenv-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY"
-      BUNDLE=$BUNDLE OUT=$work/probe-ncclenv SWEEP=ncclenv DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
-          bash "$here/step-probe.sh" sweep > "$work/probe-ncclenv.console.txt" 2>&1
-      grep -v '^step-probe' "$work/probe-ncclenv/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
+      route_probe ncclenv-probe.txt "NCCL settings probe (RouteProbe avg-nccl: after every 2 epochs ncclAvg of the BN statistics; us per step)" \
+          avg-nccl NCCL_MEM_SYNC_DOMAIN=0:avg-nccl NCCL_CGA_CLUSTER_SIZE=0:avg-nccl avg-nccl-l2reset
+      probe_sweep ncclenv ;;
     modload)
       # next: is it the NCCL kernels' code being resident? CUDA loads a module lazily, at its first kernel launch (a
       # 1-rank ncclAvg launches one; a 1-rank broadcast or in-place sum launches none): load every module eagerly
-      ( for v in "A=1 mpj-plain" "CUDA_MODULE_LOADING=EAGER mpj-plain" "CUDA_MODULE_LOADING=EAGER mpj-overhost" "A=1 mpj-overhost" "A=1 avg1-nccl" "A=1 avg-nccl-nbstream"; do
-          set -- $v; echo "== $1 $2"
-          env $1 timeout --kill-after=10 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 1 --device niodev --timeout 100s \
-              -cp "build/nccl-presence:$BUNDLE/lib/*" RouteProbe $2 2>&1 | grep -v WARN
-        done ) > "$work/modload-probe.txt" 2>&1
-      note "== module-loading probe (RouteProbe; us per step):"
-      grep -E '^==|us/step|Exception|failed' "$work/modload-probe.txt" | cut -c1-200 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
+      route_probe modload-probe.txt "module-loading probe (RouteProbe; us per step)" \
+          mpj-plain CUDA_MODULE_LOADING=EAGER:mpj-plain CUDA_MODULE_LOADING=EAGER:mpj-overhost mpj-overhost avg1-nccl avg-nccl-nbstream ;;
     distjunit)
       JUNIT_REPORTS="$work/junit-dist" run junit-dist 200 "$BUNDLE/bin/mpi2nccl-test" --disable-ansi-colors \
           --select-class org.mpi2nccl.dist.DataParallelGpuTest --select-class org.mpi2nccl.dist.StepGraphsGpuTest
@@ -128,9 +115,7 @@ PY
         cut -c1-250 "$work/threads-$route.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
       done ;;
     route1|settle)
-      BUNDLE=$BUNDLE OUT=$work/probe-$s SWEEP=$s DATA="$CIFAR" EPOCHS=${EPOCHS:-4} ROUNDS=${ROUNDS:-2} \
-          bash "$here/step-probe.sh" sweep > "$work/probe-$s.console.txt" 2>&1
-      grep -v '^step-probe' "$work/probe-$s/summary.txt" | grep -v 'replayed from' | cut -c1-260 | tee -a "$SUMMARY" ;;
+      probe_sweep $s ;;
     *) note "unknown step '$s' (junit presence routeprobe evalprobe carveout gradsum ncclenv modload distjunit cifar fashion threads route1 settle)" ;;
   esac
 done
