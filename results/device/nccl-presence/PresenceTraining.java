@@ -42,14 +42,8 @@ public class PresenceTraining {
         List<NcclCommunicator> first = mode.equals("nccl-first") ? NcclCommunicator.initAll(NcclOptions.fast(), 0)
                 : mode.equals("nccl-initrank") ? List.of(NcclCommunicator.initRank(NcclCommunicator.uniqueId(), 0, 1, NcclOptions.fast().device(0)))
                 : null;
-        int n = 20_000, fs = 3 * 32 * 32;
-        float[] x = new float[n * fs];
-        int[] y = new int[n];
-        Random r = new Random(7);
-        for (int i = 0; i < x.length; i++) x[i] = (float) r.nextGaussian();
-        for (int i = 0; i < n; i++) y[i] = r.nextInt(10);
-        ArrayDataset train = new ArrayDataset(x, y, new int[] {3, 32, 32}, 10);
-        DataLoader loader = new DataLoader(train, 128, DistributedSampler.training(n, 0, 1, 1), false, GPU).withPrefetch(2);
+        ArrayDataset train = randomSet();
+        DataLoader loader = trainingLoader(train);
 
         RingCommunicator thread = RingCommunicator.threads(1, b -> {}).get(0);
         if (!mode.equals("in-process")) {
@@ -86,6 +80,22 @@ public class PresenceTraining {
             NcclCommunicator.closeAll(nccl);
         }
         thread.close();
+    }
+
+    /** 20000 CIFAR-shaped examples of Gaussian noise with random labels (a fixed seed): what every probe trains on. */
+    static ArrayDataset randomSet() {
+        int n = 20_000, fs = 3 * 32 * 32;
+        float[] x = new float[n * fs];
+        int[] y = new int[n];
+        Random r = new Random(7);
+        for (int i = 0; i < x.length; i++) x[i] = (float) r.nextGaussian();
+        for (int i = 0; i < n; i++) y[i] = r.nextInt(10);
+        return new ArrayDataset(x, y, new int[] {3, 32, 32}, 10);
+    }
+
+    /** Batches of 128 on GPU 0, gathered ahead on a thread, as the experiment's GPU ranks load them. */
+    static DataLoader trainingLoader(ArrayDataset train) {
+        return new DataLoader(train, 128, DistributedSampler.training(train.size(), 0, 1, 1), false, GPU).withPrefetch(2);
     }
 
     static void epochs(String what, DataParallel dp, DataLoader loader, SGD opt, int count) {

@@ -20,7 +20,6 @@
 //   evalfwd-nccl    training over NCCL, then the evaluation's forward passes alone (no collective)
 import java.util.List;
 import org.bytedeco.cuda.cudart.CUstream_st;
-import java.util.Random;
 import mpi.MPI;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.MpjCommunicator;
@@ -76,14 +75,8 @@ public class RouteProbe {
                 }
                 nccl = NcclCommunicator.overHost(host, o);
             }
-            int n = 20_000, fs = 3 * 32 * 32;
-            float[] x = new float[n * fs];
-            int[] y = new int[n];
-            Random r = new Random(7);
-            for (int i = 0; i < x.length; i++) x[i] = (float) r.nextGaussian();
-            for (int i = 0; i < n; i++) y[i] = r.nextInt(10);
-            ArrayDataset train = new ArrayDataset(x, y, new int[] {3, 32, 32}, 10);
-            DataLoader loader = new DataLoader(train, 128, DistributedSampler.training(n, 0, 1, 1), false, PresenceTraining.GPU).withPrefetch(2);
+            ArrayDataset train = PresenceTraining.randomSet();
+            DataLoader loader = PresenceTraining.trainingLoader(train);
             if (mode.equals("mpj-late") || mode.equals("mpj-unused")) {
                 NDArray.zeros(PresenceTraining.GPU, 1024).close();      // the context and the model's stream made first
                 nccl = NcclCommunicator.overHost(host, opts.timeout(host.timeout()));
