@@ -3,7 +3,7 @@
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
 #   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail, settle,
-#           split, baseline, presence, route1, carveout, gradsum or ncclenv, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
+#           split, baseline, presence, route1, carveout, gradsum, ncclenv or lastbucket, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
 # Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
@@ -105,6 +105,15 @@ for s in "${steps[@]}"; do
             variant "r$r-2gpu" 2 "A=1"
             variant "r$r-2gpu-domain0" 2 "NCCL_MEM_SYNC_DOMAIN=0"
             variant "r$r-2gpu-cga0" 2 "NCCL_CGA_CLUSTER_SIZE=0" ;;
+          lastbucket)   # session 8: the step's tail is the all-reduce of the last bucket (conv2 + conv1 + BNs, 74 KB), waited
+                        # for by the optimizer; --last-bucket-kib 4 leaves conv1 + bn1 alone there (1.4 KB) and conv2's
+                        # all-reduce beside the rest of backward. --overlap-ctas N: the all-reduces beside backward through
+                        # a second communicator of at most N CTAs (NCCL_MAX_CTAS limited all of them, tail included)
+            variant "r$r-rec" 2 "A=1"
+            variant "r$r-last4k" 2 "A=1" --last-bucket-kib 4
+            variant "r$r-ctas4" 2 "A=1" --overlap-ctas 4
+            variant "r$r-last4k-ctas4" 2 "A=1" --last-bucket-kib 4 --overlap-ctas 4
+            variant "r$r-last4k-ctas8" 2 "A=1" --last-bucket-kib 4 --overlap-ctas 8 ;;
           split)        # the update of the already-averaged parameters beside the tail's all-reduce (the default from a715cc4)
             variant "r$r-rec" 2 "A=1"
             variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;

@@ -82,6 +82,14 @@ public final class SpeedupCommand implements Callable<Integer> {
     @Option(names = "--bucket-kib", description = "gradient bucket size in KiB (default 1024)")
     Integer bucketKib;
 
+    @Option(names = "--last-bucket-kib", description = {"the model's first parameters, up to this many KiB, get the last gradient",
+            "bucket to themselves: a small all-reduce after backward (default 0: filled like the others)"})
+    Integer lastBucketKib;
+
+    @Option(names = "--overlap-ctas", description = {"NCCL: the all-reduces beside backward use at most this many CTAs (SMs), through",
+            "a second communicator; the one after backward keeps them all (default 0: NCCL's choice)"})
+    Integer overlapCtas;
+
     @Option(names = "--cuda-graphs", negatable = true, description = {"GPUs: replay each step's forward, backward and optimizer from",
             "CUDA graphs (a few launches per step instead of dozens of kernels and cuBLAS calls).",
             "Default: on with --device cuda; --no-cuda-graphs launches every kernel from Java"})
@@ -140,6 +148,8 @@ public final class SpeedupCommand implements Callable<Integer> {
             else if (c.device.equals("cuda")) c.warmupSteps = SpeedupConfig.GPU_WARMUP_STEPS;
             if (noOverlap) c.overlap = false;
             if (bucketKib != null) c.bucketBytes = bucketKib * 1024L;
+            if (lastBucketKib != null) c.lastBucketBytes = lastBucketKib * 1024L;
+            if (overlapCtas != null) c.overlapCtas = overlapCtas;
             c.cudaGraphs = cudaGraphs != null ? cudaGraphs : c.device.equals("cuda");
             if (noGraphCollectives) c.graphCollectives = false;
             List<Route> rs = routes != null ? routes.stream().map(Route::parse).toList()

@@ -48,6 +48,10 @@ public final class SpeedupConfig {
     public static final int GPU_WARMUP_STEPS = 300;
     public boolean overlap = true;
     public long bucketBytes = DataParallelOptions.DEFAULT_BUCKET_BYTES;
+    /** {@link DataParallelOptions#lastBucketBytes}. */
+    public long lastBucketBytes;
+    /** {@link DataParallelOptions#overlapCtas}. */
+    public int overlapCtas;
     /** GPU steps replayed from CUDA graphs ({@link DataParallelOptions#cudaGraphs}). */
     public boolean cudaGraphs;
     /** With CUDA graphs: NCCL's all-reduces recorded too ({@link DataParallelOptions#graphCollectives}). */
@@ -76,6 +80,8 @@ public final class SpeedupConfig {
         m.put("warmup", Integer.toString(warmupSteps));
         m.put("overlap", Boolean.toString(overlap));
         m.put("bucket-bytes", Long.toString(bucketBytes));
+        m.put("last-bucket-bytes", Long.toString(lastBucketBytes));
+        m.put("overlap-ctas", Integer.toString(overlapCtas));
         m.put("cuda-graphs", Boolean.toString(cudaGraphs));
         m.put("graph-collectives", Boolean.toString(graphCollectives));
         m.put("device", device);
@@ -114,6 +120,8 @@ public final class SpeedupConfig {
                 case "warmup" -> c.warmupSteps = Integer.parseInt(v);
                 case "overlap" -> c.overlap = Boolean.parseBoolean(v);
                 case "bucket-bytes" -> c.bucketBytes = Long.parseLong(v);
+                case "last-bucket-bytes" -> c.lastBucketBytes = Long.parseLong(v);
+                case "overlap-ctas" -> c.overlapCtas = Integer.parseInt(v);
                 case "cuda-graphs" -> c.cudaGraphs = Boolean.parseBoolean(v);
                 case "graph-collectives" -> c.graphCollectives = Boolean.parseBoolean(v);
                 case "device" -> c.device = v;
@@ -143,6 +151,8 @@ public final class SpeedupConfig {
         if (lrWarmupEpochs < 0) throw new IllegalArgumentException("--lr-warmup-epochs must be >= 0, got " + lrWarmupEpochs);
         if (warmupSteps < 0) throw new IllegalArgumentException("--warmup-steps must be >= 0, got " + warmupSteps);
         if (channels1 < 1 || channels2 < 1) throw new IllegalArgumentException("--channels must be two positive numbers");
+        if (lastBucketBytes < 0) throw new IllegalArgumentException("--last-bucket-kib must be >= 0 (0: the last bucket filled like the others), got " + lastBucketBytes / 1024);
+        if (overlapCtas < 0) throw new IllegalArgumentException("--overlap-ctas must be >= 0 (0: NCCL's choice), got " + overlapCtas);
     }
 
     /** The batch each of {@code ranks} ranks computes per step (checked: a fixed total batch must divide over the ranks). */

@@ -78,7 +78,8 @@ public final class SpeedupRank {
         Communicator comm = route.open(host, device);
         try (Module model = model(cfg, device);
              DataParallel dp = new DataParallel(model, comm, route.options(DataParallelOptions.defaults()
-                     .overlap(cfg.overlap).bucketBytes(cfg.bucketBytes).cudaGraphs(cfg.cudaGraphs)
+                     .overlap(cfg.overlap).bucketBytes(cfg.bucketBytes).lastBucketBytes(cfg.lastBucketBytes)
+                             .overlapCtas(cfg.overlapCtas).cudaGraphs(cfg.cudaGraphs)
                              .graphCollectives(cfg.graphCollectives)))) {
             if (rank == 0) {
                 System.out.printf(Locale.ROOT, "%s x%d on %s: %d parameters in %d bucket(s), %d training / %d test examples,"

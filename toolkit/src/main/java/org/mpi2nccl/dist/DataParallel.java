@@ -79,13 +79,19 @@ public final class DataParallel implements AutoCloseable {
         }
         Backend backend = device.backend();
         ModelFingerprint.check(model, comm);
-        this.buckets = new GradientBuckets(params, options.bucketBytes(), backend);
+        this.buckets = new GradientBuckets(params, options.bucketBytes(), options.lastBucketBytes(), backend);
         this.clock = PhaseClock.forBackend(backend, comm.timeout().plus(GradientReduction.WAIT_MARGIN), "rank " + comm.rank(), why -> {
             // Said at once: cleaning up after a stuck GPU may itself hang, and the launcher's log must name the rank.
             stuck = true;
             System.err.println(why);
         });
-        this.reduction = new GradientReduction(comm, buckets, backend, options);
+        try {
+            this.reduction = new GradientReduction(comm, buckets, backend, options);
+        } catch (RuntimeException e) {
+            buckets.close();            // the buckets hold GPU memory; nothing else is made yet
+            clock.close();
+            throw e;
+        }
         this.graphed = options.cudaGraphs() && backend instanceof CudaBackend gpu
                 ? new GraphedSteps(gpu, model, buckets, reduction, clock, options, comm.rank()) : null;
         try {
@@ -113,6 +119,9 @@ public final class DataParallel implements AutoCloseable {
 
     /** Number of gradient buckets (all-reduce calls per step). */
     public int bucketCount() { return buckets.size(); }
+
+    /** Each gradient bucket's number of floats, in the order they are all-reduced (the last is the step's tail). */
+    public long[] bucketElements() { return buckets.elements(); }
 
     /** Bytes of gradients all-reduced per step. */
     public long gradientBytes() { return buckets.totalBytes(); }
@@ -215,6 +224,7 @@ public final class DataParallel implements AutoCloseable {
     @Override
     public String toString() {
         return "DataParallel[rank " + comm.rank() + " of " + comm.size() + " over " + comm.kind() + ", " + buckets.size()
-                + " bucket(s), " + buckets.totalBytes() + " bytes of gradients, overlap " + options.overlap() + "]";
+                + " bucket(s), " + buckets.totalBytes() + " bytes of gradients, overlap " + options.overlap()
+                + (reduction.besideNote() != null ? ", " + reduction.besideNote() : "") + "]";
     }
 }

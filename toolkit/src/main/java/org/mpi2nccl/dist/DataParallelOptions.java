@@ -28,9 +28,16 @@ package org.mpi2nccl.dist;
  *                             per step and nothing else, and the GPU goes from backward to the all-reduces without
  *                             waiting for a graph launch between them. False: they stay NCCL calls made by the host
  *                             between the pieces of backward. Default on. Every rank must make the same choice.
+ * @param lastBucketBytes      the model's first parameters, up to this many bytes, get the last bucket to themselves
+ *                             (backward finishes them last, so nothing hides their all-reduce: a small one is a short
+ *                             wait before the optimizer). 0 (default): the last bucket is filled like the others.
+ * @param overlapCtas          NCCL only, with overlap: the buckets all-reduced while backward still runs go through a
+ *                             second communicator ({@code ncclCommSplit}) limited to this many CTAs (thread blocks,
+ *                             each holding an SM), so that NCCL takes fewer SMs from backward; the buckets after
+ *                             backward keep the full communicator. 0 (default): one communicator, NCCL's choice.
  */
 public record DataParallelOptions(long bucketBytes, boolean overlap, boolean commOnComputeStream, boolean cudaGraphs,
-                                  boolean graphCollectives) {
+                                  boolean graphCollectives, long lastBucketBytes, int overlapCtas) {
 
     public static final long DEFAULT_BUCKET_BYTES = 1L << 20;
 
@@ -38,29 +45,43 @@ public record DataParallelOptions(long bucketBytes, boolean overlap, boolean com
         if (bucketBytes < 4) {
             throw new IllegalArgumentException("bucket size must be at least 4 bytes (one float), got " + bucketBytes);
         }
+        if (lastBucketBytes < 0) {
+            throw new IllegalArgumentException("last bucket size must be >= 0 bytes (0: filled like the others), got " + lastBucketBytes);
+        }
+        if (overlapCtas < 0) {
+            throw new IllegalArgumentException("CTAs for the overlapped all-reduces must be >= 0 (0: NCCL's choice), got " + overlapCtas);
+        }
     }
 
     public static DataParallelOptions defaults() {
-        return new DataParallelOptions(DEFAULT_BUCKET_BYTES, true, false, false, true);
+        return new DataParallelOptions(DEFAULT_BUCKET_BYTES, true, false, false, true, 0, 0);
     }
 
     public DataParallelOptions bucketBytes(long bytes) {
-        return new DataParallelOptions(bytes, overlap, commOnComputeStream, cudaGraphs, graphCollectives);
+        return new DataParallelOptions(bytes, overlap, commOnComputeStream, cudaGraphs, graphCollectives, lastBucketBytes, overlapCtas);
     }
 
     public DataParallelOptions overlap(boolean on) {
-        return new DataParallelOptions(bucketBytes, on, commOnComputeStream, cudaGraphs, graphCollectives);
+        return new DataParallelOptions(bucketBytes, on, commOnComputeStream, cudaGraphs, graphCollectives, lastBucketBytes, overlapCtas);
     }
 
     public DataParallelOptions commOnComputeStream(boolean on) {
-        return new DataParallelOptions(bucketBytes, overlap, on, cudaGraphs, graphCollectives);
+        return new DataParallelOptions(bucketBytes, overlap, on, cudaGraphs, graphCollectives, lastBucketBytes, overlapCtas);
     }
 
     public DataParallelOptions cudaGraphs(boolean on) {
-        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, on, graphCollectives);
+        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, on, graphCollectives, lastBucketBytes, overlapCtas);
     }
 
     public DataParallelOptions graphCollectives(boolean on) {
-        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, cudaGraphs, on);
+        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, cudaGraphs, on, lastBucketBytes, overlapCtas);
+    }
+
+    public DataParallelOptions lastBucketBytes(long bytes) {
+        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, cudaGraphs, graphCollectives, bytes, overlapCtas);
+    }
+
+    public DataParallelOptions overlapCtas(int ctas) {
+        return new DataParallelOptions(bucketBytes, overlap, commOnComputeStream, cudaGraphs, graphCollectives, lastBucketBytes, ctas);
     }
 }

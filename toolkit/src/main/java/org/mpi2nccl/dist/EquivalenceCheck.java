@@ -120,6 +120,7 @@ public final class EquivalenceCheck {
                 }
                 if (loader.batchesPerEpoch() == 0) throw new IllegalArgumentException("the data set has fewer examples than one batch");
             }
+            if (options.overlapCtas() > 0) System.out.println("rank " + comm.rank() + ": " + dp);
             if (options.cudaGraphs()) {
                 System.out.println("rank " + comm.rank() + ": " + dp.graphReplays() + " of " + done + " steps replayed from CUDA graphs"
                         + (dp.graphsOff() != null ? " (graphs off: " + dp.graphsOff() + ")" : ""));

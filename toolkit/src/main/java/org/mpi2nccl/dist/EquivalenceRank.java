@@ -23,7 +23,7 @@ import org.mpi2nccl.tensor.Device;
  *
  * <p>Arguments ({@code key=value}): {@code route=mpi|ring|nccl device=cpu|cuda model=mlp|cnn|cnn-bn
  * data=synthetic|fashion examples=N batch=B steps=K seed=S lr=0.1 momentum=0.9 overlap=true cuda-graphs=false graph-collectives=true
- * bucket-bytes=1048576 out=DIR}. On {@code device=cuda} rank r uses GPU r % count.
+ * bucket-bytes=1048576 last-bucket-bytes=0 overlap-ctas=0 out=DIR}. On {@code device=cuda} rank r uses GPU r % count.
  */
 public final class EquivalenceRank {
     private EquivalenceRank() {}
@@ -39,7 +39,9 @@ public final class EquivalenceRank {
                     .overlap(Boolean.parseBoolean(a.getOrDefault("overlap", "true")))
                     .cudaGraphs(Boolean.parseBoolean(a.getOrDefault("cuda-graphs", "false")))
                     .graphCollectives(Boolean.parseBoolean(a.getOrDefault("graph-collectives", "true")))
-                    .bucketBytes(Long.parseLong(a.getOrDefault("bucket-bytes", Long.toString(DataParallelOptions.DEFAULT_BUCKET_BYTES)))));
+                    .bucketBytes(Long.parseLong(a.getOrDefault("bucket-bytes", Long.toString(DataParallelOptions.DEFAULT_BUCKET_BYTES))))
+                    .lastBucketBytes(Long.parseLong(a.getOrDefault("last-bucket-bytes", "0")))
+                    .overlapCtas(Integer.parseInt(a.getOrDefault("overlap-ctas", "0"))));
             Communicator comm = route.open(host, device);
             float[] params;
             try {

@@ -35,6 +35,7 @@ final class GradientReduction implements AutoCloseable {
     static final Duration WAIT_MARGIN = Duration.ofSeconds(30);
 
     private final Communicator comm;
+    private final Communicator beside;      // the buckets launched while backward runs: comm, or comm with fewer CTAs
     private final GradientBuckets buckets;
     private final Backend backend;
     private final boolean commOnComputeStream;
@@ -54,6 +55,7 @@ final class GradientReduction implements AutoCloseable {
     private final AtomicLong h2dNanos = new AtomicLong();
     private final AtomicLong collectives = new AtomicLong();
     private final AtomicLong bytesReduced = new AtomicLong();
+    private final AtomicLong launchedBeside = new AtomicLong();    // calls made on the CTA-limited communicator
 
     GradientReduction(Communicator comm, GradientBuckets buckets, Backend backend, DataParallelOptions options) {
         this.comm = comm;
@@ -78,6 +80,16 @@ final class GradientReduction implements AutoCloseable {
         int device = backend.device().index();
         this.toComm = ownStream ? new StreamHandoff(device, modelStream, commStream) : null;
         this.fromComm = ownStream ? new StreamHandoff(device, commStream, modelStream) : null;
+        // NCCL's CTAs each hold an SM for the whole all-reduce: beside backward, fewer of them leave backward more SMs.
+        // The tail, which nothing runs beside, keeps the full communicator. Collective: every rank splits.
+        try {
+            this.beside = options.overlapCtas() > 0 && options.overlap() && !alone && comm instanceof NcclCommunicator n
+                    ? n.withMaxCtas(options.overlapCtas()) : comm;
+        } catch (RuntimeException e) {
+            if (toComm != null) toComm.close();
+            if (fromComm != null) fromComm.close();
+            throw e;
+        }
     }
 
     /** A step's reduction begins: no bucket launched, no gradient final yet. */
@@ -123,7 +135,7 @@ final class GradientReduction implements AutoCloseable {
         while (nextLaunch < last && buckets.buckets.get(nextLaunch).ready == buckets.buckets.get(nextLaunch).params.size()) {
             GradientBucket done = buckets.buckets.get(nextLaunch++);
             if (cutPiece == null) {
-                launch(done);
+                launch(done, beside);
             } else {
                 done.pack();
                 complete++;
@@ -134,20 +146,21 @@ final class GradientReduction implements AutoCloseable {
 
     /** A replay between graphs: the next {@code count} buckets, which the piece of backward just launched completed. */
     void launchNext(int count) {
-        for (int k = 0; k < count; k++) launch(buckets.buckets.get(nextLaunch++));
+        for (int k = 0; k < count; k++) launch(buckets.buckets.get(nextLaunch++), beside);
     }
 
-    private void launch(GradientBucket b) {
+    private void launch(GradientBucket b, Communicator via) {
         b.pack();
         if (toComm != null) toComm.handOff();
         else if (!backend.device().isCpu() && !commOnComputeStream) backend.synchronize();
-        if (commThread != null) inFlight.add(commThread.submit(() -> reduce(b)));
-        else reduce(b);
+        if (commThread != null) inFlight.add(commThread.submit(() -> reduce(b, via)));
+        else reduce(b, via);
     }
 
-    private void reduce(GradientBucket b) {
+    private void reduce(GradientBucket b, Communicator via) {
         long t0 = System.nanoTime();
-        comm.allReduce(b.buffer(), Reduction.AVG);
+        via.allReduce(b.buffer(), Reduction.AVG);
+        if (via != comm) launchedBeside.incrementAndGet();
         if (recordingCollectives) return;       // recorded, not run: counted at every replay
         long t1 = System.nanoTime();
         StagingTimes st = Staging.of(comm);
@@ -181,7 +194,7 @@ final class GradientReduction implements AutoCloseable {
 
     /** Launches the buckets not launched yet, in bucket order. */
     private void launchRemaining() {
-        while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++));
+        while (nextLaunch < buckets.size()) launch(buckets.buckets.get(nextLaunch++), comm);
     }
 
     /** Buckets launched so far in this step (those before it are being, or have been, all-reduced). */
@@ -212,7 +225,10 @@ final class GradientReduction implements AutoCloseable {
             Duration wait = comm.timeout().plus(WAIT_MARGIN);
             for (int i = 0; i < inFlight.size(); i++) await(inFlight.get(i), i, wait);
             if (fromComm != null) fromComm.handOff();
-            else if (!commOnComputeStream) comm.synchronize();
+            else if (!commOnComputeStream) {
+                if (beside != comm) beside.synchronize();
+                comm.synchronize();
+            }
             for (GradientBucket b : buckets.buckets) b.unpack();
         } finally {
             inFlight.clear();
@@ -247,9 +263,20 @@ final class GradientReduction implements AutoCloseable {
                 queuedOnDevice ? comm : collectiveNanos.get(), h2dNanos.get(), collectives.get(), bytesReduced.get());
     }
 
-    /** Stops the all-reduce thread and frees the stream hand-offs (not the buckets or the communicator). */
+    /**
+     * Where the buckets launched while backward runs go, when that is not the given communicator: "N all-reduce calls
+     * beside backward through a communicator of at most K CTAs" (calls recorded into graphs counted once); else null.
+     */
+    String besideNote() {
+        if (beside == comm) return null;
+        int ctas = ((NcclCommunicator) beside).options().maxCtas();
+        return launchedBeside.get() + " all-reduce calls beside backward through a communicator of at most " + ctas + " CTAs";
+    }
+
+    /** Stops the all-reduce thread, frees the stream hand-offs and the CTA-limited communicator (not the buckets or the given communicator). */
     @Override
     public void close() {
+        if (beside != comm) beside.close();
         if (commThread != null) commThread.shutdownNow();
         if (toComm != null) toComm.close();
         if (fromComm != null) fromComm.close();

@@ -21,6 +21,8 @@ class SpeedupConfigTest {
         c.warmupSteps = 7;
         c.overlap = false;
         c.bucketBytes = 4096;
+        c.lastBucketBytes = 2048;
+        c.overlapCtas = 4;
         c.cudaGraphs = true;
         c.graphCollectives = false;
         c.device = "cuda";
@@ -33,6 +35,20 @@ class SpeedupConfigTest {
         assertFalse(back.graphCollectives, "graph-collectives=false reached the rank: " + args);
         assertFalse(back.overlap);
         assertEquals(4096, back.bucketBytes);
+        assertEquals(2048, back.lastBucketBytes);
+        assertEquals(4, back.overlapCtas);
+    }
+
+    @Test
+    void aNegativeLastBucketOrCtaCountIsRefusedNamingTheOption() {
+        SpeedupConfig c = new SpeedupConfig();
+        c.lastBucketBytes = -1024;
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, c::validate);
+        assertTrue(e.getMessage().contains("--last-bucket-kib"), e.getMessage());
+        c.lastBucketBytes = 0;
+        c.overlapCtas = -2;
+        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, c::validate);
+        assertTrue(e.getMessage().contains("--overlap-ctas"), e.getMessage());
     }
 
     @Test

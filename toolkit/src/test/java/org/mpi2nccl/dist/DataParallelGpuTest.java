@@ -38,7 +38,8 @@ class DataParallelGpuTest {
         }
     }
 
-    private void check(String route, String model, String... extra) throws Exception {
+    /** Runs the check; returns the lines the ranks printed. */
+    private List<String> check(String route, String model, String... extra) throws Exception {
         requireTwoGpus();
         EquivalenceCheck.Setup s = new EquivalenceCheck.Setup(model, new SyntheticDataset(192, new int[] {1, 6, 6}, 5, 11),
                 24, 10, 3, 0.1f, 0.9f);
@@ -72,6 +73,7 @@ class DataParallelGpuTest {
         double between = EquivalenceCheck.relativeDifference(EquivalenceRank.read(out.resolve("rank-1.f32")),
                 EquivalenceRank.read(out.resolve("rank-0.f32")));
         assertTrue(between == 0, "both GPUs hold the same parameters, got a difference of " + between);
+        return lines;
     }
 
     /** Eager steps; the last with overlap off and small buckets: every bucket left after backward, launched as one NCCL group. */
@@ -97,6 +99,24 @@ class DataParallelGpuTest {
     void ncclCalledBetweenCudaGraphsOnTwoGpusMatchesOneGpuWithTheWholeBatch() throws Exception {
         check("nccl", "cnn", "cuda-graphs=true", "graph-collectives=false", "bucket-bytes=2048");
         check("nccl", "cnn", "cuda-graphs=true", "graph-collectives=false", "overlap=false");
+    }
+
+    /**
+     * The buckets launched beside backward through a second communicator of at most 2 CTAs (ncclCommSplit), the tail
+     * through the first, and the first layers alone in a small last bucket: eager, then recorded into graphs.
+     */
+    @Test
+    void ncclWithFewerCtasBesideBackwardAndASmallLastBucketMatchesOneGpu() throws Exception {
+        for (String graphs : List.of("cuda-graphs=false", "cuda-graphs=true")) {
+            List<String> said = check("nccl", "cnn", graphs, "bucket-bytes=2048", "last-bucket-bytes=512", "overlap-ctas=2");
+            for (int rank = 0; rank < 2; rank++) {
+                String who = "rank " + rank + ": DataParallel[";
+                String line = said.stream().filter(l -> l.contains(who)).findFirst()
+                        .orElseThrow(() -> new AssertionError("rank did not describe its DataParallel: " + said));
+                assertTrue(line.matches(".* [1-9][0-9]* all-reduce calls beside backward through a communicator of at most 2 CTAs.*"),
+                        "the CTA-limited communicator was used: " + line);
+            }
+        }
     }
 
     @Test

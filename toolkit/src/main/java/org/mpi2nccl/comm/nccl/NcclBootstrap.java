@@ -41,7 +41,7 @@ final class NcclBootstrap {
         // the rendezvous and NCCL's own init, and rank 0's init does not also wait for rank 1 loading classes.
         ncclUniqueId uid = new ncclUniqueId();
         ncclComm comm = new ncclComm();
-        ncclConfig_t config = NcclTypes.config(options.blocking());
+        ncclConfig_t config = NcclTypes.config(options);
         String what = "ncclCommInitRank (rank " + rank + " of " + size + ", GPU " + device + ", id via " + rendezvous.describe() + ")";
         Deadline deadline = Deadline.after(options.timeout());
         long t0 = System.nanoTime();

@@ -257,6 +257,20 @@ public final class NcclCommunicator extends AbstractCommunicator {
      */
     @Override
     public NcclCommunicator split(int color, int key) {
+        return split(color, key, options);
+    }
+
+    /**
+     * The same ranks, GPU and stream, whose collectives use at most {@code maxCtas} CTAs (NCCL's config.maxCTAs, through
+     * {@code ncclCommSplit}): for collectives that run beside other kernels, which then keep more of the SMs. Calls on
+     * it and on this communicator go to the same stream, so they run in the order they are made. Collective.
+     */
+    public NcclCommunicator withMaxCtas(int maxCtas) {
+        if (maxCtas < 1) throw new IllegalArgumentException("withMaxCtas: at least 1 CTA, got " + maxCtas);
+        return split(0, rank, options.maxCtas(maxCtas));
+    }
+
+    private NcclCommunicator split(int color, int key, NcclOptions childOptions) {
         checkColor(color);
         CollectiveCall call = begin(Collective.SPLIT, 2, DataType.INT64, null, -1);
         return call(call, () -> {
@@ -267,7 +281,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
                 metadata.verify(call, d);
             }
             String what = "ncclCommSplit(color " + color + ", key " + key + ")";
-            ncclComm child = NcclSplit.split(this, color, key, what, d, call);
+            ncclComm child = NcclSplit.split(this, color, key, childOptions, what, d, call);
             if (child == null) {
                 return null;
             }
@@ -276,7 +290,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
             int[] cn = {0};
             NcclException.check(rank, "ncclCommUserRank", ncclCommUserRank(child, cr), child);
             NcclException.check(rank, "ncclCommCount", ncclCommCount(child, cn), child);
-            return new NcclCommunicator(child, cr[0], cn[0], device, options, stream, false, false, 0, 0);
+            return new NcclCommunicator(child, cr[0], cn[0], device, childOptions, stream, false, false, 0, 0);
         });
     }
 

@@ -14,13 +14,18 @@ import java.time.Duration;
  *                     queued. false: NCCL's non-blocking mode, where every call is handed to a background thread
  *                     and polled (a 1 MiB all-reduce took about 300 us so on 2x H200; torch.distributed: 34 us)
  * @param stream       a CUDA stream (cudaStream_t address) to run on, shared with other GPU work; 0 = own stream
+ * @param maxCtas      at most this many CTAs (thread blocks, one SM each) per collective, NCCL's config.maxCTAs: fewer
+ *                     SMs taken from kernels running beside the collectives, at the cost of bandwidth; 0 = NCCL's choice
  */
 public record NcclOptions(int device, Duration timeout, boolean verifyCalls, boolean synchronous, boolean blocking,
-                          long stream) {
+                          long stream, int maxCtas) {
 
     public NcclOptions {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        if (maxCtas < 0) {
+            throw new IllegalArgumentException("maxCtas must be >= 0 (0: NCCL's choice), got " + maxCtas);
         }
         if (device < -1) {
             throw new IllegalArgumentException("device must be a CUDA ordinal >= 0, or -1 for rank % GPUs; got " + device);
@@ -29,7 +34,7 @@ public record NcclOptions(int device, Duration timeout, boolean verifyCalls, boo
 
     /** Device from the rank, 60 s timeout, checks on, synchronous, blocking NCCL, own stream. */
     public static NcclOptions defaults() {
-        return new NcclOptions(-1, Duration.ofSeconds(60), true, true, true, 0);
+        return new NcclOptions(-1, Duration.ofSeconds(60), true, true, true, 0, 0);
     }
 
     /** As nccl-tests and PyTorch run: no metadata check, calls return once queued. */
@@ -38,26 +43,30 @@ public record NcclOptions(int device, Duration timeout, boolean verifyCalls, boo
     }
 
     public NcclOptions device(int d) {
-        return new NcclOptions(d, timeout, verifyCalls, synchronous, blocking, stream);
+        return new NcclOptions(d, timeout, verifyCalls, synchronous, blocking, stream, maxCtas);
     }
 
     public NcclOptions timeout(Duration t) {
-        return new NcclOptions(device, t, verifyCalls, synchronous, blocking, stream);
+        return new NcclOptions(device, t, verifyCalls, synchronous, blocking, stream, maxCtas);
     }
 
     public NcclOptions verifyCalls(boolean on) {
-        return new NcclOptions(device, timeout, on, synchronous, blocking, stream);
+        return new NcclOptions(device, timeout, on, synchronous, blocking, stream, maxCtas);
     }
 
     public NcclOptions synchronous(boolean on) {
-        return new NcclOptions(device, timeout, verifyCalls, on, blocking, stream);
+        return new NcclOptions(device, timeout, verifyCalls, on, blocking, stream, maxCtas);
     }
 
     public NcclOptions blocking(boolean on) {
-        return new NcclOptions(device, timeout, verifyCalls, synchronous, on, stream);
+        return new NcclOptions(device, timeout, verifyCalls, synchronous, on, stream, maxCtas);
     }
 
     public NcclOptions stream(long cudaStreamAddress) {
-        return new NcclOptions(device, timeout, verifyCalls, synchronous, blocking, cudaStreamAddress);
+        return new NcclOptions(device, timeout, verifyCalls, synchronous, blocking, cudaStreamAddress, maxCtas);
+    }
+
+    public NcclOptions maxCtas(int ctas) {
+        return new NcclOptions(device, timeout, verifyCalls, synchronous, blocking, stream, ctas);
     }
 }

@@ -38,11 +38,14 @@ final class NcclSplit {
     private NcclSplit() {
     }
 
-    /** The child's handle (null for {@link Communicator#NO_COLOR}); the parent is settled when this returns. */
-    static ncclComm split(NcclCommunicator parent, int color, int key, String what, Deadline d, CollectiveCall call) {
+    /**
+     * The child's handle (null for {@link Communicator#NO_COLOR}), made with {@code child}'s config (its blocking mode
+     * is the parent's); the parent is settled when this returns.
+     */
+    static ncclComm split(NcclCommunicator parent, int color, int key, NcclOptions child, String what, Deadline d, CollectiveCall call) {
         PointerPointer<ncclComm> slot = new PointerPointer<>(1);
         slot.put(0, (Pointer) null);
-        ncclConfig_t config = NcclTypes.config(parent.options().blocking());
+        ncclConfig_t config = NcclTypes.config(child.blocking(parent.options().blocking()));
         boolean settled = false;
         try {
             if (parent.options().blocking()) {

@@ -40,12 +40,16 @@ final class NcclTypes {
         };
     }
 
-    /** NCCL's config with every field at "undefined" except blocking (NCCL_CONFIG_INITIALIZER in Java). */
-    static ncclConfig_t config(boolean blocking) {
+    /**
+     * NCCL's config with every field at "undefined" (NCCL_CONFIG_INITIALIZER in Java) except blocking, and maxCTAs
+     * where the options set it.
+     */
+    static ncclConfig_t config(NcclOptions options) {
         ncclConfig_t c = new ncclConfig_t();
         c.size(Loader.sizeof(ncclConfig_t.class)).magic(NCCL_API_MAGIC).version(NCCL_VERSION_CODE)
-                .blocking(blocking ? 1 : 0)
-                .cgaClusterSize(CONFIG_UNDEF_INT).minCTAs(CONFIG_UNDEF_INT).maxCTAs(CONFIG_UNDEF_INT)
+                .blocking(options.blocking() ? 1 : 0)
+                .cgaClusterSize(CONFIG_UNDEF_INT).minCTAs(CONFIG_UNDEF_INT)
+                .maxCTAs(options.maxCtas() > 0 ? options.maxCtas() : CONFIG_UNDEF_INT)
                 .netName(null).splitShare(CONFIG_UNDEF_INT).trafficClass(CONFIG_UNDEF_INT).commName(null)
                 .collnetEnable(CONFIG_UNDEF_INT).CTAPolicy(CONFIG_UNDEF_INT).shrinkShare(CONFIG_UNDEF_INT)
                 .nvlsCTAs(CONFIG_UNDEF_INT).nChannelsPerNetPeer(CONFIG_UNDEF_INT).nvlinkCentricSched(CONFIG_UNDEF_INT)
