@@ -3,7 +3,7 @@
 # run (the machine's speed drifts between runs: only compare rows of one invocation). About 6 minutes.
 #   junit   DataParallelGpuTest's case with the all-reduces recorded into the graphs (MPI2NCCL_GRAPH_COLLECTIVES=1)
 #   sweep   the Fashion-MNIST experiment, NCCL route: 1 GPU, then 2 GPUs with each variant of SWEEP (recorded, tail, settle,
-#           split, baseline, presence, route1, carveout, gradsum, ncclenv or lastbucket, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
+#           split, baseline, presence, route1, carveout, gradsum, ncclenv, lastbucket or ctas, below; DATA="--data ..." replaces Fashion-MNIST), ROUNDS times; each row's per-step phases against the 1-GPU row by step_phases.py
 # Usage, from the repository root (bundle unpacked at $BUNDLE, Fashion-MNIST carried in data/fashion-mnist):
 #   BUNDLE=/tmp/bundle OUT=/tmp/out EPOCHS=6 ROUNDS=2 bash results/device/step-probe.sh [junit] [sweep]
 # Results: $OUT/summary.txt, $OUT/step-probe.tgz (logs, CSVs).
@@ -114,6 +114,11 @@ for s in "${steps[@]}"; do
             variant "r$r-ctas4" 2 "A=1" --overlap-ctas 4
             variant "r$r-last4k-ctas4" 2 "A=1" --last-bucket-kib 4 --overlap-ctas 4
             variant "r$r-last4k-ctas8" 2 "A=1" --last-bucket-kib 4 --overlap-ctas 8 ;;
+          ctas)         # session 8: the run's default is now --overlap-ctas 4 (after SWEEP=lastbucket); 0 (NCCL's choice), 2, 8
+            variant "r$r-ctas4" 2 "A=1"
+            variant "r$r-ctas0" 2 "A=1" --overlap-ctas 0
+            variant "r$r-ctas2" 2 "A=1" --overlap-ctas 2
+            variant "r$r-ctas8" 2 "A=1" --overlap-ctas 8 ;;
           split)        # the update of the already-averaged parameters beside the tail's all-reduce (the default from a715cc4)
             variant "r$r-rec" 2 "A=1"
             variant "r$r-hostcalls" 2 "A=1" --no-graph-collectives ;;

@@ -87,7 +87,7 @@ public final class SpeedupCommand implements Callable<Integer> {
     Integer lastBucketKib;
 
     @Option(names = "--overlap-ctas", description = {"NCCL: the all-reduces beside backward use at most this many CTAs (SMs), through",
-            "a second communicator; the one after backward keeps them all (default 0: NCCL's choice)"})
+            "a second communicator; the one after backward keeps them all (default 4; 0: NCCL's choice)"})
     Integer overlapCtas;
 
     @Option(names = "--cuda-graphs", negatable = true, description = {"GPUs: replay each step's forward, backward and optimizer from",

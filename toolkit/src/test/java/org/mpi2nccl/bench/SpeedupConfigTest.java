@@ -22,7 +22,7 @@ class SpeedupConfigTest {
         c.overlap = false;
         c.bucketBytes = 4096;
         c.lastBucketBytes = 2048;
-        c.overlapCtas = 4;
+        c.overlapCtas = 6;
         c.cudaGraphs = true;
         c.graphCollectives = false;
         c.device = "cuda";
@@ -36,7 +36,7 @@ class SpeedupConfigTest {
         assertFalse(back.overlap);
         assertEquals(4096, back.bucketBytes);
         assertEquals(2048, back.lastBucketBytes);
-        assertEquals(4, back.overlapCtas);
+        assertEquals(6, back.overlapCtas);
     }
 
     @Test
@@ -49,6 +49,13 @@ class SpeedupConfigTest {
         c.overlapCtas = -2;
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, c::validate);
         assertTrue(e.getMessage().contains("--overlap-ctas"), e.getMessage());
+    }
+
+    @Test
+    void theExperimentLimitsTheAllReducesBesideBackwardToFourCtasTheLibraryLeavesItToNccl() {
+        assertEquals(4, new SpeedupConfig().overlapCtas);
+        assertEquals(0, org.mpi2nccl.dist.DataParallelOptions.defaults().overlapCtas());
+        assertEquals(0, org.mpi2nccl.dist.DataParallelOptions.defaults().lastBucketBytes());
     }
 
     @Test
