@@ -176,13 +176,19 @@ def worker(rank, ranks, args, port, queue):
             yield x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)
 
     # warm-up, then undone (as the toolkit does)
+    # as many passes over the shard as the steps need (a 2-rank shard has fewer batches than 1000 steps)
     scratch = torch.optim.SGD(model.parameters(), lr=1e-6, momentum=0.9)
-    for k, (x, y) in enumerate(training_batches(10**6)):
-        if k >= args.warmup_steps:
-            break           # (a persistent-worker loader drops what it had prefetched when the next epoch starts)
-        scratch.zero_grad(set_to_none=True)
-        F.cross_entropy(model(x), y).backward()
-        scratch.step()
+    done = 0
+    for warm_pass in range(10**6, 10**6 + args.warmup_steps + 1):
+        if done >= args.warmup_steps:
+            break
+        for x, y in training_batches(warm_pass):
+            if done >= args.warmup_steps:
+                break       # (a persistent-worker loader drops what it had prefetched when the next epoch starts)
+            scratch.zero_grad(set_to_none=True)
+            F.cross_entropy(model(x), y).backward()
+            scratch.step()
+            done += 1
     model.load_state_dict(state)
     steps_per_epoch = math.ceil(math.ceil(len(xtr) / ranks) / b)
     warm = args.lr_warmup_epochs * steps_per_epoch

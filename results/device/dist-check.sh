@@ -33,6 +33,8 @@ EPOCHS=${EPOCHS:-5}
 CIFAR_EPOCHS=${CIFAR_EPOCHS:-3}
 ROUNDS=${ROUNDS:-3}
 DDP_LOADERS=${DDP_LOADERS:-index pinned}
+# steps run and undone before timing, ours and DDP's alike (the toolkit's GPU default since session 8; DDP's own is 10)
+WARMUP=${WARMUP:-1000}
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
 [ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
@@ -73,13 +75,13 @@ PY=$(python_with_torch) || PY=""
 experiment() {
   local name=$1 ddp_data=$2; shift 2
   run "$name" 900 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl,mpi --ranks 1,2 --batch-per-rank 128 \
-      --rounds "$ROUNDS" --out "$OUT/$name" "$@"
+      --rounds "$ROUNDS" --warmup-steps "$WARMUP" --out "$OUT/$name" "$@"
   sed -n '/^Summary/,/^(phase/p;/rounds, every run/,/^[^ ]/p' "$OUT/$name.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
   local csvs="$OUT/$name/epochs.csv" loader tag
   if [ -n "$PY" ]; then
     for loader in $DDP_LOADERS; do
       tag=ddp; [ "$loader" = index ] || tag=ddp-$loader
-      run "$name-$tag" 900 "$PY" "$here/ddp_peer.py" --ranks 1,2 --batch-per-rank 128 --rounds "$ROUNDS" --loader "$loader" \
+      run "$name-$tag" 900 "$PY" "$here/ddp_peer.py" --ranks 1,2 --batch-per-rank 128 --rounds "$ROUNDS" --loader "$loader" --warmup-steps "$WARMUP" \
           --out "$OUT/$name/$tag.csv" $ddp_data
       grep '^ddp' "$OUT/$name-$tag.txt" | grep -E 'epoch [0-9]+:' | sed 's/^/   /' | tail -n 4 | tee -a "$SUMMARY"
       [ -s "$OUT/$name/$tag.csv" ] && csvs="$csvs,$OUT/$name/$tag.csv"

@@ -44,8 +44,12 @@ public final class SpeedupConfig {
     public long seed = 1;
     /** Steps trained and then undone before the first epoch: JIT, kernel loading and memory pools warm up. */
     public int warmupSteps = 10;
-    /** The warm-up of GPU runs (`mpi2nccl run --device cuda`): see SpeedupCommand. */
-    public static final int GPU_WARMUP_STEPS = 300;
+    /**
+     * The warm-up of GPU runs (`mpi2nccl run --device cuda`): see SpeedupCommand. 1000: after 300, the host's time
+     * between steps still fell for the first 700-900 timed steps of every run on 2x H200 (Fashion-MNIST, 1 and 2
+     * GPUs, `results/gpu-2026-11-22-s8/`), so the first epochs timed a rank that had not settled.
+     */
+    public static final int GPU_WARMUP_STEPS = 1000;
     public boolean overlap = true;
     public long bucketBytes = DataParallelOptions.DEFAULT_BUCKET_BYTES;
     /** {@link DataParallelOptions#lastBucketBytes}. */
