@@ -79,7 +79,9 @@ public final class SpeedupReport {
         b.append("<h2>Summary</h2>\n").append(table(r.summary()));
         b.append("<p>speedup: examples per second of the median epoch over the single rank's"
                 + (r.rounds() > 1 ? " (all " + r.rounds() + " rounds pooled; speedup_lo and speedup_hi: the lowest and highest of a "
-                        + "single round, against the single rank's same round)" : "") + "; efficiency = speedup / ranks; "
+                        + "single round, against the single rank's same round; speedup_paired: the median of the rounds' speedups, "
+                        + "each round against its own single rank, which a machine or peer drifting between rounds does not skew)"
+                        : "") + "; efficiency = speedup / ranks; "
                 + "acc_vs_1rank_points: last epoch's test accuracy minus the single rank's, in percentage points; "
                 + "phase columns: mean seconds per epoch (comm_s is the communication backward did not hide; d2h_s, "
                 + "collective_s, h2d_s are the collectives' own phases, overlapped with backward).</p>\n");
@@ -147,12 +149,12 @@ public final class SpeedupReport {
         }
         b.append("(phase columns: seconds per epoch; comm = communication not hidden behind backward)");
         if (r.rounds() > 1) {
-            b.append(String.format(Locale.ROOT, "%n%d rounds, every run once per round in turn; the speedup pools them. A single round's:",
-                    r.rounds()));
+            b.append(String.format(Locale.ROOT, "%n%d rounds, every run once per round in turn; the speedup pools them. A single round's"
+                    + " (each against its own round's one rank), and their median:", r.rounds()));
             for (Row row : s) {
                 if (Double.isNaN(row.getDouble("speedup_lo")) || row.getInt("ranks") == 1) continue;
-                b.append(String.format(Locale.ROOT, "%n  %-10s x%-3d %.3fx to %.3fx", row.getString("route"), row.getInt("ranks"),
-                        row.getDouble("speedup_lo"), row.getDouble("speedup_hi")));
+                b.append(String.format(Locale.ROOT, "%n  %-10s x%-3d %.3fx to %.3fx, median %.3fx", row.getString("route"), row.getInt("ranks"),
+                        row.getDouble("speedup_lo"), row.getDouble("speedup_hi"), row.getDouble("speedup_paired")));
             }
         }
         Table steps = r.perStep();

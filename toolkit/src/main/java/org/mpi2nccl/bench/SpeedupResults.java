@@ -205,7 +205,10 @@ public final class SpeedupResults {
     /**
      * One row per run: the median epoch over all its rounds (robust to a slow first epoch and to one slow round),
      * throughput, speedup and efficiency over the single rank, the lowest and highest speedup of a single round
-     * (its median epoch against the baseline's in the same round: how far one pass could have misled), the test
+     * (its median epoch against the baseline's in the same round: how far one pass could have misled) and the median
+     * of the rounds' speedups ({@code speedup_paired}: each round against its own baseline, so that a machine, or a
+     * host-bound peer, that ran faster in one round than in another does not pair one round's 1-rank epochs with
+     * another's N-rank epochs, as the pooled medians can: they then give a ratio above every round's), the test
      * accuracy after the last epoch (averaged over the rounds) and its difference from the single rank's in
      * points, and the mean per-epoch time of each phase.
      */
@@ -217,6 +220,7 @@ public final class SpeedupResults {
         DoubleColumn epochS = DoubleColumn.create("epoch_s"), sps = DoubleColumn.create("samples_per_s"),
                 speedup = DoubleColumn.create("speedup"), eff = DoubleColumn.create("efficiency"),
                 lo = DoubleColumn.create("speedup_lo"), hi = DoubleColumn.create("speedup_hi"),
+                paired = DoubleColumn.create("speedup_paired"),
                 acc = DoubleColumn.create("test_acc"), accDiff = DoubleColumn.create("acc_vs_1rank_points");
         String[] phases = {"forward_s", "backward_s", "comm_s", "optimizer_s", "other_s", "d2h_s", "collective_s", "h2d_s"};
         List<DoubleColumn> phaseCols = new ArrayList<>();
@@ -239,12 +243,13 @@ public final class SpeedupResults {
             double[] spread = roundSpeedups(t, base);
             lo.append(spread[0]);
             hi.append(spread[1]);
+            paired.append(spread[2]);
             acc.append(lastAccuracy(t));
             accDiff.append(100 * (lastAccuracy(t) - baseAcc));
             for (int i = 0; i < phases.length; i++) phaseCols.get(i).append(t.doubleColumn(phases[i]).mean());
             commShare.append(t.doubleColumn("comm_s").mean() / t.doubleColumn("epoch_s").mean());
         }
-        s.addColumns(route, ranks, nEpochs, epochS, sps, speedup, eff, lo, hi, acc, accDiff);
+        s.addColumns(route, ranks, nEpochs, epochS, sps, speedup, eff, lo, hi, paired, acc, accDiff);
         phaseCols.forEach(s::addColumns);
         s.addColumns(commShare);
         return s;
@@ -272,18 +277,19 @@ public final class SpeedupResults {
         return t.rowCount() > 0 && !Double.isNaN(t.doubleColumn("forward_s").getDouble(0));
     }
 
-    /** {lowest, highest} speedup of one round over the baseline's same round; NaN where no round has both. */
+    /**
+     * {lowest, highest, median} speedup of one round over the baseline's same round; NaN where no round has both.
+     */
     private static double[] roundSpeedups(Table run, Table base) {
-        double lo = Double.NaN, hi = Double.NaN;
-        if (base == null) return new double[] {lo, hi};
+        if (base == null) return new double[] {Double.NaN, Double.NaN, Double.NaN};
+        List<Double> each = new ArrayList<>();
         for (int k : run.intColumn("round").unique()) {
             Table mine = inRound(run, k), theirs = inRound(base, k);
-            if (theirs.rowCount() == 0) continue;
-            double s = throughput(mine) / throughput(theirs);
-            lo = Double.isNaN(lo) ? s : Math.min(lo, s);
-            hi = Double.isNaN(hi) ? s : Math.max(hi, s);
+            if (theirs.rowCount() > 0) each.add(throughput(mine) / throughput(theirs));
         }
-        return new double[] {lo, hi};
+        if (each.isEmpty()) return new double[] {Double.NaN, Double.NaN, Double.NaN};
+        double[] v = each.stream().mapToDouble(Double::doubleValue).toArray();
+        return new double[] {Arrays.stream(v).min().getAsDouble(), Arrays.stream(v).max().getAsDouble(), median(v)};
     }
 
     private static Table inRound(Table t, int round) {

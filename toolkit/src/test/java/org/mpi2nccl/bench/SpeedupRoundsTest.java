@@ -66,9 +66,31 @@ class SpeedupRoundsTest {
         assertEquals(0.41 / 0.21, nccl.getDouble("speedup"), 1e-9);         // pooled medians: 0.41 s and 0.21 s
         assertEquals(0.40 / 0.21, nccl.getDouble("speedup_lo"), 1e-9);      // round 1
         assertEquals(0.44 / 0.21, nccl.getDouble("speedup_hi"), 1e-9);      // round 2, the slow single rank
+        assertEquals(0.40 / 0.20, nccl.getDouble("speedup_paired"), 1e-9);  // round 3's, the middle of 1.905, 2.095, 2.0
         assertEquals(81.67, 100 * nccl.getDouble("test_acc"), 0.01);         // the final epochs' mean
         assertEquals(0.6667, nccl.getDouble("acc_vs_1rank_points"), 1e-3);
         assertEquals(1.0, s.row(0).getDouble("speedup_lo"), 1e-12);
+    }
+
+    /**
+     * A peer whose host made its second round faster for 1 and 2 GPUs alike (PyTorch DDP's CIFAR-shaped epochs of
+     * session 8): the pooled medians pair round 1's 1-GPU epochs with round 2's 2-GPU ones and give 1.972x, above both
+     * rounds' own 1.805x and 1.725x; the paired median stays between them.
+     */
+    @Test
+    void aPeerDriftingBetweenRoundsIsJudgedRoundByRound() {
+        SpeedupResults r = new SpeedupResults("test", "test");
+        double[][] one = {{1.46, 1.54, 1.48}, {1.38, 1.19, 1.15}}, two = {{0.84, 0.82, 0.75}, {0.67, 0.69, 0.69}};
+        for (int k = 0; k < 2; k++) {
+            for (int e = 0; e < 3; e++) r.add("ddp", epoch(1, k + 1, e + 1, one[k][e], 0.1, 300));
+            for (int e = 0; e < 3; e++) r.add("ddp", epoch(2, k + 1, e + 1, two[k][e], 0.1, 300));
+        }
+        Row ddp = r.summary().row(1);
+        assertEquals(1.42 / 0.72, ddp.getDouble("speedup"), 1e-9);
+        assertEquals(1.19 / 0.69, ddp.getDouble("speedup_lo"), 1e-9);
+        assertEquals(1.48 / 0.82, ddp.getDouble("speedup_hi"), 1e-9);
+        assertTrue(ddp.getDouble("speedup") > ddp.getDouble("speedup_hi"), "pooled above every round: " + ddp.getDouble("speedup"));
+        assertEquals((1.19 / 0.69 + 1.48 / 0.82) / 2, ddp.getDouble("speedup_paired"), 1e-9);
     }
 
     @Test
@@ -82,7 +104,8 @@ class SpeedupRoundsTest {
     void theTerminalTableSaysEachRoundsRange() {
         String text = SpeedupReport.text(threeRounds());
         assertTrue(text.contains("3 rounds, every run once per round in turn"), text);
-        assertTrue(text.contains(String.format(java.util.Locale.ROOT, "nccl       x2   %.3fx to %.3fx", 0.40 / 0.21, 0.44 / 0.21)), text);
+        assertTrue(text.contains(String.format(java.util.Locale.ROOT, "nccl       x2   %.3fx to %.3fx, median %.3fx", 0.40 / 0.21,
+                0.44 / 0.21, 0.40 / 0.20)), text);
         assertTrue(!SpeedupReport.text(oneRound()).contains("rounds"), "one round: no round lines");
     }
 
