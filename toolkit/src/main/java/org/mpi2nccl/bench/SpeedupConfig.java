@@ -187,7 +187,16 @@ public final class SpeedupConfig {
         return String.format(Locale.ROOT, "%s on %s%s, %s, %s lr %.3g (%s), %d epochs, %s",
                 m, d, n, batch, optimizer, lr, globalBatch > 0 ? "same for all rank counts" : lrScaling + " scaling with ranks"
                         + (lrWarmupEpochs > 0 && !lrScaling.equals("none") ? ", reached over " + lrWarmupEpochs + " epoch(s)" : ""),
-                epochs, device.equals("cpu") ? "CPU" : !cudaGraphs ? "GPU"
-                        : graphCollectives ? "GPU, steps replayed from CUDA graphs" : "GPU, steps replayed from CUDA graphs, all-reduces called by the host");
+                epochs, (device.equals("cpu") ? "CPU" : !cudaGraphs ? "GPU"
+                        : graphCollectives ? "GPU, steps replayed from CUDA graphs" : "GPU, steps replayed from CUDA graphs, all-reduces called by the host")
+                        + (device.equals("cuda") ? knobs() : ""));
+    }
+
+    /** The GPU trainer's settings that differ from the library's defaults, as the report's settings line says them. */
+    private String knobs() {
+        String k = "";
+        if (overlapCtas > 0) k += ", NCCL beside backward on at most " + overlapCtas + " CTAs";
+        if (lastBucketBytes > 0) k += ", last bucket at most " + lastBucketBytes + " bytes";
+        return k;
     }
 }
