@@ -100,7 +100,7 @@ public final class SpeedupCommand implements Callable<Integer> {
     boolean noGraphCollectives;
 
     @Option(names = "--rounds", description = {"run every (route, ranks) pair this many times, in turn (1, 2, ..., then",
-            "again): the summary pools the rounds and gives each round's speedup range (default 1)"})
+            "again): the summary gives the pooled speedup, each round's against its own 1 rank, and their median (default 1)"})
     Integer rounds;
 
     @Option(names = "--from-csv", split = ",", description = {"no training: the report of recorded per-epoch CSV files",
@@ -200,7 +200,8 @@ public final class SpeedupCommand implements Callable<Integer> {
         return 0;
     }
 
-    private List<String> commandLine() {
+    /** The options given, as the report's "command:" line repeats them. */
+    List<String> commandLine() {
         List<String> a = new ArrayList<>();
         if (routes != null) a.add("--routes " + String.join(",", routes));
         if (ranks != null) a.add("--ranks " + String.join(",", ranks.stream().map(String::valueOf).toList()));
@@ -222,6 +223,8 @@ public final class SpeedupCommand implements Callable<Integer> {
         if (warmupSteps != null) a.add("--warmup-steps " + warmupSteps);
         if (noOverlap) a.add("--no-overlap");
         if (bucketKib != null) a.add("--bucket-kib " + bucketKib);
+        if (lastBucketKib != null) a.add("--last-bucket-kib " + lastBucketKib);
+        if (overlapCtas != null) a.add("--overlap-ctas " + overlapCtas);
         if (cudaGraphs != null) a.add(cudaGraphs ? "--cuda-graphs" : "--no-cuda-graphs");
         if (noGraphCollectives) a.add("--no-graph-collectives");
         if (rounds != null) a.add("--rounds " + rounds);

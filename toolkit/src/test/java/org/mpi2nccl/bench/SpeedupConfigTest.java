@@ -52,6 +52,14 @@ class SpeedupConfigTest {
     }
 
     @Test
+    void theReportsCommandLineRepeatsTheTrainersKnobs() {
+        SpeedupCommand c = new SpeedupCommand();
+        new picocli.CommandLine(c).parseArgs("--overlap-ctas", "2", "--last-bucket-kib", "4", "--bucket-kib", "512");
+        List<String> said = c.commandLine();
+        assertTrue(said.containsAll(List.of("--overlap-ctas 2", "--last-bucket-kib 4", "--bucket-kib 512")), said.toString());
+    }
+
+    @Test
     void theExperimentLimitsTheAllReducesBesideBackwardToFourCtasTheLibraryLeavesItToNccl() {
         assertEquals(4, new SpeedupConfig().overlapCtas);
         assertEquals(0, org.mpi2nccl.dist.DataParallelOptions.defaults().overlapCtas());
