@@ -56,8 +56,8 @@ public final class SpeedupConfig {
     public long lastBucketBytes;
     /**
      * {@link DataParallelOptions#overlapCtas} (NCCL route only): 4 here, where the library's default is NCCL's choice.
-     * On 2x H200 the lesson CNN's backward lost 5 us less per step beside 4-CTA all-reduces, and the buckets still
-     * finished before backward did (`results/gpu-2026-11-22-s8/`).
+     * On 2x H200 the lesson CNN's backward (CIFAR-shaped) lost 4-5 us less per step beside 4-CTA all-reduces, and the
+     * step's tail took no longer (`results/gpu-2026-11-22-s8/`).
      */
     public int overlapCtas = 4;
     /** GPU steps replayed from CUDA graphs ({@link DataParallelOptions#cudaGraphs}). */
