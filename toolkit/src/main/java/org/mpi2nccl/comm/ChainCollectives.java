@@ -4,20 +4,22 @@ package org.mpi2nccl.comm;
  * Broadcast and reduce as pipelined chains along the ring: the data flows from the root to its right
  * neighbour and on (broadcast), or from the root's right neighbour towards the root, being added to at each
  * rank (reduce). Chunking lets rank k forward chunk c while chunk c+1 is still arriving, so the time is about
- * one buffer transfer plus (p-2) chunk transfers, not (p-1) buffer transfers.
+ * one buffer transfer plus (p-2) chunk transfers, not (p-1) buffer transfers. The ring communicator's broadcast
+ * and reduce (lesson 02's toolkit); the chunk helpers are {@link RingAllReduce}'s.
  */
 public final class ChainCollectives {
     private ChainCollectives() {
     }
 
     /** {@code recv = send of root} on every rank. */
-    public static void broadcast(RingContext ctx, HostBuffer send, HostBuffer recv, int root) {
+    public static void broadcast(RingAllReduce.Ring ctx, HostBuffer send, HostBuffer recv, int root) {
         Transport t = ctx.transport();
         int p = ctx.size();
         int position = ctx.mod(ctx.rank() - root);       // 0 = root, p-1 = end of the chain
         int chunk = ctx.chunkElems();
         int n = RingAllReduce.chunks(recv.length(), chunk);
-        long t0 = System.nanoTime();
+        // The observer labels a rank's messages with its place on the chain: it receives and forwards at hop `position`.
+        ctx.observer().step("broadcast", position, 0, position == 0 ? -1 : 0);
         if (position == 0) {
             if (!send.sameAs(recv)) {
                 send.copyTo(recv);
@@ -27,7 +29,6 @@ public final class ChainCollectives {
                 sends[c] = t.isend(RingAllReduce.slice(recv, c, chunk), ctx.right(), ctx.tag());
             }
             ctx.await(sends);
-            ctx.trace("broadcast", 0, 0, n, "send", ctx.right(), recv.bytes(), t0);
             return;
         }
         boolean forward = position < p - 1;
@@ -42,29 +43,26 @@ public final class ChainCollectives {
                 sends[c] = t.isend(RingAllReduce.slice(recv, c, chunk), ctx.right(), ctx.tag());
             }
         }
-        ctx.trace("broadcast", position - 1, 0, n, "recv", ctx.left(), recv.bytes(), t0);
         if (forward) {
             ctx.await(sends);
-            ctx.trace("broadcast", position, 0, n, "send", ctx.right(), recv.bytes(), t0);
         }
     }
 
     /** {@code recv = op over ranks of send} on the root; {@code recv} is not touched elsewhere. */
-    public static void reduce(RingContext ctx, HostBuffer send, HostBuffer recv, Reduction op, int root) {
+    public static void reduce(RingAllReduce.Ring ctx, HostBuffer send, HostBuffer recv, Reduction op, int root) {
         Transport t = ctx.transport();
         int p = ctx.size();
         int position = ctx.mod(ctx.rank() - root - 1);   // 0 = start of the chain (root + 1), p-1 = root
         int chunk = ctx.chunkElems();
         int length = send.length();
         int n = RingAllReduce.chunks(length, chunk);
-        long t0 = System.nanoTime();
+        ctx.observer().step("reduce", position, 0, position == 0 ? -1 : 0);
         if (position == 0) {
             Transport.Pending[] sends = new Transport.Pending[n];
             for (int c = 0; c < n; c++) {
                 sends[c] = t.isend(RingAllReduce.slice(send, c, chunk), ctx.right(), ctx.tag());
             }
             ctx.await(sends);
-            ctx.trace("reduce", 0, 0, n, "send", ctx.right(), send.bytes(), t0);
             return;
         }
         boolean isRoot = position == p - 1;
@@ -94,14 +92,12 @@ public final class ChainCollectives {
                         ctx.left(), ctx.tag());
             }
         }
-        ctx.trace("reduce", position - 1, 0, n, "recv", ctx.left(), send.bytes(), t0);
         if (isRoot) {
             if (op == Reduction.AVG) {
                 HostReduce.divide(recv, p);
             }
         } else {
             ctx.await(sends);
-            ctx.trace("reduce", position, 0, n, "send", ctx.right(), send.bytes(), t0);
         }
     }
 }

@@ -15,7 +15,7 @@ import java.util.function.Function;
  * Ranks as threads of this JVM, each with a {@link RingCommunicator} over a {@link ThreadTransport}: a whole
  * "job" inside one notebook cell or test, so that every rank's result and trace can be looked at together.
  * <pre>{@code
- * List<float[]> out = LocalRanks.run(4, b -> b.trace(new RingTrace()), comm -> {
+ * List<float[]> out = LocalRanks.run(4, b -> b.observer(new RingTrace()), comm -> {
  *     float[] x = {comm.rank()};
  *     comm.allReduce(HostBuffer.of(x), Reduction.SUM);
  *     return x;

@@ -1,48 +1,43 @@
 package org.mpi2nccl.comm;
 
 /**
- * The all-reduce anyone writes first: every rank sends its whole buffer to rank 0, rank 0 adds them up and
- * sends the result back to everyone. Correct, and a good yardstick: rank 0 receives and sends (p-1) whole
- * buffers, so its link carries 2(p-1)x the data and the time grows with the number of ranks, while the
- * ring's stays flat.
+ * Lesson 02's first all-reduce, the one anyone writes first: every rank sends its whole buffer to rank 0, rank 0
+ * adds them up and sends the result back to everyone. Correct, and a good yardstick: rank 0 receives and sends
+ * (p-1) whole buffers, so its link carries 2(p-1)x the data and the time grows with the number of ranks, while
+ * the ring's ({@link RingAllReduce}) stays flat.
  */
 public final class NaiveAllReduce {
     private NaiveAllReduce() {
     }
 
-    public static void run(RingContext ctx, HostBuffer send, HostBuffer recv, Reduction op) {
-        Transport t = ctx.transport();
-        int p = ctx.size();
-        if (ctx.rank() == 0) {
+    public static void run(RingAllReduce.Ring ring, HostBuffer send, HostBuffer recv, Reduction op) {
+        Transport t = ring.transport();
+        int p = ring.size();
+        int r = ring.rank();
+        if (r == 0) {
             if (!send.sameAs(recv)) {
                 send.copyTo(recv);
             }
-            HostBuffer incoming = ctx.scratch().get(0, send.dataType(), send.length());
+            HostBuffer incoming = ring.scratch().get(0, send.dataType(), send.length());
             for (int peer = 1; peer < p; peer++) {               // 1. reduce: collect everyone's buffer, in rank order
-                long t0 = System.nanoTime();
-                ctx.await(t.irecv(incoming, peer, ctx.tag()));
-                ctx.trace("reduce", peer - 1, peer, 0, "recv", peer, incoming.bytes(), t0);
+                ring.observer().step("reduce", peer - 1, -1, peer);
+                ring.await(t.irecv(incoming, peer, ring.tag()));
                 HostReduce.apply(op, recv, incoming, recv);
             }
             if (op == Reduction.AVG) {
                 HostReduce.divide(recv, p);
             }
             Transport.Pending[] sends = new Transport.Pending[p - 1];
-            long t0 = System.nanoTime();
             for (int peer = 1; peer < p; peer++) {               // 2. broadcast: send the result to everyone
-                sends[peer - 1] = t.isend(recv, peer, ctx.tag());
+                ring.observer().step("broadcast", peer - 1, 0, -1);
+                sends[peer - 1] = t.isend(recv, peer, ring.tag());
             }
-            ctx.await(sends);
-            for (int peer = 1; peer < p; peer++) {
-                ctx.trace("broadcast", peer - 1, 0, 0, "send", peer, recv.bytes(), t0);
-            }
+            ring.await(sends);
         } else {
-            long t0 = System.nanoTime();
-            ctx.await(t.isend(send, 0, ctx.tag()));
-            ctx.trace("reduce", ctx.rank() - 1, ctx.rank(), 0, "send", 0, send.bytes(), t0);
-            t0 = System.nanoTime();
-            ctx.await(t.irecv(recv, 0, ctx.tag()));
-            ctx.trace("broadcast", ctx.rank() - 1, 0, 0, "recv", 0, recv.bytes(), t0);
+            ring.observer().step("reduce", r - 1, r, -1);
+            ring.await(t.isend(send, 0, ring.tag()));
+            ring.observer().step("broadcast", r - 1, -1, 0);
+            ring.await(t.irecv(recv, 0, ring.tag()));
         }
     }
 }

@@ -1,52 +1,57 @@
 package org.mpi2nccl.comm;
 
 /**
- * All-reduce around a ring, as NCCL's ring algorithm and Baidu's ring-allreduce do it: a reduce-scatter
- * followed by an all-gather. The buffer is cut into one segment per rank.
+ * Lesson 02: the ring all-reduce, as NCCL's ring algorithm and Baidu's ring-allreduce run it. Read this file
+ * top to bottom; it needs only {@link Transport} (non-blocking send and receive between ranks).
  *
+ * <p>The ranks stand in a ring: each sends only to its right neighbour and receives only from its left one.
+ * The buffer is cut into p segments, one per rank. The all-reduce is two halves of p-1 steps each:
  * <pre>
- *   reduce-scatter, step s (s = 0 .. p-2): send segment (r-s-1) to the right neighbour,
- *                                          receive segment (r-s-2) from the left one and add our own part.
+ *   reduce-scatter, step s (s = 0 .. p-2): send segment (r-s-1) to the right,
+ *                                          receive segment (r-s-2) from the left and add our own part to it.
  *   after p-1 steps rank r holds the complete sum of segment r.
  *   all-gather, step s (s = 0 .. p-2):     send segment (r-s) to the right, receive segment (r-s-1) from the left.
  * </pre>
+ * Each half sends p-1 segments of size n/p, so each rank sends 2(p-1)/p of the buffer in total, whatever p is.
+ * That is why the ring's time hardly grows as ranks are added, and why nccl-tests' "bus bandwidth" multiplies
+ * by 2(p-1)/p.
  *
- * Each rank sends 2(p-1)/p of the buffer in total, whatever p is: that is why the ring's bandwidth does not
- * fall as ranks are added, and why nccl-tests' "bus bandwidth" multiplies by 2(p-1)/p.
+ * <p>Pipelining: within a reduce-scatter step the segment travels as chunks of {@link Ring#chunkElems()}
+ * elements, and while chunk k is being added, chunks k+1 .. k+window-1 are already on the wire
+ * ({@link #exchangeAndReduce}). The all-gather only copies, so it sends each segment whole.
  *
- * <p>Pipelining: within a reduce-scatter step the segment travels as chunks of {@link RingContext#chunkElems()}
- * elements; while chunk k is being added, chunks k+1 .. k+window-1 are already on the wire.
+ * <p>The algorithm keeps no records: whoever wants to watch it (lesson 02's step chart, {@link RingTrace})
+ * passes a {@link RingObserver}, which is told the step before each one. {@link RingCommunicator} wraps this
+ * as a communicator (timeouts, GPU buffers, the other collectives).
  */
 public final class RingAllReduce {
     private RingAllReduce() {
     }
 
     /** {@code recv = op over ranks of send}; {@code send} and {@code recv} may be the same buffer. */
-    public static void run(RingContext ctx, HostBuffer send, HostBuffer recv, Reduction op) {
-        Segments segments = Segments.balanced(send.length(), ctx.size());
-        reduceScatter(ctx, send, recv, segments, op);
+    public static void run(Ring ring, HostBuffer send, HostBuffer recv, Reduction op) {
+        Segments segments = Segments.balanced(send.length(), ring.size());
+        reduceScatter(ring, send, recv, segments, op);
         if (op == Reduction.AVG) {
-            HostReduce.divide(segments.of(recv, ctx.rank()), ctx.size());
+            HostReduce.divide(segments.of(recv, ring.rank()), ring.size());
         }
-        allGather(ctx, recv, segments);
+        allGather(ring, recv, segments);
     }
 
     /**
      * The first half: afterwards segment r of {@code acc} holds the reduction over all ranks of segment r of
-     * their {@code own}. Other segments of {@code acc} hold partial sums (they are overwritten by the
-     * all-gather). {@code own} is only read; {@code acc} may be {@code own}.
+     * their {@code own}. Other segments of {@code acc} hold partial sums (the all-gather overwrites them).
+     * {@code own} is only read; {@code acc} may be {@code own}.
      */
-    public static void reduceScatter(RingContext ctx, HostBuffer own, HostBuffer acc, Segments seg, Reduction op) {
-        int p = ctx.size();
-        int r = ctx.rank();
-        for (int step = 0; step < p - 1; step++) {
-            int sendSeg = ctx.mod(r - step - 1);
-            int recvSeg = ctx.mod(r - step - 2);
+    public static void reduceScatter(Ring ring, HostBuffer own, HostBuffer acc, Segments seg, Reduction op) {
+        int r = ring.rank();
+        for (int step = 0; step < ring.size() - 1; step++) {
+            int sendSeg = ring.mod(r - step - 1);
+            int recvSeg = ring.mod(r - step - 2);
+            ring.observer().step("reduce-scatter", step, sendSeg, recvSeg);
             // What we pass on: our own contribution at the first step, afterwards the partial sum made at the last one.
             HostBuffer outgoing = seg.of(step == 0 ? own : acc, sendSeg);
-            HostBuffer mine = seg.of(own, recvSeg);
-            HostBuffer result = seg.of(acc, recvSeg);
-            exchangeAndReduce(ctx, "reduce-scatter", step, sendSeg, outgoing, recvSeg, mine, result, op);
+            exchangeAndReduce(ring, outgoing, seg.of(own, recvSeg), seg.of(acc, recvSeg), op);
         }
     }
 
@@ -54,84 +59,67 @@ public final class RingAllReduce {
      * The second half: rank r starts with the finished segment r in {@code buf} and passes segments on around
      * the ring until every rank has all of them.
      */
-    public static void allGather(RingContext ctx, HostBuffer buf, Segments seg) {
-        int p = ctx.size();
-        int r = ctx.rank();
-        for (int step = 0; step < p - 1; step++) {
-            int sendSeg = ctx.mod(r - step);
-            int recvSeg = ctx.mod(r - step - 1);
-            HostBuffer outgoing = seg.of(buf, sendSeg);
-            HostBuffer incoming = seg.of(buf, recvSeg);
-            long t0 = System.nanoTime();
-            Transport.Pending in = ctx.transport().irecv(incoming, ctx.left(), ctx.tag());
-            Transport.Pending out = ctx.transport().isend(outgoing, ctx.right(), ctx.tag());
-            ctx.await(in);
-            ctx.trace("all-gather", step, recvSeg, 0, "recv", ctx.left(), incoming.bytes(), t0);
-            ctx.await(out);
-            ctx.trace("all-gather", step, sendSeg, 0, "send", ctx.right(), outgoing.bytes(), t0);
+    public static void allGather(Ring ring, HostBuffer buf, Segments seg) {
+        int r = ring.rank();
+        for (int step = 0; step < ring.size() - 1; step++) {
+            int sendSeg = ring.mod(r - step);
+            int recvSeg = ring.mod(r - step - 1);
+            ring.observer().step("all-gather", step, sendSeg, recvSeg);
+            Transport.Pending in = ring.transport().irecv(seg.of(buf, recvSeg), ring.left(), ring.tag());
+            Transport.Pending out = ring.transport().isend(seg.of(buf, sendSeg), ring.right(), ring.tag());
+            ring.await(in);
+            ring.await(out);
         }
     }
 
     /**
      * One reduce-scatter step, pipelined: send {@code outgoing} to the right in chunks, receive the left
-     * neighbour's chunks of segment {@code recvSeg} and store {@code incoming + mine} into {@code result}.
+     * neighbour's chunks of the same segment and store {@code incoming + mine} into {@code result}.
      * At most {@code window} chunks are in flight each way: receives are posted ahead into reusable slots,
      * and a new send waits for the one {@code window} places before it.
      */
-    static void exchangeAndReduce(RingContext ctx, String phase, int step, int sendSeg, HostBuffer outgoing,
-                                  int recvSeg, HostBuffer mine, HostBuffer result, Reduction op) {
-        Transport t = ctx.transport();
-        int chunk = ctx.chunkElems();
-        int window = ctx.window();
+    static void exchangeAndReduce(Ring ring, HostBuffer outgoing, HostBuffer mine, HostBuffer result, Reduction op) {
+        Transport t = ring.transport();
+        int chunk = ring.chunkElems();
+        int window = ring.window();
         int nOut = chunks(outgoing.length(), chunk);
         int nIn = chunks(mine.length(), chunk);
 
+        // Receive slots, posted ahead: chunk c lands in slot c % slots.length.
         HostBuffer[] slots = new HostBuffer[Math.max(1, Math.min(window, nIn))];
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = ctx.scratch().get(i, mine.dataType(), chunk);
+            slots[i] = ring.scratch().get(i, mine.dataType(), chunk);
         }
         Transport.Pending[] recvs = new Transport.Pending[nIn];
-        long[] recvPosted = new long[nIn];
         for (int c = 0; c < Math.min(slots.length, nIn); c++) {
-            recvPosted[c] = System.nanoTime();
-            recvs[c] = t.irecv(slots[c].slice(0, chunkLength(mine.length(), c, chunk)), ctx.left(), ctx.tag());
+            recvs[c] = t.irecv(slot(slots, mine, c, chunk), ring.left(), ring.tag());
         }
         Transport.Pending[] sends = new Transport.Pending[nOut];
-        long[] sendPosted = new long[nOut];
         for (int c = 0; c < Math.max(nOut, nIn); c++) {
             if (c < nOut) {
                 if (c >= window) {
-                    ctx.await(sends[c - window]);
-                    traceSend(ctx, phase, step, sendSeg, outgoing, c - window, sendPosted);
+                    ring.await(sends[c - window]);
                 }
-                sendPosted[c] = System.nanoTime();
-                sends[c] = t.isend(slice(outgoing, c, chunk), ctx.right(), ctx.tag());
+                sends[c] = t.isend(slice(outgoing, c, chunk), ring.right(), ring.tag());
             }
             if (c < nIn) {
-                ctx.await(recvs[c]);
-                ctx.trace(phase, step, recvSeg, c, "recv", ctx.left(), (long) chunkLength(mine.length(), c, chunk)
-                        * mine.dataType().bytes(), recvPosted[c]);
-                HostBuffer incoming = slots[c % slots.length].slice(0, chunkLength(mine.length(), c, chunk));
-                HostReduce.apply(op, incoming, slice(mine, c, chunk), slice(result, c, chunk));
+                ring.await(recvs[c]);
+                HostReduce.apply(op, slot(slots, mine, c, chunk), slice(mine, c, chunk), slice(result, c, chunk));
                 int next = c + slots.length;
                 if (next < nIn) {
                     // The slot just consumed takes the chunk `window` places ahead: the pipe stays full.
-                    recvPosted[next] = System.nanoTime();
-                    recvs[next] = t.irecv(slots[next % slots.length].slice(0, chunkLength(mine.length(), next, chunk)),
-                            ctx.left(), ctx.tag());
+                    recvs[next] = t.irecv(slot(slots, mine, next, chunk), ring.left(), ring.tag());
                 }
             }
         }
         for (int c = Math.max(0, nOut - window); c < nOut; c++) {
-            ctx.await(sends[c]);
-            traceSend(ctx, phase, step, sendSeg, outgoing, c, sendPosted);
+            ring.await(sends[c]);
         }
     }
 
-    private static void traceSend(RingContext ctx, String phase, int step, int seg, HostBuffer outgoing, int c, long[] posted) {
-        int chunk = ctx.chunkElems();
-        ctx.trace(phase, step, seg, c, "send", ctx.right(),
-                (long) chunkLength(outgoing.length(), c, chunk) * outgoing.dataType().bytes(), posted[c]);
+    /** The slot chunk {@code c} of {@code b} is received into, cut to that chunk's length. */
+    private static HostBuffer slot(HostBuffer[] slots, HostBuffer b, int c, int chunk) {
+        return slots[c % slots.length].slice(0, chunkLength(b.length(), c, chunk));
     }
 
     static int chunks(int length, int chunk) {
@@ -142,7 +130,75 @@ public final class RingAllReduce {
         return Math.min(chunk, length - c * chunk);
     }
 
+    /** Chunk {@code c} of {@code b}. */
     static HostBuffer slice(HostBuffer b, int c, int chunk) {
         return b.slice((long) c * chunk, chunkLength(b.length(), c, chunk));
+    }
+
+    /**
+     * One rank's place in the ring for one collective: the transport, the call (for error messages) and its
+     * deadline, the message tag, the pipelining settings, reusable scratch memory and the observer.
+     *
+     * @param chunkElems elements per pipelined message
+     * @param window     messages in flight each way while one is being reduced
+     */
+    public record Ring(Transport transport, CollectiveCall call, Deadline deadline, int tag, int chunkElems,
+                       int window, ScratchBuffers scratch, RingObserver observer) {
+
+        public int rank() {
+            return transport.rank();
+        }
+
+        public int size() {
+            return transport.size();
+        }
+
+        /** The rank after this one on the ring. */
+        public int right() {
+            return (rank() + 1) % size();
+        }
+
+        /** The rank before this one on the ring. */
+        public int left() {
+            return (rank() - 1 + size()) % size();
+        }
+
+        /** {@code i mod size}, always in 0..size-1. */
+        public int mod(int i) {
+            return Math.floorMod(i, size());
+        }
+
+        /** Waits for the transfers; a timeout error at the deadline names what never came. */
+        public void await(Transport.Pending... transfers) {
+            transport.await(deadline, call, transfers);
+        }
+    }
+
+    /**
+     * How a buffer is cut into one segment per rank: {@link #balanced} for all-reduce (any count, the first
+     * {@code count % parts} segments one element longer), {@link #equal} for all-gather and reduce-scatter
+     * (blocks of the same size).
+     */
+    public static final class Segments {
+        private final int base;
+        private final int extra;
+
+        private Segments(int base, int extra) {
+            this.base = base;
+            this.extra = extra;
+        }
+
+        public static Segments balanced(int count, int parts) {
+            return new Segments(count / parts, count % parts);
+        }
+
+        public static Segments equal(int block) {
+            return new Segments(block, 0);
+        }
+
+        /** Segment {@code i} of {@code buffer}. */
+        public HostBuffer of(HostBuffer buffer, int i) {
+            return buffer.slice(i * base + Math.min(i, extra), base + (i < extra ? 1 : 0));
+        }
     }
 }

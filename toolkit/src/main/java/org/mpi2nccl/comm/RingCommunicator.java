@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.mpi2nccl.comm.RingAllReduce.Ring;
+import org.mpi2nccl.comm.RingAllReduce.Segments;
 
 /**
  * Collectives written from scratch over point-to-point messages ({@link Transport}): all-reduce as a ring
@@ -40,9 +42,9 @@ public final class RingCommunicator extends AbstractCommunicator {
     private final int chunkBytes;
     private final int window;
     private final boolean verifyCalls;
-    private final RingTrace trace;
+    private final RingObserver observer;
     private final int context;
-    private final RingContext.Scratch scratch = new RingContext.Scratch();
+    private final ScratchBuffers scratch = new ScratchBuffers();
     private int splits;
 
     private RingCommunicator(Builder b, Transport transport, int context) {
@@ -52,7 +54,7 @@ public final class RingCommunicator extends AbstractCommunicator {
         this.chunkBytes = b.chunkBytes;
         this.window = b.window;
         this.verifyCalls = b.verifyCalls;
-        this.trace = b.trace;
+        this.observer = b.observer;
         this.context = context;
     }
 
@@ -100,9 +102,9 @@ public final class RingCommunicator extends AbstractCommunicator {
         return transport;
     }
 
-    /** The trace this communicator records into, or null. */
-    public RingTrace trace() {
-        return trace;
+    /** Who watches this communicator's collectives ({@link RingObserver#NONE} unless the builder set one). */
+    public RingObserver observer() {
+        return observer;
     }
 
     // ---- collectives ----
@@ -112,7 +114,7 @@ public final class RingCommunicator extends AbstractCommunicator {
         checkAllReduce(send, recv, op);
         CollectiveCall call = begin(Collective.ALL_REDUCE, send.count(), send.dataType(), op, -1);
         run(call, () -> HostStaging.run(send, recv, true, (s, r) -> {
-            RingContext ctx = context(call, TAG_ALL_REDUCE, s.dataType());
+            Ring ctx = context(call, TAG_ALL_REDUCE, s.dataType());
             if (size() == 1) {
                 copyIfNeeded(s, r);
                 return;
@@ -131,7 +133,7 @@ public final class RingCommunicator extends AbstractCommunicator {
         CollectiveCall call = begin(Collective.BROADCAST, recv.count(), recv.dataType(), null, root);
         CommBuffer src = rank() == root ? send : recv;
         run(call, () -> HostStaging.run(src, recv, rank() == root, (s, r) -> {
-            RingContext ctx = context(call, TAG_BROADCAST, r.dataType());
+            Ring ctx = context(call, TAG_BROADCAST, r.dataType());
             if (size() == 1) {
                 copyIfNeeded(s, r);
                 return;
@@ -146,7 +148,7 @@ public final class RingCommunicator extends AbstractCommunicator {
         CollectiveCall call = begin(Collective.REDUCE, send.count(), send.dataType(), op, root);
         boolean isRoot = rank() == root;
         run(call, () -> HostStaging.run(send, isRoot ? recv : null, true, (s, r) -> {
-            RingContext ctx = context(call, TAG_REDUCE, s.dataType());
+            Ring ctx = context(call, TAG_REDUCE, s.dataType());
             if (size() == 1) {
                 copyIfNeeded(s, r);
                 return;
@@ -160,12 +162,12 @@ public final class RingCommunicator extends AbstractCommunicator {
         checkAllGather(send, recv);
         CollectiveCall call = begin(Collective.ALL_GATHER, send.count(), send.dataType(), null, -1);
         run(call, () -> HostStaging.run(send, recv, true, (s, r) -> {
-            RingContext ctx = context(call, TAG_ALL_GATHER, s.dataType());
+            Ring ctx = context(call, TAG_ALL_GATHER, s.dataType());
             HostBuffer mine = r.slice((long) rank() * s.length(), s.length());
             if (!s.sameAs(mine)) {
                 s.copyTo(mine);
             }
-            RingAllReduce.allGather(ctx, r, Segments.equal(s.length(), size()));
+            RingAllReduce.allGather(ctx, r, Segments.equal(s.length()));
         }));
     }
 
@@ -174,11 +176,11 @@ public final class RingCommunicator extends AbstractCommunicator {
         checkReduceScatter(send, recv, op);
         CollectiveCall call = begin(Collective.REDUCE_SCATTER, recv.count(), recv.dataType(), op, -1);
         run(call, () -> HostStaging.run(send, recv, true, (s, r) -> {
-            RingContext ctx = context(call, TAG_REDUCE_SCATTER, s.dataType());
+            Ring ctx = context(call, TAG_REDUCE_SCATTER, s.dataType());
             int block = r.length();
             // Partial sums need a whole buffer; the caller's send buffer stays untouched.
             HostBuffer acc = size() == 1 ? s : scratchWhole(s.dataType(), s.length());
-            RingAllReduce.reduceScatter(ctx, s, acc, Segments.equal(block, size()), op);
+            RingAllReduce.reduceScatter(ctx, s, acc, Segments.equal(block), op);
             HostBuffer result = acc.slice((long) rank() * block, block);
             if (op == Reduction.AVG && size() > 1) {
                 HostReduce.divide(result, size());
@@ -232,8 +234,8 @@ public final class RingCommunicator extends AbstractCommunicator {
             long[] all = new long[2 * size()];
             all[2 * rank()] = color;
             all[2 * rank() + 1] = key;
-            RingContext ctx = new RingContext(transport, call, d, TAG_SPLIT, chunkElems(DataType.INT64), window, scratch, null);
-            RingAllReduce.allGather(ctx, HostBuffer.of(all), Segments.equal(2, size()));
+            Ring ctx = new Ring(transport, call, d, TAG_SPLIT, chunkElems(DataType.INT64), window, scratch, RingObserver.NONE);
+            RingAllReduce.allGather(ctx, HostBuffer.of(all), Segments.equal(2));
             splits++;
             if (color == NO_COLOR) {
                 return null;
@@ -253,7 +255,7 @@ public final class RingCommunicator extends AbstractCommunicator {
             }
             int childContext = childContext(color);
             Builder b = new Builder(root).algorithm(algorithm).chunkBytes(chunkBytes).window(window)
-                    .timeout(timeout()).verifyCalls(verifyCalls).trace(trace);
+                    .timeout(timeout()).verifyCalls(verifyCalls).observer(observer);
             return new RingCommunicator(b, new SubTransport(root, rootRanks, members.indexOf(rank()), childContext),
                     childContext);
         });
@@ -274,13 +276,12 @@ public final class RingCommunicator extends AbstractCommunicator {
 
     // ---- helpers ----
 
-    private RingContext context(CollectiveCall call, int tag, DataType type) {
+    /** The ring for one collective: checked against the other ranks' calls first, then watched by the observer. */
+    private Ring context(CollectiveCall call, int tag, DataType type) {
         Deadline d = Deadline.after(timeout());
-        if (trace != null) {
-            trace.begin(call);
-        }
+        Transport watched = observer.begin(call, transport);
         verify(call, d);
-        return new RingContext(transport, call, d, tag, chunkElems(type), window, scratch, trace);
+        return new Ring(watched, call, d, tag, chunkElems(type), window, scratch, observer);
     }
 
     private void verify(CollectiveCall call, Deadline d) {
@@ -319,7 +320,7 @@ public final class RingCommunicator extends AbstractCommunicator {
         private int window = 4;
         private Duration timeout = Duration.ofSeconds(60);
         private boolean verifyCalls = true;
-        private RingTrace trace;
+        private RingObserver observer = RingObserver.NONE;
 
         private Builder(Transport transport) {
             this.transport = transport;
@@ -359,9 +360,9 @@ public final class RingCommunicator extends AbstractCommunicator {
             return this;
         }
 
-        /** Records every message into {@code t} (default: no trace). */
-        public Builder trace(RingTrace t) {
-            this.trace = t;
+        /** Who watches the collectives, e.g. a {@link RingTrace} recording every message (default: nobody). */
+        public Builder observer(RingObserver o) {
+            this.observer = java.util.Objects.requireNonNull(o, "observer (use RingObserver.NONE)");
             return this;
         }
 

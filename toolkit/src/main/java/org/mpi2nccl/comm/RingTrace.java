@@ -12,21 +12,25 @@ import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 /**
- * Every message a ring collective sent or received, with the step, segment and chunk it carried and when:
- * the material for drawing "who sends which chunk at each step". Attach one to a
- * {@link RingCommunicator} (one per rank); merge the ranks' traces with {@link #merge}.
+ * Lesson 02's step trace: every message a ring collective sent or received, with the step, segment and chunk it
+ * carried and when, the material for drawing "who sends which chunk at each step". It is a {@link RingObserver}:
+ * pass one per rank to {@link RingCommunicator.Builder#observer}; it wraps the transport to see each message, and
+ * labels it with the step the algorithm announced. Merge the ranks' traces with {@link #merge}, or gather them
+ * from rank processes with {@link TraceExchange}.
  *
- * <p>Times are nanoseconds since the collective started on the recording rank (ranks in different
- * processes have different clocks: compare times within a rank, steps across ranks).
+ * <p>Times are nanoseconds since the collective started on the recording rank (ranks in different processes
+ * have different clocks: compare times within a rank, steps across ranks). A message's start is when it was
+ * posted, its end when the algorithm's wait for it returned.
  */
-public final class RingTrace {
+public final class RingTrace implements RingObserver {
 
     /**
      * One message.
      *
-     * @param phase     "reduce-scatter", "all-gather", "reduce", "broadcast", "gather" (naive), ...
+     * @param phase     "reduce-scatter", "all-gather", "reduce", "broadcast"
      * @param step      step of the phase, from 0
      * @param segment   which segment of the buffer the message carries (for the ring: 0..size-1)
+     * @param chunk     which chunk of that segment, from 0 (in the order posted within the step)
      * @param direction "send" or "recv"
      * @param startNs   when the transfer was posted
      * @param endNs     when it was seen complete
@@ -39,23 +43,120 @@ public final class RingTrace {
     private long origin = System.nanoTime();
     private String collective = "";
     private long seq;
+    // The step the algorithm announced last, and how many messages each way it has posted in it.
+    private String phase = "";
+    private int step;
+    private int sendSegment;
+    private int recvSegment;
+    private int sends;
+    private int recvs;
 
-    /** Marks the start of a collective: event times count from here. */
-    synchronized void begin(CollectiveCall call) {
+    @Override
+    public synchronized Transport begin(CollectiveCall call, Transport transport) {
         origin = System.nanoTime();
         collective = call.collective().label();
         seq = call.seq();
+        return new Watched(transport);
     }
 
-    synchronized void record(int rank, String phase, int step, int segment, int chunk, String direction, int peer,
-                             long bytes, long startNanos, long endNanos) {
-        events.add(new Event(rank, collective, seq, phase, step, segment, chunk, direction, peer, bytes,
-                startNanos - origin, endNanos - origin));
+    @Override
+    public synchronized void step(String phase, int step, int sendSegment, int recvSegment) {
+        this.phase = phase;
+        this.step = step;
+        this.sendSegment = sendSegment;
+        this.recvSegment = recvSegment;
+        sends = 0;
+        recvs = 0;
     }
 
-    /** Time base of the current collective (for callers that record start times). */
-    long now() {
-        return System.nanoTime();
+    /** The event of a message being posted now; its end time is filled in when the wait for it returns. */
+    private synchronized Event posted(int rank, boolean send, int peer, long bytes) {
+        int chunk = send ? sends++ : recvs++;
+        return new Event(rank, collective, seq, phase, step, send ? sendSegment : recvSegment, chunk,
+                send ? "send" : "recv", peer, bytes, System.nanoTime() - origin, -1);
+    }
+
+    private synchronized void completed(Event e) {
+        events.add(new Event(e.rank(), e.collective(), e.seq(), e.phase(), e.step(), e.segment(), e.chunk(),
+                e.direction(), e.peer(), e.bytes(), e.startNs(), System.nanoTime() - origin));
+    }
+
+    /** The algorithm's transport, seen through the trace: each message is labelled when posted, recorded when waited for. */
+    private final class Watched implements Transport {
+        private final Transport inner;
+
+        Watched(Transport inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public int rank() {
+            return inner.rank();
+        }
+
+        @Override
+        public int size() {
+            return inner.size();
+        }
+
+        @Override
+        public String kind() {
+            return inner.kind();
+        }
+
+        @Override
+        public Pending isend(HostBuffer buffer, int dest, int tag) {
+            Event e = posted(rank(), true, dest, buffer.bytes());
+            return new Message(inner.isend(buffer, dest, tag), e);
+        }
+
+        @Override
+        public Pending irecv(HostBuffer buffer, int src, int tag) {
+            Event e = posted(rank(), false, src, buffer.bytes());
+            return new Message(inner.irecv(buffer, src, tag), e);
+        }
+
+        @Override
+        public void await(Deadline deadline, CollectiveCall call, Pending... transfers) {
+            Pending[] real = new Pending[transfers.length];
+            for (int i = 0; i < transfers.length; i++) {
+                real[i] = transfers[i] instanceof Message m ? m.inner : transfers[i];
+            }
+            inner.await(deadline, call, real);
+            for (Pending p : transfers) {
+                if (p instanceof Message m && !m.recorded) {
+                    m.recorded = true;
+                    completed(m.event);
+                }
+            }
+        }
+
+        /** The communicator owns the transport and closes it; the trace's view of it has nothing to free. */
+        @Override
+        public void close() {
+        }
+    }
+
+    /** A message in flight and its event. */
+    private static final class Message implements Transport.Pending {
+        private final Transport.Pending inner;
+        private final Event event;
+        private boolean recorded;
+
+        Message(Transport.Pending inner, Event event) {
+            this.inner = inner;
+            this.event = event;
+        }
+
+        @Override
+        public boolean done() {
+            return inner.done();
+        }
+
+        @Override
+        public String describe() {
+            return inner.describe();
+        }
     }
 
     public synchronized List<Event> events() {

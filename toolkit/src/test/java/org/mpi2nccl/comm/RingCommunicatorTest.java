@@ -331,9 +331,9 @@ public class RingCommunicatorTest {
     @Test
     void traceShowsEachSegmentTravellingAroundTheRing() {
         int p = 4;
-        List<RingTrace> traces = ThreadRanks.run(p, b -> b.trace(new RingTrace()).chunkBytes(16), c -> {
+        List<RingTrace> traces = ThreadRanks.run(p, b -> b.observer(new RingTrace()).chunkBytes(16), c -> {
             c.allReduce(HostBuffer.of(new float[40]), Reduction.SUM);
-            return c.trace();
+            return (RingTrace) c.observer();
         });
         RingTrace all = RingTrace.merge(traces);
         int[][] grid = all.sendGrid(1, p);

@@ -17,7 +17,7 @@ class TraceExchangeTest {
             traces.add(new RingTrace());
         }
         List<RingTrace> merged = ThreadRanks.run(p, b -> { }, c -> {
-            RingCommunicator traced = RingCommunicator.over(c.transport()).trace(traces.get(c.rank())).build();
+            RingCommunicator traced = RingCommunicator.over(c.transport()).observer(traces.get(c.rank())).build();
             float[] x = new float[8 * p];
             java.util.Arrays.fill(x, c.rank());
             traced.allReduce(HostBuffer.of(x), Reduction.SUM);
@@ -41,7 +41,7 @@ class TraceExchangeTest {
         List<RingTrace> traces = List.of(new RingTrace(), new RingTrace(), new RingTrace());
         List<RingTrace> merged = ThreadRanks.run(p, b -> { }, c -> {
             RingCommunicator naive = RingCommunicator.over(c.transport()).algorithm(RingCommunicator.Algorithm.NAIVE)
-                    .trace(traces.get(c.rank())).build();
+                    .observer(traces.get(c.rank())).build();
             naive.allReduce(HostBuffer.of(new float[] {c.rank(), 1}), Reduction.SUM);
             return TraceExchange.allGather(traces.get(c.rank()), c);
         });
