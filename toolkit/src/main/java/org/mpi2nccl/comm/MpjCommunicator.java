@@ -1,48 +1,44 @@
 package org.mpi2nccl.comm;
 
+import static org.mpi2nccl.comm.MpjLimits.atZero;
+import static org.mpi2nccl.comm.MpjLimits.back;
+import static org.mpi2nccl.comm.MpjLimits.elems;
+import static org.mpi2nccl.comm.MpjLimits.inPieces;
+import static org.mpi2nccl.comm.MpjLimits.mpjOp;
+import static org.mpi2nccl.comm.MpjLimits.type;
+
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import mpi.Datatype;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
-import mpi.Op;
 import mpi.Status;
 
 /**
- * The MPI route: MPJ Express's own collectives ({@code Allreduce}, {@code Bcast}, ...) on host arrays, the
- * Java twin of the seed's numpy + mpi4py code. GPU buffers are staged through pinned host memory (device to
- * host, MPJ collective, host to device) and the time of each phase is kept ({@link #lastStaging()}).
+ * Lesson 01: the MPI route, MPJ Express's own collectives ({@code Allreduce}, {@code Bcast}, ...) on host arrays,
+ * the Java twin of an mpi4py program calling {@code comm.Allreduce} on numpy arrays. GPU buffers are staged through
+ * pinned host memory (device to host, MPJ collective, host to device) and the time of each phase is kept
+ * ({@link #lastStaging()}).
  *
- * <p>MPJ's calls block without a timeout, so they run on one worker thread per communicator while the caller
- * waits with the communicator's timeout; a call that does not return in time leaves the worker stuck inside
- * MPJ, marks the communicator broken and raises {@link CollectiveTimeoutException}. The rank should then end
- * (the launcher stops the others). Before each collective the ranks compare their calls
- * ({@link MetadataCheck}) over MPJ point-to-point messages that can time out.
+ * <p>MPJ's calls block without a timeout, so they run on one worker thread per communicator ({@link MpjWorker})
+ * while the caller waits with the communicator's timeout; the rank should end after a timeout (the launcher stops
+ * the others). Before each collective the ranks compare their calls ({@link MetadataCheck}) over MPJ point-to-point
+ * messages that can time out. What MPJ 0.44 cannot do (large messages, offsets) is worked around in {@link MpjLimits}.
  */
 public final class MpjCommunicator extends AbstractCommunicator {
     // User tags of this communicator's own point-to-point traffic (MPJ's collectives use their own).
     private static final int TAG_META = 31_001;
     private static final int TAG_P2P = 31_002;
-    private static final AtomicInteger WORKERS = new AtomicInteger();
-    private static final long GRACE_NANOS = 1_000_000_000L;
 
     private final Intracomm comm;
     private final MpjTransport transport;
     private final int rank;
     private final int size;
     private final boolean verifyCalls;
-    private final ExecutorService worker;
+    private final MpjWorker worker;
     private final boolean ownsWorker;
     private volatile StagingTimes lastStaging;
 
-    private MpjCommunicator(Intracomm comm, Duration timeout, boolean verifyCalls, ExecutorService worker, boolean ownsWorker) {
+    private MpjCommunicator(Intracomm comm, Duration timeout, boolean verifyCalls, MpjWorker worker, boolean ownsWorker) {
         super(timeout);
         this.comm = comm;
         this.transport = new MpjTransport(comm);
@@ -321,28 +317,7 @@ public final class MpjCommunicator extends AbstractCommunicator {
     }
 
     private void onWorker(CollectiveCall call, java.util.function.Consumer<Deadline> work) {
-        Deadline deadline = Deadline.after(timeout());
-        Future<?> f = worker.submit(() -> work.accept(deadline));
-        try {
-            // A little longer than the deadline, so that an error the worker raises at the deadline itself
-            // (e.g. the metadata check naming the missing rank) arrives before this generic one.
-            f.get(deadline.remainingNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            f.cancel(true);
-            CollectiveTimeoutException t = new CollectiveTimeoutException(rank, call, timeout(),
-                    "MPJ to return: a peer died, hangs or skipped this call");
-            markBroken(t);
-            throw t;
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new CommException("rank " + rank + ": " + call.describe() + " failed: " + c, c);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommException("rank " + rank + ": interrupted while waiting for " + call.describe(), e);
-        }
+        worker.run(rank, call, timeout(), work, this::markBroken);
     }
 
     @FunctionalInterface
@@ -356,69 +331,6 @@ public final class MpjCommunicator extends AbstractCommunicator {
         } catch (MPIException e) {
             throw new CommException("rank " + rank + ": MPJ " + call.describe() + " failed: " + e.getMessage(), e);
         }
-    }
-
-    /**
-     * MPJ Express rounds every message buffer up to a power of two: a message of 1 GiB needs a 2 GiB buffer and
-     * overflows its int capacity ("capacity < 0"). So no single MPJ call moves more than this (the system
-     * property {@code mpi2nccl.mpj.maxBytesPerCall} lowers it, for tests of the piecewise paths).
-     */
-    static final long MAX_BYTES_PER_CALL = Long.getLong("mpi2nccl.mpj.maxBytesPerCall", 256L << 20);
-
-    /**
-     * MPJ 0.44's collectives ignore the offsets of their buffers (tested: Allreduce, Reduce, Allgather, Scatter and
-     * Gather read or write from element 0 whatever the offset; Bcast and point-to-point honour them). So every
-     * buffer a collective gets starts at element 0: a slice that does not is copied (or received) into one.
-     */
-    private static HostBuffer atZero(HostBuffer b, boolean copyIn) {
-        if (b.offset() == 0) {
-            return b;
-        }
-        HostBuffer z = HostBuffer.allocate(b.dataType(), b.count());
-        if (copyIn) {
-            b.copyTo(z);
-        }
-        return z;
-    }
-
-    /** Copies a result received into {@link #atZero}'s stand-in back to where it belongs. */
-    private static void back(HostBuffer received, HostBuffer target) {
-        if (received != target && !received.sameAs(target)) {
-            received.copyTo(target);
-        }
-    }
-
-    /** Elements of {@code b}'s type that fit in one MPJ call when {@code parts} of them travel together. */
-    static int elems(HostBuffer b, int parts) {
-        return (int) Math.max(1, MAX_BYTES_PER_CALL / ((long) b.dataType().bytes() * parts));
-    }
-
-    @FunctionalInterface
-    private interface Piece {
-        void run(int offset, int count) throws MPIException;
-    }
-
-    /** Calls {@code body} for consecutive pieces of at most {@code max} of {@code total} elements (once if 0). */
-    private static void inPieces(int total, int max, Piece body) throws MPIException {
-        int off = 0;
-        do {
-            int n = Math.min(max, total - off);
-            body.run(off, n);
-            off += n;
-        } while (off < total);
-    }
-
-    static Datatype type(HostBuffer b) {
-        return MpjTransport.mpjType(b.dataType());
-    }
-
-    static Op mpjOp(Reduction op) {
-        return switch (op) {
-            case SUM, AVG -> MPI.SUM;
-            case PROD -> MPI.PROD;
-            case MAX -> MPI.MAX;
-            case MIN -> MPI.MIN;
-        };
     }
 
     /** Settings. */
@@ -456,12 +368,7 @@ public final class MpjCommunicator extends AbstractCommunicator {
                 }
                 c = MPI.COMM_WORLD;
             }
-            ExecutorService w = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "mpj-comm-" + WORKERS.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            });
-            return new MpjCommunicator(c, timeout, verifyCalls, w, true);
+            return new MpjCommunicator(c, timeout, verifyCalls, MpjWorker.start(), true);
         }
     }
 }

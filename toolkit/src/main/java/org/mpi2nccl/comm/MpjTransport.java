@@ -78,11 +78,11 @@ public final class MpjTransport implements Transport {
     }
 
     /**
-     * One MPJ request per piece of at most {@link MpjCommunicator#MAX_BYTES_PER_CALL} (MPJ cannot buffer a
+     * One MPJ request per piece of at most {@link MpjLimits#MAX_BYTES_PER_CALL} (MPJ cannot buffer a
      * message near 1 GiB); both sides cut a message the same way, and MPJ keeps messages of one tag in order.
      */
     private Pending pieces(HostBuffer buffer, String what, Post post) {
-        int max = MpjCommunicator.elems(buffer, 1);
+        int max = MpjLimits.elems(buffer, 1);
         int total = buffer.length();
         try {
             if (total <= max) {

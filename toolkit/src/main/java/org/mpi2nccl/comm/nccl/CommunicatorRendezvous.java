@@ -5,8 +5,8 @@ import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
 
 /**
- * The seed's bootstrap: rank 0's bytes broadcast over a host communicator (MPJ Express, or the ring). The
- * communicator's own timeout bounds the wait.
+ * {@code mpj}: rank 0's bytes broadcast over a host communicator (MPJ Express, or the ring), as mpi4py's
+ * {@code comm.bcast} does it. The communicator's own timeout bounds the wait.
  */
 final class CommunicatorRendezvous implements Rendezvous {
     private final Communicator host;

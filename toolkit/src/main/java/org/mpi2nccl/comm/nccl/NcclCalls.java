@@ -1,6 +1,7 @@
 package org.mpi2nccl.comm.nccl;
 
 import static org.bytedeco.cuda.global.nccl.ncclAllReduce;
+import static org.bytedeco.cuda.global.nccl.ncclCommFinalize;
 import static org.mpi2nccl.comm.nccl.NcclException.IN_PROGRESS;
 import static org.mpi2nccl.comm.nccl.NcclException.SUCCESS;
 import static org.mpi2nccl.comm.nccl.NcclTypes.ncclOp;
@@ -9,6 +10,7 @@ import static org.mpi2nccl.comm.nccl.NcclTypes.ncclType;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.javacpp.Pointer;
 import org.mpi2nccl.comm.CollectiveCall;
 import org.mpi2nccl.comm.CollectiveTimeoutException;
@@ -171,6 +173,30 @@ final class NcclCalls {
         } catch (CommException e) {
             owner.aborted(e);
             throw e;
+        }
+    }
+
+    /**
+     * {@code ncclCommFinalize} on {@code c} within the deadline. Non-blocking: first the last call must have settled
+     * (NCCL refuses to finalize a communicator still ncclInProgress), then finalize is polled. Blocking: NCCL waits
+     * inside the call for queued work, so it runs on a helper thread; late, the communicator is aborted (which makes
+     * NCCL return). Either way a communicator that could not be finalized in time is aborted and the error names
+     * ncclCommFinalize.
+     */
+    void finalizeBounded(ncclComm c, Deadline d) {
+        if (!options.blocking()) {
+            awaitOwn(IN_PROGRESS, "the last call before ncclCommFinalize", d, null);
+            awaitOwn(ncclCommFinalize(c), "ncclCommFinalize", d, null);
+            return;
+        }
+        int r = NcclWaits.bounded("nccl-finalize-rank-" + rank, rank, "ncclCommFinalize", d, () -> {
+            NcclCuda.setDevice(device, rank);
+            return ncclCommFinalize(c);
+        }, () -> NcclWaits.abortQuietly(c), "queued work to finish; aborted with ncclCommAbort");
+        if (r != SUCCESS) {
+            String last = NcclException.lastError(c);
+            NcclWaits.abortQuietly(c);
+            throw new NcclException(rank, "ncclCommFinalize", r, last);
         }
     }
 

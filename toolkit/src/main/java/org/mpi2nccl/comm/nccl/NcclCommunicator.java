@@ -5,25 +5,19 @@ import static org.bytedeco.cuda.global.cudart.cudaStreamDestroy;
 import static org.bytedeco.cuda.global.nccl.ncclAllGather;
 import static org.bytedeco.cuda.global.nccl.ncclAllReduce;
 import static org.bytedeco.cuda.global.nccl.ncclBroadcast;
-import static org.bytedeco.cuda.global.nccl.ncclCommCount;
 import static org.bytedeco.cuda.global.nccl.ncclCommDestroy;
 import static org.bytedeco.cuda.global.nccl.ncclCommFinalize;
-import static org.bytedeco.cuda.global.nccl.ncclCommUserRank;
 import static org.bytedeco.cuda.global.nccl.ncclGroupEnd;
 import static org.bytedeco.cuda.global.nccl.ncclGroupStart;
 import static org.bytedeco.cuda.global.nccl.ncclRecv;
 import static org.bytedeco.cuda.global.nccl.ncclReduce;
 import static org.bytedeco.cuda.global.nccl.ncclReduceScatter;
 import static org.bytedeco.cuda.global.nccl.ncclSend;
-import static org.mpi2nccl.comm.nccl.NcclException.IN_PROGRESS;
-import static org.mpi2nccl.comm.nccl.NcclException.SUCCESS;
 import static org.mpi2nccl.comm.nccl.NcclPointers.ptr;
 import static org.mpi2nccl.comm.nccl.NcclTypes.ncclOp;
 import static org.mpi2nccl.comm.nccl.NcclTypes.ncclType;
 
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.IntSupplier;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.nccl.ncclComm;
@@ -36,26 +30,26 @@ import org.mpi2nccl.comm.CommException;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.DataType;
 import org.mpi2nccl.comm.Deadline;
-import org.mpi2nccl.comm.DeviceBuffer;
 import org.mpi2nccl.comm.Reduction;
 
 /**
- * NCCL through JavaCPP's binding ({@code org.bytedeco.cuda.global.nccl}): collectives on GPU memory, one rank
- * per GPU. Made the seed's way ({@link #init}: rank 0 calls {@code ncclGetUniqueId}, its 128 bytes reach the
- * other ranks through a {@link Rendezvous} (an MPJ broadcast, {@code tcp://} or {@code file://}), and each
- * rank calls {@code ncclCommInitRank} on its own GPU: {@link NcclBootstrap}), or for several GPUs of one process at
- * once ({@link #initAll}, {@code ncclCommInitAll}) whose collectives are issued together in {@link #group}.
+ * Lessons 04 and 05: NCCL through JavaCPP's binding ({@code org.bytedeco.cuda.global.nccl}), collectives on GPU
+ * memory, one rank per GPU. Reading order: how a communicator is made ({@link NcclBootstrap#init}: rank 0 calls
+ * {@code ncclGetUniqueId}, its 128 bytes reach the other ranks through a {@link Rendezvous}, each rank calls
+ * {@code ncclCommInitRank} on its own GPU), then the collectives below, each one NCCL call. Several GPUs of one
+ * process are made at once by {@link #initAll} ({@code ncclCommInitAll}, {@link NcclClique}) and issue their
+ * collectives together in {@link #group}.
  *
- * <p>Safety: init runs on a helper thread and gives up at the timeout; a collective whose GPU work does not finish
- * within the timeout (a rank died or skipped it) is aborted with {@code ncclCommAbort} and raises
+ * <p>Safety, kept in other files: init gives up at the timeout; a collective whose GPU work does not finish within
+ * the timeout (a rank died or skipped it) is aborted with {@code ncclCommAbort} and raises
  * {@link CollectiveTimeoutException} naming it ({@link NcclCalls}, {@link NcclWaits}). The communicator uses NCCL's
- * blocking mode, as PyTorch does: in its non-blocking mode NCCL hands every call to a background thread (on 2x H200 a 1 MiB all-reduce
- * took about 300 us that way, torch.distributed 34 us); {@link NcclOptions#blocking} switches to it, with every call
- * polled. Before each collective the ranks compare the call's metadata ({@link NcclMetadataCheck},
- * {@link NcclOptions#verifyCalls}); buffers are checked to be this GPU's memory first ({@link NcclPointers}).
- * NCCL errors become {@link NcclException} with NCCL's message and a hint. {@code NCCL_*} environment
- * variables (NCCL_DEBUG, NCCL_SOCKET_IFNAME, ...) are read by NCCL itself in each rank process; the launcher
- * passes the caller's environment on to the ranks.
+ * blocking mode, as PyTorch does: in its non-blocking mode NCCL hands every call to a background thread (on 2x H200
+ * a 1 MiB all-reduce took about 300 us that way, torch.distributed 34 us); {@link NcclOptions#blocking} switches to
+ * it, with every call polled. Before each collective the ranks compare the call's metadata
+ * ({@link NcclMetadataCheck}, {@link NcclOptions#verifyCalls}); buffers are checked to be this GPU's memory first
+ * ({@link NcclPointers}). NCCL errors become {@link NcclException} with NCCL's message and a hint. {@code NCCL_*}
+ * environment variables (NCCL_DEBUG, NCCL_SOCKET_IFNAME, ...) are read by NCCL itself in each rank process; the
+ * launcher passes the caller's environment on to the ranks.
  */
 public final class NcclCommunicator extends AbstractCommunicator {
     private ncclComm comm;
@@ -65,7 +59,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
     private final NcclOptions options;
     private final CUstream_st stream;
     private final boolean ownsStream;
-    private final boolean inClique;
+    final boolean inClique;
     private final long initNanos;
     private final long rendezvousNanos;
     private final NcclMetadataCheck metadata = new NcclMetadataCheck(this);
@@ -98,8 +92,8 @@ public final class NcclCommunicator extends AbstractCommunicator {
     }
 
     /**
-     * Step 1 of the seed's bootstrap, on rank 0: {@code ncclGetUniqueId}, as its 128 bytes (what must reach
-     * every rank, e.g. with an MPJ broadcast).
+     * Step 2 of the bootstrap, on rank 0: {@code ncclGetUniqueId}, as its 128 bytes (what must reach every rank,
+     * e.g. with an MPJ broadcast).
      */
     public static byte[] uniqueId() {
         NcclCuda.requireGpus();
@@ -107,17 +101,17 @@ public final class NcclCommunicator extends AbstractCommunicator {
     }
 
     /**
-     * Step 3 of the seed's bootstrap, on every rank: {@code ncclCommInitRank} with the unique id's bytes that
-     * rank 0 made and every rank received.
+     * Step 4 of the bootstrap, on every rank: {@code ncclCommInitRank} with the unique id's bytes that rank 0 made
+     * and every rank received (the caller shared them itself).
      */
     public static NcclCommunicator initRank(byte[] id, int rank, int size, NcclOptions options) {
         if (id == null || id.length != 128) {
             throw new IllegalArgumentException("an NCCL unique id has 128 bytes; got " + (id == null ? "null" : id.length));
         }
-        return init(new NcclBootstrap.GivenId(id.clone()), rank, size, options);
+        return init(new GivenIdRendezvous(id.clone()), rank, size, options);
     }
 
-    /** The seed's bootstrap: the unique id broadcast over a host communicator (MPJ), same ranks and size. */
+    /** The bootstrap with the unique id broadcast over a host communicator (MPJ), same ranks and size. */
     public static NcclCommunicator overHost(Communicator host, NcclOptions options) {
         return init(Rendezvous.over(host), host.rank(), host.size(), options);
     }
@@ -127,7 +121,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
      * {@code devices[i]}. Issue their collectives together inside {@link #group}; close them with {@link #closeAll}.
      */
     public static List<NcclCommunicator> initAll(NcclOptions options, int... devices) {
-        return NcclBootstrap.initAll(options, devices);
+        return NcclClique.initAll(options, devices);
     }
 
     // ---- what it is ----
@@ -169,17 +163,6 @@ public final class NcclCommunicator extends AbstractCommunicator {
     /** The cudaStream_t address the collectives run on. */
     public long streamAddress() {
         return stream.address();
-    }
-
-    /** The NCCL_* variables this process sees (what NCCL will read), for reports. */
-    public static Map<String, String> ncclEnvironment() {
-        Map<String, String> out = new TreeMap<>();
-        System.getenv().forEach((k, v) -> {
-            if (k.startsWith("NCCL_")) {
-                out.put(k, v);
-            }
-        });
-        return out;
     }
 
     // ---- collectives ----
@@ -273,25 +256,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
     private NcclCommunicator split(int color, int key, NcclOptions childOptions) {
         checkColor(color);
         CollectiveCall call = begin(Collective.SPLIT, 2, DataType.INT64, null, -1);
-        return call(call, () -> {
-            Deadline d = Deadline.after(timeout());
-            setDevice();
-            calls.settle(call, d);
-            if (options.verifyCalls()) {
-                metadata.verify(call, d);
-            }
-            String what = "ncclCommSplit(color " + color + ", key " + key + ")";
-            ncclComm child = NcclSplit.split(this, color, key, childOptions, what, d, call);
-            if (child == null) {
-                return null;
-            }
-            NcclWaits.awaitComm(child, IN_PROGRESS, rank, what + ", the new communicator", d, call);
-            int[] cr = {0};
-            int[] cn = {0};
-            NcclException.check(rank, "ncclCommUserRank", ncclCommUserRank(child, cr), child);
-            NcclException.check(rank, "ncclCommCount", ncclCommCount(child, cn), child);
-            return new NcclCommunicator(child, cr[0], cn[0], device, childOptions, stream, false, false, 0, 0);
-        });
+        return call(call, () -> NcclSplit.child(this, color, key, childOptions, call));
     }
 
     /** Waits for every call queued so far (asynchronous mode); a timeout aborts and names the last queued call. */
@@ -335,32 +300,12 @@ public final class NcclCommunicator extends AbstractCommunicator {
         }
     }
 
-    /**
-     * {@code ncclCommFinalize} within the timeout. Non-blocking: first the last call must have settled (NCCL refuses
-     * to finalize a communicator still ncclInProgress), then finalize is polled. Blocking: NCCL waits inside the call
-     * for queued work, so it runs on a helper thread; late, the communicator is aborted (which makes NCCL return).
-     * Either way a communicator that could not be finalized in time is aborted and the error names ncclCommFinalize.
-     */
+    /** {@code ncclCommFinalize} within the timeout ({@link NcclCalls#finalizeBounded}); late, the communicator is aborted. */
     private void finalizeBounded() {
-        Deadline d = Deadline.after(timeout());
-        ncclComm c = comm;
         try {
-            if (!options.blocking()) {
-                calls.awaitOwn(IN_PROGRESS, "the last call before ncclCommFinalize", d, null);
-                calls.awaitOwn(ncclCommFinalize(c), "ncclCommFinalize", d, null);
-            } else {
-                int r = NcclWaits.bounded("nccl-finalize-rank-" + rank, rank, "ncclCommFinalize", d, () -> {
-                    NcclCuda.setDevice(device, rank);
-                    return ncclCommFinalize(c);
-                }, () -> NcclWaits.abortQuietly(c), "queued work to finish; aborted with ncclCommAbort");
-                if (r != SUCCESS) {
-                    String last = NcclException.lastError(c);
-                    NcclWaits.abortQuietly(c);
-                    throw new NcclException(rank, "ncclCommFinalize", r, last);
-                }
-            }
+            calls.finalizeBounded(comm, Deadline.after(timeout()));
         } catch (CommException e) {
-            comm = null;        // aborted above
+            comm = null;        // aborted there
             throw e;
         }
     }
@@ -371,17 +316,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
      * would finalize it twice.
      */
     public static void closeAll(List<NcclCommunicator> clique) {
-        ncclGroupStart();
-        for (NcclCommunicator c : clique) {
-            if (c.inClique && c.comm != null && !c.isBroken()) {
-                c.setDevice();
-                ncclCommFinalize(c.comm);
-            }
-        }
-        ncclGroupEnd();
-        for (NcclCommunicator c : clique) {
-            c.close();
-        }
+        NcclClique.closeAll(clique);
     }
 
     @Override
@@ -433,28 +368,19 @@ public final class NcclCommunicator extends AbstractCommunicator {
         return calls;
     }
 
+    NcclMetadataCheck metadata() {
+        return metadata;
+    }
+
     String streamAndDevice() {
         return NcclCuda.streamAndDevice(stream, device);
     }
 
-    private void setDevice() {
+    void setDevice() {
         NcclCuda.setDevice(device, rank);
     }
 
     private void requireMine(String what, CommBuffer a, CommBuffer b) {
-        for (CommBuffer x : new CommBuffer[] {a, b}) {
-            if (x == null) {
-                continue;
-            }
-            if (!(x instanceof DeviceBuffer db)) {
-                throw new IllegalArgumentException(what + ": NCCL moves GPU memory, but this buffer is on the host."
-                        + " Copy it to the GPU (a CUDA tensor or DeviceArray), or use MpjCommunicator / RingCommunicator"
-                        + " for host arrays");
-            }
-            if (db.device() != device) {
-                throw new IllegalArgumentException(what + ": buffer is on cuda:" + db.device() + " but rank " + rank
-                        + " of this communicator uses cuda:" + device);
-            }
-        }
+        NcclPointers.requireDevice(what, a, b, rank, device);
     }
 }

@@ -35,6 +35,23 @@ final class NcclCuda {
         return gpus;
     }
 
+    /**
+     * The GPU of {@code rank}: {@link NcclOptions#device} when set, else {@code rank % GPUs} (one rank per GPU on each
+     * host). Checks that the rank is a rank of {@code size} and that the device exists.
+     */
+    static int deviceOf(int rank, int size, NcclOptions options) {
+        if (size < 1 || rank < 0 || rank >= size) {
+            throw new IllegalArgumentException("NCCL init: rank " + rank + " of " + size + " is not a rank (0.." + (size - 1) + ")");
+        }
+        int gpus = requireGpus();
+        int device = options.device() >= 0 ? options.device() : rank % gpus;
+        if (device >= gpus) {
+            throw new IllegalArgumentException("rank " + rank + ": CUDA device " + device + " does not exist (this process sees "
+                    + gpus + " GPU(s); check CUDA_VISIBLE_DEVICES)");
+        }
+        return device;
+    }
+
     /** The caller's stream ({@link NcclOptions#stream}) or a new one on the current device. */
     static CUstream_st makeStream(NcclOptions options, int rank) {
         if (options.stream() != 0) {

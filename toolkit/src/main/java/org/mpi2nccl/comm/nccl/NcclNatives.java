@@ -1,5 +1,7 @@
 package org.mpi2nccl.comm.nccl;
 
+import java.util.Map;
+import java.util.TreeMap;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.cuda.global.nccl;
 import org.bytedeco.javacpp.Loader;
@@ -87,5 +89,16 @@ public final class NcclNatives {
         int code = v[0];
         // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9
         return (code / 10000) + "." + (code / 100 % 100) + "." + (code % 100);
+    }
+
+    /** The NCCL_* variables this process sees (what NCCL will read), for reports. */
+    public static Map<String, String> environment() {
+        Map<String, String> out = new TreeMap<>();
+        System.getenv().forEach((k, v) -> {
+            if (k.startsWith("NCCL_")) {
+                out.put(k, v);
+            }
+        });
+        return out;
     }
 }

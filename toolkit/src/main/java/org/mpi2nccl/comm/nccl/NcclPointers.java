@@ -72,6 +72,24 @@ final class NcclPointers {
         checked.put(db.address(), db.bytes());
     }
 
+    /** NCCL moves GPU memory of the rank's own device: anything else is refused before the call, naming {@code what}. */
+    static void requireDevice(String what, CommBuffer a, CommBuffer b, int rank, int device) {
+        for (CommBuffer x : new CommBuffer[] {a, b}) {
+            if (x == null) {
+                continue;
+            }
+            if (!(x instanceof DeviceBuffer db)) {
+                throw new IllegalArgumentException(what + ": NCCL moves GPU memory, but this buffer is on the host."
+                        + " Copy it to the GPU (a CUDA tensor or DeviceArray), or use MpjCommunicator / RingCommunicator"
+                        + " for host arrays");
+            }
+            if (db.device() != device) {
+                throw new IllegalArgumentException(what + ": buffer is on cuda:" + db.device() + " but rank " + rank
+                        + " of this communicator uses cuda:" + device);
+            }
+        }
+    }
+
     /** Where a call goes: "allReduce #3 on send 0x.. (n bytes), recv 0x.. (n bytes), ", for error messages. */
     static String describe(CollectiveCall call, CommBuffer send, CommBuffer recv) {
         StringBuilder where = new StringBuilder(call.describe()).append(" on ");

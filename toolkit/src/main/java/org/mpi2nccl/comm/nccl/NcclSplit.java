@@ -1,6 +1,8 @@
 package org.mpi2nccl.comm.nccl;
 
+import static org.bytedeco.cuda.global.nccl.ncclCommCount;
 import static org.bytedeco.cuda.global.nccl.ncclCommSplit;
+import static org.bytedeco.cuda.global.nccl.ncclCommUserRank;
 import static org.mpi2nccl.comm.nccl.NcclException.IN_PROGRESS;
 import static org.mpi2nccl.comm.nccl.NcclException.SUCCESS;
 
@@ -28,14 +30,38 @@ import org.mpi2nccl.comm.Durations;
  *   <li>Non-blocking parent: the job runs on NCCL's group thread, and ncclCommSplit returns <b>ncclSuccess</b> while
  *       it runs (the split returns the result of queuing the job; the ncclInProgress of its group end is not passed
  *       on). The parent reports ncclInProgress until the job is over and the slot is written. Reading the slot right
- *       after the call finds NULL: the failure of the 2x H200 run of 2026-11-22 (four "checks" jobs). So the parent
- *       is polled first, whatever the call returned, then the slot is read.</li>
+ *       after the call finds NULL (seen on 2x H200 with the non-blocking mode). So the parent is polled first, whatever the call returned, then the slot is read.</li>
  * </ul>
  * The slot is native memory that outlives the call (NCCL writes it later, from another thread); after a timeout it is
  * kept forever, never freed under NCCL.
  */
 final class NcclSplit {
     private NcclSplit() {
+    }
+
+    /**
+     * The body of {@link NcclCommunicator#split}: settles the parent, runs the metadata check, splits, waits for the
+     * child and asks it for its rank and size. Null for {@link Communicator#NO_COLOR}.
+     */
+    static NcclCommunicator child(NcclCommunicator parent, int color, int key, NcclOptions childOptions, CollectiveCall call) {
+        Deadline d = Deadline.after(parent.timeout());
+        int rank = parent.rank();
+        parent.setDevice();
+        parent.calls().settle(call, d);
+        if (parent.options().verifyCalls()) {
+            parent.metadata().verify(call, d);
+        }
+        String what = "ncclCommSplit(color " + color + ", key " + key + ")";
+        ncclComm child = split(parent, color, key, childOptions, what, d, call);
+        if (child == null) {
+            return null;
+        }
+        NcclWaits.awaitComm(child, IN_PROGRESS, rank, what + ", the new communicator", d, call);
+        int[] cr = {0};
+        int[] cn = {0};
+        NcclException.check(rank, "ncclCommUserRank", ncclCommUserRank(child, cr), child);
+        NcclException.check(rank, "ncclCommCount", ncclCommCount(child, cn), child);
+        return new NcclCommunicator(child, cr[0], cn[0], parent.device(), childOptions, parent.stream(), false, false, 0, 0);
     }
 
     /**

@@ -2,6 +2,7 @@ package org.mpi2nccl.comm.nccl;
 
 import static org.bytedeco.cuda.global.cudart.cudaErrorNotReady;
 import static org.bytedeco.cuda.global.cudart.cudaGetErrorString;
+import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
 import static org.bytedeco.cuda.global.cudart.cudaStreamQuery;
 import static org.bytedeco.cuda.global.cudart.cudaSuccess;
 import static org.bytedeco.cuda.global.nccl.ncclCommAbort;
@@ -14,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.nccl.ncclComm;
 import org.mpi2nccl.comm.CollectiveCall;
@@ -24,7 +26,7 @@ import org.mpi2nccl.comm.Deadline;
 /**
  * Every wait of the NCCL communicator, each bounded by a {@link Deadline}: NCCL's own state (non-blocking mode:
  * ncclInProgress until a call is done), the GPU stream, and blocking NCCL calls that wait for the other ranks inside
- * NCCL (run on a helper thread). What does not finish in time is aborted with {@code ncclCommAbort} and named.
+ * NCCL (init and finalize, run on a helper thread). What does not finish in time is aborted with {@code ncclCommAbort} and named.
  */
 final class NcclWaits {
     private NcclWaits() {
@@ -62,6 +64,30 @@ final class NcclWaits {
             String last = NcclException.lastError(c);
             abortQuietly(c);
             throw new NcclException(rank, what, state[0], last);
+        }
+    }
+
+    /**
+     * Runs {@code ncclCommInitRank} ({@code init}) within the deadline. Non-blocking mode: the call returns at once and
+     * NCCL's state is polled ({@link #awaitComm}). Blocking mode: NCCL waits inside the call until every rank has
+     * joined, so it runs on a helper thread (which makes the rank's GPU current first) and this thread gives up at the
+     * deadline with an error instead of hanging. A timed-out init cannot be aborted safely while NCCL is still inside
+     * it: the helper thread is left behind, and the rank should end.
+     */
+    static void initRank(ncclComm comm, int rank, int device, boolean blocking, String what, Deadline d, IntSupplier init) {
+        if (!blocking) {
+            awaitComm(comm, init.getAsInt(), rank, what, d, null);
+            return;
+        }
+        int r = bounded("nccl-init-rank-" + rank, rank, what, d, () -> {
+            NcclCuda.check(cudaSetDevice(device), rank, "cudaSetDevice(" + device + ") on the init thread");
+            return init.getAsInt();
+        }, null, "every rank to join: is a rank missing, or stuck before its init? (NCCL keeps waiting on a helper"
+                + " thread: end this rank)");
+        if (r != SUCCESS) {
+            String last = NcclException.lastError(comm);
+            abortQuietly(comm);
+            throw new NcclException(rank, what, r, last);
         }
     }
 

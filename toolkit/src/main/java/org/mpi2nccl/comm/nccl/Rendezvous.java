@@ -6,12 +6,13 @@ import java.time.Duration;
 import org.mpi2nccl.comm.Communicator;
 
 /**
- * How the ranks agree on NCCL's unique id before {@code ncclCommInitRank}: rank 0 makes the 128 bytes and
- * every other rank must get them. NCCL leaves this to "any CPU communication system"; three are here, named
- * by URL as torch.distributed's {@code init_method}:
+ * The channel that carries NCCL's unique id from rank 0 to every rank before {@code ncclCommInitRank}
+ * (step 3 of {@link NcclBootstrap}): rank 0 made the 128 bytes and every other rank must get them. NCCL leaves
+ * this to "any CPU communication system"; three are here, each in its own file, named by URL as in
+ * torch.distributed's {@code init_method}:
  * <ul>
- *   <li>{@code mpj} ({@link #over(Communicator)}): a broadcast over an existing host communicator, as in the
- *       seed (mpi4py's {@code comm.bcast}); needs the ranks started by MPJ;</li>
+ *   <li>{@code mpj} ({@link #over(Communicator)}, {@link CommunicatorRendezvous}): a broadcast over an existing
+ *       host communicator, as mpi4py's {@code comm.bcast} does it; needs the ranks started by MPJ;</li>
  *   <li>{@code tcp://host:port} ({@link TcpRendezvous}): rank 0 listens, the others connect;</li>
  *   <li>{@code file:///shared/path} ({@link FileRendezvous}): rank 0 writes a file all ranks can read.</li>
  * </ul>
@@ -24,6 +25,11 @@ public interface Rendezvous {
      * has them or the timeout passes.
      */
     byte[] share(int rank, int size, byte[] fromRoot, Duration timeout);
+
+    /** Whether rank 0 must make the id with ncclGetUniqueId first (false when the caller already holds it). */
+    default boolean rootMakesId() {
+        return true;
+    }
 
     /** "tcp://10.0.0.1:29500" and the like, for messages. */
     String describe();

@@ -79,7 +79,7 @@ class NcclGpuTest {
     }
 
     @Test
-    void theSeedsBootstrapStepByStep() {
+    void theBootstrapStepByStep() {
         needGpus(2);
         assertBothRanks(twoRanks("steps", "checks", "60000"), "checks");
     }

@@ -13,7 +13,7 @@ import org.mpi2nccl.comm.Reduction;
 
 /**
  * A GPU rank program (started by the MPJ launcher on niodev: one JVM per rank, one GPU per rank).
- * Arguments: INIT MODE [TIMEOUT_MS], where INIT is "mpj" (the unique id broadcast over MPJ, as in the seed),
+ * Arguments: INIT MODE [TIMEOUT_MS], where INIT is "mpj" (the unique id broadcast over MPJ, as mpi4py programs do it),
  * "steps" (the same, one call at a time: uniqueId on rank 0, MPJ broadcast, initRank),
  * "tcp://HOST:PORT" or "file:///PATH" (MPJ only starts the processes and numbers them), and MODE is
  * <ul>
@@ -41,8 +41,8 @@ public final class NcclRankMain {
         NcclCommunicator nccl = null;
         try {
             if (init.equals("steps")) {
-                // the seed's bootstrap, one step at a time (every rank loads NCCL first, as the seed's ranks import it:
-                // else rank 0's ncclCommInitRank would also time the other ranks loading the library)
+                // the bootstrap, one step at a time (every rank loads NCCL first, as a Python rank imports it: else
+                // rank 0's ncclCommInitRank would also time the other ranks loading the library)
                 NcclNatives.load();
                 byte[] id = rank == 0 ? NcclCommunicator.uniqueId() : new byte[128];
                 host.broadcast(HostBuffer.of(id), 0);
@@ -93,7 +93,7 @@ public final class NcclRankMain {
                     }
                 }
                 case "env" -> {
-                    System.out.println("NCCL ENV rank " + rank + " " + NcclCommunicator.ncclEnvironment());
+                    System.out.println("NCCL ENV rank " + rank + " " + NcclNatives.environment());
                     ok = true;
                 }
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
