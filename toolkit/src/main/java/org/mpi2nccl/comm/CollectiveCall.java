@@ -23,11 +23,6 @@ public record CollectiveCall(Collective collective, long seq, long count, DataTy
                 op == null ? -1 : op.ordinal(), root};
     }
 
-    /** Writes {@link #encode()} into {@code dst[at .. at + WORDS)}. */
-    public void encodeInto(long[] dst, int at) {
-        System.arraycopy(encode(), 0, dst, at, WORDS);
-    }
-
     public static CollectiveCall decode(long[] w, int at) {
         Collective c = Collective.values()[(int) w[at]];
         DataType t = w[at + 3] < 0 ? null : DataType.values()[(int) w[at + 3]];

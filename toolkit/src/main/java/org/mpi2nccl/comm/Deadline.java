@@ -30,10 +30,6 @@ public final class Deadline {
         return timeout;
     }
 
-    public boolean expired() {
-        return System.nanoTime() - endNanos >= 0;
-    }
-
     public long remainingNanos() {
         return Math.max(0, endNanos - System.nanoTime());
     }

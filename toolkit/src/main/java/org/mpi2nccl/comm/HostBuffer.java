@@ -161,20 +161,6 @@ public final class HostBuffer extends BufferView {
         }
     }
 
-    /** True when both hold the same bits, element by element. */
-    public boolean contentEquals(HostBuffer other) {
-        if (other.type != type || other.count != count) {
-            return false;
-        }
-        return switch (type) {
-            case INT8 -> Arrays.equals((byte[]) array, offset, offset + count, (byte[]) other.array, other.offset, other.offset + count);
-            case INT32 -> Arrays.equals((int[]) array, offset, offset + count, (int[]) other.array, other.offset, other.offset + count);
-            case INT64 -> Arrays.equals((long[]) array, offset, offset + count, (long[]) other.array, other.offset, other.offset + count);
-            case FLOAT32 -> Arrays.equals((float[]) array, offset, offset + count, (float[]) other.array, other.offset, other.offset + count);
-            case FLOAT64 -> Arrays.equals((double[]) array, offset, offset + count, (double[]) other.array, other.offset, other.offset + count);
-        };
-    }
-
     String describe() {
         return count + " x " + type.label();
     }
