@@ -36,6 +36,7 @@ final class NcclBootstrap {
         ncclUniqueId uid = new ncclUniqueId();
         ncclComm comm = new ncclComm();
         ncclConfig_t config = NcclTypes.config(options);
+        String what = "ncclCommInitRank (rank " + rank + " of " + size + ", GPU " + device + ", id via " + rendezvous.describe() + ")";
         Deadline deadline = Deadline.after(options.timeout());
         long t0 = System.nanoTime();
 
@@ -47,7 +48,6 @@ final class NcclBootstrap {
         long t1 = System.nanoTime();
         new BytePointer(uid).put(id);
 
-        String what = "ncclCommInitRank (rank " + rank + " of " + size + ", GPU " + device + ", id via " + rendezvous.describe() + ")";
         NcclWaits.initRank(comm, rank, device, options.blocking(), what, deadline,
                 () -> ncclCommInitRankConfig(comm, size, uid, rank, config));   // 4. every rank joins
         long t2 = System.nanoTime();
