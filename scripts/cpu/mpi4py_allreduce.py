@@ -3,7 +3,7 @@
 the toolkit's harness (warm-up calls, barrier, N calls, the slowest rank's average per call, then one checked
 call) and written as the same CSV columns, so `mpi2nccl bandwidth-compare` can put both side by side.
 
-    mpirun -np 2 /usr/bin/python3 results/cpu/mpi4py_allreduce.py --min 1M --max 64M --factor 4 --csv out.csv
+    mpirun -np 2 /usr/bin/python3 scripts/cpu/mpi4py_allreduce.py --min 1M --max 64M --factor 4 --csv out.csv
 """
 import argparse
 import csv

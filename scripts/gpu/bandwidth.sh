@@ -1,30 +1,30 @@
 #!/usr/bin/env bash
-# Issue 6 on the 2-GPU machine, in one run (about 6-8 minutes: give it STEP_TIMEOUT=600 under gpu-suite.sh,
-# or run it alone from the repository root: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/comm-check.sh).
-#  1. the NCCL JUnit tests (tag gpu): init via the MPJ broadcast of the unique id, tcp:// and file://, the seed's
-#     steps; every collective's results; split (blocking and non-blocking); send/recv; several GPUs in one process
-#     (ncclCommInitAll + group calls); mismatched calls; a skipped collective aborted by the timeout (ncclCommAbort)
-#     and named; NCCL_* passed on. Then per test: passed / FAILED with its first lines, every rank's error lines
+# All-reduce on 2 GPUs, in one run (about 6-8 minutes: give it STEP_TIMEOUT=600 under gpu-suite.sh,
+# or run it alone from the repository root: BUNDLE=/tmp/bundle OUT=/tmp/out bash scripts/gpu/bandwidth.sh).
+#  1. the NCCL JUnit tests (tag gpu): init via the MPJ broadcast of the unique id, tcp:// and file://, the
+#     bootstrap one step at a time; every collective's results; split (blocking and non-blocking); send/recv;
+#     several GPUs in one process (ncclCommInitAll + group calls); mismatched calls; a skipped collective aborted
+#     by the timeout (ncclCommAbort) and named; NCCL_* passed on. Then per test: passed / FAILED with its first lines, every rank's error lines
 #     (COMM ERROR, NCCL FAILED, exceptions) and NCCL's own WARN lines;
 #  2. the bandwidth harness, 2 ranks, allReduce float32 sum, 8 B .. 1 GiB: nccl (as nccl-tests/PyTorch run it:
 #     blocking NCCL, no metadata check, calls queued without a host wait, ranks lined up by a GPU barrier before the
 #     timed calls), nccl-checked (the toolkit's defaults: each call waited for, metadata check), mpj-staged (the MPI
 #     route: D2H, MPJ Allreduce, H2D), ring-staged (the hand-written ring, same staging);
-#  3. torch.distributed all_reduce on the same GPUs in the same run (results/device/torch_allreduce.py);
+#  3. torch.distributed all_reduce on the same GPUs in the same run (scripts/gpu/torch_allreduce.py);
 #  4. bandwidth-compare: one plot of all of them, the busbw ratio nccl / torch at 1 MiB .. 1 GiB, and the verdicts
 #     on the targets: ratio >= 1.00 at every size, comm init <= 400 ms.
 # Files under $OUT: summary.txt (everything that matters), *.txt logs, junit/, nccl/ mpi/ (bandwidth.csv, busbw.png),
 # torch_allreduce.csv, compare/ (all.csv, busbw-in-place.png, busbw-out-of-place.png, ratio.txt).
-# For lesson 04: copy nccl/bandwidth.csv, mpi/bandwidth.csv and torch_allreduce.csv to results/comm-check/ (same names
-# under nccl/ and mpi/): the lesson shows them instead of the 2026-11-22 recordings.
+# For lesson 04: copy nccl/bandwidth.csv, mpi/bandwidth.csv and torch_allreduce.csv to results/bandwidth-2gpu/ (same
+# names under nccl/ and mpi/), and the "NCCL INIT rank" lines of nccl-junit.txt to its nccl-init.txt.
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-header "comm-check"
+header "bandwidth"
 nvidia-smi topo -m 2>&1 | head -4 | tee -a "$SUMMARY"
 
 # The Python with torch (the peer), and its own NCCL for the toolkit too: the library search would otherwise take the
-# first libnccl.so.2 among the wheels (run 2 loaded 2.28.3 while torch ran 2.28.9), and the ratio would compare two
+# first libnccl.so.2 among the wheels (once 2.28.3 while torch ran 2.28.9), and the ratio would compare two
 # NCCL versions. NCCL_HOME set by the caller wins.
 torch_python
 use_torch_nccl

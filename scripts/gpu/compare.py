@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Side by side: `mpi2nccl bench-gpu --json` (Java) and torch_peer.py --json (PyTorch), same GPU, same run, with the
-issue's targets: GEMM within 5% of PyTorch's cuBLAS; elementwise/reduction kernels >= 80% of the copy bandwidth
+targets: GEMM within 5% of PyTorch's cuBLAS; elementwise/reduction kernels >= 80% of the copy bandwidth
 measured in the same run; the CNN train step no slower than PyTorch eager.
 Usage: compare.py JAVA.json TORCH.json
 """

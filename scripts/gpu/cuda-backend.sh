@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The CUDA backend on a GPU machine (about 1-2 minutes): the doctor report, the whole Backend contract with the
 # portable PTX (compute_75, JIT-compiled for this GPU), and the CPU fallback with CUDA switched off.
-# The GPU test suite itself (every @Tag("gpu") test) is junit-gpu-check.sh; add STEPS="... tests" to run it here.
+# The GPU test suite itself (every @Tag("gpu") test) is in quick-check.sh; add STEPS="... tests" to run it here.
 # Run from the repository root with the bundle at ./bundle (or $BUNDLE); results under $OUT.
-#     bash results/device/cuda-check.sh
-#     STEPS="doctor tests sm75 fallback" bash results/device/cuda-check.sh
+#     bash scripts/gpu/cuda-backend.sh
+#     STEPS="doctor tests sm75 fallback" bash scripts/gpu/cuda-backend.sh
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 STEPS=${STEPS:-"doctor sm75 fallback"}
 want() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
-header "cuda-check ($STEPS)"
+header "cuda-backend ($STEPS)"
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 && nvidia-smi -L | sed 's/^/    /' | tee -a "$SUMMARY"
 
 if want doctor; then

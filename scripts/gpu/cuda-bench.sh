@@ -4,12 +4,12 @@
 # bandwidth, every kernel variant of the transpose and of the full reductions (timed in interleaved rounds and
 # checked against the CPU: "variant" rows, "variant-best" says which to keep), host<->GPU staging (pageable,
 # pinned, pinned + Java array copy), one training step of the lesson CNN vs PyTorch eager. compare.py prints
-# both side by side with the issue's targets. Then GEMM alone in GEMM_ROUNDS alternating rounds (Java, PyTorch,
+# both side by side with the targets. Then GEMM alone in GEMM_ROUNDS alternating rounds (Java, PyTorch,
 # Java, ...), each with 1 s of warm-up and the median of 30 samples: gemm_rounds.py prints each side's median.
 # Run from the repository root with the bundle at ./bundle (or $BUNDLE); results under $OUT.
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
-header "cuda-bench-check"
+header "cuda-bench"
 if ! run bench-java 300 "$BUNDLE/bin/mpi2nccl" bench-gpu --json "$OUT/bench-java.json"; then
   # a failing kernel variant must not cost the run its other figures: again with the first kernels, no variants
   note "   bench-java failed (see $OUT/bench-java.txt): once more with the first kernels (transpose=64x64, full-reduction=two-pass/16)"

@@ -1,7 +1,7 @@
-# Sourced by the cuda-*check.sh steps (results/device/gpu-suite.sh runs each *-check.sh with BUNDLE and OUT
-# set; they also run alone from the repository root: bash results/device/cuda-check.sh).
+# Sourced by the GPU scripts beside it (scripts/gpu/gpu-suite.sh runs each with BUNDLE and OUT set; they also run
+# alone from the repository root: bash scripts/gpu/cuda-backend.sh).
 BUNDLE=${BUNDLE:-bundle}
-OUT=${OUT:-/tmp/cuda-check}
+OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
 # NVLink multicast can take a shared host's GPUs out of service: off for every program here.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

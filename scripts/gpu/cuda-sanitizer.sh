@@ -11,7 +11,7 @@
 # About 1-4 minutes (SANITIZER_TOOLS=memcheck: the memcheck alone). Run from the repository root with the bundle at ./bundle (or $BUNDLE); results under $OUT.
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
-header "cuda-sanitizer-check"
+header "cuda-sanitizer"
 CS=$(command -v compute-sanitizer || true)
 for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
   [ -z "$CS" ] && [ -x "$c" ] && CS=$c
@@ -55,7 +55,7 @@ sanitize() {
   return $rc
 }
 
-# SANITIZER_TOOLS="memcheck" (cuda5-check.sh) runs only the memcheck; SANITIZER_LIMIT caps each tool's seconds
+# SANITIZER_TOOLS="memcheck" runs only the memcheck; SANITIZER_LIMIT caps each tool's seconds
 rc=0 rc2=0
 case " ${SANITIZER_TOOLS:-memcheck racecheck} " in *" memcheck "*)
   sanitize memcheck "${SANITIZER_LIMIT:-300}" "${MEMCHECK_TESTS[@]}"; rc=$? ;; esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7 on the 2-GPU machine, in one run (about 5-10 minutes; under gpu-suite.sh give it STEP_TIMEOUT=1500):
+# Data-parallel training on 2 GPUs, in one run (about 5-10 minutes; under gpu-suite.sh give it STEP_TIMEOUT=1500):
 #   1. junit    the correctness proof on GPUs: 2 niodev ranks with batch 12 each == 1 GPU with batch 24, through
 #               NCCL and through the MPI host route (DataParallelGpuTest, @Tag("gpu"))
 #   2. fashion  the speedup experiment: lesson CNN (32,64) on Fashion-MNIST, batch 128 per GPU, 1 and 2 GPUs,
@@ -12,14 +12,14 @@
 #   4. knobs    the trainer's settings on 2 GPUs (NCCL and MPI): gradient bucket size 1 MiB / 8 MiB, overlap on/off
 #   5. debug    lesson 06's recorded logs: a 2-GPU NCCL job with NCCL_DEBUG=INFO, and the same with a network
 #               interface that does not exist (NCCL_SOCKET_IFNAME=nosuchnic0) to capture the error it causes
-#   (after fashion and cifar: issue 7's targets read off the reports, dist_targets.py -> $OUT/targets.txt)
+#   (after fashion and cifar: the targets read off the reports, dist_targets.py -> $OUT/targets.txt)
 # ROUNDS (default 3): fashion and cifar run every (route, ranks) ROUNDS times in turn, ours and DDP's alike, and the
-# reports pool the rounds (a machine drifting between runs weighs on 1 and 2 GPUs alike). DDP_LOADERS (default
+# reports judge each round against its own 1-GPU run (a machine drifting between rounds weighs on 1 and 2 GPUs alike). DDP_LOADERS (default
 # "index pinned"): DDP with its loader built as ours is (route ddp) and with PyTorch's recommended DataLoader
 # (workers, pinned memory, non-blocking copies: route ddp-pinned), each a row of the same report; "resident" adds
 # DDP with the training set on the GPU, batches gathered there (route ddp-resident).
 # Usage, from the repository root (bundle unpacked at $BUNDLE):
-#   BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/dist-check.sh [junit] [fashion] [cifar] [knobs] [debug]
+#   BUNDLE=/tmp/bundle OUT=/tmp/out bash scripts/gpu/data-parallel.sh [junit] [fashion] [cifar] [knobs] [debug]
 # Fashion-MNIST is not on the GPU machine: carry a copy in the git-ignored data/ folder
 #   mkdir -p data && cp -r /usr/share/datasets/fashion-mnist data/      (30 MB; carry "data")
 # or point FASHION_DIR at it. Without it the fashion step is skipped, saying so. Results: $OUT/*/ (CSV, PNG,
@@ -27,13 +27,13 @@
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BUNDLE=${BUNDLE:-bundle}
-OUT=${OUT:-/tmp/dist-check}
+OUT=${OUT:-/tmp/data-parallel}
 FASHION_DIR=${FASHION_DIR:-$PWD/data/fashion-mnist}
 EPOCHS=${EPOCHS:-5}
 CIFAR_EPOCHS=${CIFAR_EPOCHS:-3}
 ROUNDS=${ROUNDS:-3}
 DDP_LOADERS=${DDP_LOADERS:-index pinned}
-# steps run and undone before timing, ours and DDP's alike (the toolkit's GPU default since session 8; DDP's own is 10)
+# steps run and undone before timing, ours and DDP's alike (the toolkit's GPU default; DDP's own is 10)
 WARMUP=${WARMUP:-1000}
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
@@ -65,7 +65,7 @@ python_with_torch() {
   return 1
 }
 
-note "dist-check $(date -u +%FT%TZ) on $(hostname); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '? (no COMMIT file)')"
+note "data-parallel $(date -u +%FT%TZ) on $(hostname); bundle built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '? (no COMMIT file)')"
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/   /' | tee -a "$SUMMARY"
 PY=$(python_with_torch) || PY=""
 [ -n "$PY" ] && note "PyTorch: $("$PY" -c 'import torch; print(torch.__version__, "NCCL", ".".join(map(str, torch.cuda.nccl.version())))' 2>&1)" \

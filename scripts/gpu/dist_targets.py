@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Issue 7's measured targets, read off the speedup reports of dist-check.sh:
+"""The data-parallel experiment's targets, read off the speedup reports of data-parallel.sh:
 2-GPU NCCL speedup >= 1.9x and >= PyTorch DDP's in the same run (every DDP variant the report holds: "ddp", its
 loader as ours is built; "ddp-pinned", PyTorch's recommended DataLoader; "ddp-resident", the set on the GPU); the
 2-rank test accuracy within 0.5 points of the 1-rank run; the MPI host route's speedup beside them. With rounds (--rounds N),
 each line gives the pooled speedup (median epochs over all rounds), the range of a single round and the median of
 the rounds' speedups (speedup_paired: each round against its own 1-rank run). The targets are judged on the paired
-median (since session 8: the rounds alternate 1 and 2 GPUs so that drift between rounds cancels, and only the paired
+median (the rounds alternate 1 and 2 GPUs so that drift between rounds cancels, and only the paired
 figure keeps that; the pooled one can pair a slow round's 1-GPU epochs with a fast round's 2-GPU epochs and then
 exceeds every round's ratio); the verdict on the pooled figures is printed beside it. Summaries without
 speedup_paired (one round, or written before it existed) are judged on the pooled speedup.

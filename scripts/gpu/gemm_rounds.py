@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Figures of several alternating rounds (Java, PyTorch, Java, PyTorch, ...: cuda-bench-check.sh and cuda5-check.sh
-run them), so a drift of the GPU's clocks or temperature during the run hits both sides alike. Per measurement: each
-side's median of its round medians, the rounds themselves, and the issue's target: GEMM within 5% of PyTorch's cuBLAS
+"""Figures of several alternating rounds (Java, PyTorch, Java, PyTorch, ...: cuda-bench.sh runs
+them), so a drift of the GPU's clocks or temperature during the run hits both sides alike. Per measurement: each
+side's median of its round medians, the rounds themselves, and the target: GEMM within 5% of PyTorch's cuBLAS
 (java/torch >= 0.95), the CNN train step no slower than PyTorch eager (java/torch >= 1.00 in samples/s).
 Usage: gemm_rounds.py gemm-java-1.json gemm-torch-1.json gemm-java-2.json ... (file names say the side)
 """

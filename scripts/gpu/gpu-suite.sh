@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Runs the project's GPU checks on the device machine, in one call:
-#   tar xJf build/mpi2nccl-bundle.tar.xz -C /tmp && bash results/device/gpu-suite.sh [STEP...]
-# Each step is results/device/STEP.sh, run with BUNDLE=/tmp/bundle and its own OUT folder; its files come
+#   tar xJf build/mpi2nccl-bundle.tar.xz -C /tmp && bash scripts/gpu/gpu-suite.sh [STEP...]
+# Each step is scripts/gpu/STEP.sh, run with BUNDLE=/tmp/bundle and its own OUT folder; its files come
 # back as $OUT/STEP.tgz (the device tool returns at most 8 files) and its log as $OUT/STEP.log.
-# Steps default to every *-check.sh; a step's time limit is STEP_TIMEOUT seconds (default 240).
+# Steps default to $DEFAULT_STEPS below; a step's time limit is STEP_TIMEOUT seconds (default 240).
 set -uo pipefail
 export BUNDLE=${BUNDLE:-/tmp/bundle}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 FINAL_OUT=${OUT:-/tmp/out}; mkdir -p "$FINAL_OUT"
 here=$(cd "$(dirname "$0")" && pwd)
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=($(cd "$here" && ls *-check.sh | sed 's/\.sh$//'))
+DEFAULT_STEPS="quick-check cuda-backend cuda-bench cuda-sanitizer bandwidth data-parallel"
+[ ${#steps[@]} -gt 0 ] || steps=($DEFAULT_STEPS)
 {
   echo "== machine"; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   echo "== bundle"; "$BUNDLE/runtime/bin/java" -version 2>&1 | head -1

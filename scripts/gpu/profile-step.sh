@@ -3,7 +3,7 @@
 # Java Flight Recorder (the bundle's runtime carries jdk.jfr), one recording per rank JVM. Read them where a JDK
 # is: `jfr print --events jdk.ExecutionSample,jdk.NativeMethodSample FILE` or `jfr summary FILE`.
 # Usage, from the repository root with the bundle unpacked (about 1 minute on 2 GPUs):
-#   BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/profile-step.sh [EXTRA mpi2nccl run OPTIONS...]
+#   BUNDLE=/tmp/bundle OUT=/tmp/out bash scripts/gpu/profile-step.sh [EXTRA mpi2nccl run OPTIONS...]
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BUNDLE=${BUNDLE:-/tmp/bundle}; OUT=${OUT:-/tmp/profile}; mkdir -p "$OUT/jfr"

@@ -3,16 +3,16 @@
 #  1. junit     every JUnit test tagged "gpu": CUDA runtime and backend, CUDA vs CPU, the kernel's rank engines on
 #               their GPUs, NCCL (bootstraps, collectives, split, groups, timeouts), data-parallel equivalence
 #  2. nccl      the bandwidth harness, NCCL all-reduce 8 B .. 1 GiB on 2 ranks, beside torch.distributed in the same
-#               run, with the nccl/torch busbw ratio (issue 6's target); the MPI routes are left to comm-check.sh
-#  3. kernels   bench-gpu's bandwidth rows and kernel variants (issue 5's >= 80% of copy), Java side only
-# The longer per-issue scripts (cuda-bench-check, comm-check, dist-check) measure each part in full.
-# Usage, from the repository root with the bundle unpacked: BUNDLE=/tmp/bundle OUT=/tmp/out bash results/device/quick-check.sh
+#               run, with the nccl/torch busbw ratio; the MPI routes are left to bandwidth.sh
+#  3. kernels   bench-gpu's bandwidth rows and kernel variants (target: >= 80% of copy), Java side only
+# The longer scripts beside it (cuda-bench.sh, bandwidth.sh, data-parallel.sh) measure each part in full.
+# Usage, from the repository root with the bundle unpacked: BUNDLE=/tmp/bundle OUT=/tmp/out bash scripts/gpu/quick-check.sh
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 header "quick-check"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>&1 | sed 's/^/   /' | tee -a "$SUMMARY"
 torch_python
-# one NCCL for both sides (torch's), as comm-check.sh does
+# one NCCL for both sides (torch's), as bandwidth.sh does
 use_torch_nccl
 
 JUNIT_REPORTS="$OUT/junit" run junit 240 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu

@@ -88,7 +88,7 @@ def gemm(n, reps):
 def gemm_calls(n):
     """One torch.mm per TF32 setting, synchronized, nothing else: run with cuBLAS's API log on
     (CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG=FILE) it shows the calls, math mode and workspace PyTorch hands cuBLAS
-    (cuda5-check.sh sets it beside the toolkit's own log: bench-gpu --only gemm-calls)."""
+    (set it beside the toolkit's own log of bench-gpu --only gemm-calls to compare the two)."""
     a = torch.rand(n, n, device="cuda") * 2 - 1
     b = torch.rand(n, n, device="cuda") * 2 - 1
     c = torch.empty(n, n, device="cuda")
