@@ -17,12 +17,12 @@ source "$S/lib.sh"
 cmd="${1:-}"
 [ $# -gt 0 ] && shift
 case "$cmd" in
-  setup)    "$S/setup.sh" ;;
-  run)      "$S/setup.sh"; MPI2NCCL_REPORT_DIR="${MPI2NCCL_REPORT_DIR:-$BUILD/report}" toolkit run "$@" ;;
-  test)     "$S/setup.sh"; "$S/test.sh" "$@" ;;
-  cli)      "$S/setup.sh"; toolkit "$@" ;;
-  bundle)   "$S/setup.sh"; "$S/bundle.sh" "$@" ;;
-  notebook) "$S/setup.sh"; exec "$S/notebook.sh" "$@" ;;
+  setup)    bash "$S/setup.sh" ;;
+  run)      bash "$S/setup.sh"; MPI2NCCL_REPORT_DIR="${MPI2NCCL_REPORT_DIR:-$BUILD/report}" toolkit run "$@" ;;
+  test)     bash "$S/setup.sh"; bash "$S/test.sh" "$@" ;;
+  cli)      bash "$S/setup.sh"; toolkit "$@" ;;
+  bundle)   bash "$S/setup.sh"; bash "$S/bundle.sh" "$@" ;;
+  notebook) bash "$S/setup.sh"; exec bash "$S/notebook.sh" "$@" ;;
   ""|-h|--help|help)
     awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" ;;
   *) die "unknown command '$cmd'. Use one of: run, test, bundle, notebook, setup, cli." ;;

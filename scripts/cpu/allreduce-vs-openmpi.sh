@@ -8,7 +8,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 cd "$ROOT"
-"$ROOT/scripts/setup.sh" || exit 1
+bash "$ROOT/scripts/setup.sh" || exit 1
 apt_install openmpi $(missing_debs openmpi-bin python3-mpi4py python3-numpy)
 OUT=${OUT:-build/cpu-allreduce}; mkdir -p "$OUT"
 SIZES=(-b 1M -e 64M -f 4)
