@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import org.mpi2nccl.bench.BenchResults;
 import org.mpi2nccl.bench.BenchSpec;
-import org.mpi2nccl.bench.BenchText;
 import org.mpi2nccl.bench.BusBandwidth;
 import org.mpi2nccl.comm.Collective;
 import org.mpi2nccl.comm.HostBuffer;
@@ -32,10 +31,8 @@ import org.mpi2nccl.comm.nccl.NcclOptions;
  * broadcast of its bytes still runs for real) and ncclCommInitRank is skipped.
  */
 public final class Lesson04 {
-    /** Where a newer comm-check run's CSVs go (nccl/, mpi/, torch_allreduce.csv), looked for first. */
-    public static final String RECORDED_NEW = "results/comm-check";
-    /** The 2x H200 runs of 2026-11-22. */
-    public static final String RECORDED_OLD = "results/gpu-2026-11-22";
+    /** The bandwidth recorded on 2x H200 (nccl/, mpi/, torch_allreduce.csv, nccl-init.txt; its README says how). */
+    public static final String RECORDED = "results/bandwidth-2gpu";
 
     private Lesson04() {
     }
@@ -91,7 +88,7 @@ public final class Lesson04 {
     public static NcclCommunicator initRank(byte[] id, int rank, int size) throws IOException {
         if (!hasGpu()) {
             if (rank == 0) {
-                System.out.println("no GPU: ncclCommInitRank skipped. RECORDED on 2x H200 (" + RECORDED_OLD + "):");
+                System.out.println("no GPU: ncclCommInitRank skipped. RECORDED on 2x H200 (" + RECORDED + "):");
                 recordedInitLines().forEach(l -> System.out.println("  " + l));
             }
             return null;
@@ -104,10 +101,10 @@ public final class Lesson04 {
 
     /** The "NCCL INIT rank" lines of the recorded GPU test log (empty when the log is not in the repository). */
     static List<String> recordedInitLines() throws IOException {
-        Path log = find(RECORDED_OLD + "/h200x2-run2-nccl-junit.log");
+        Path log = find(RECORDED + "/nccl-init.txt");
         List<String> out = new ArrayList<>();
         if (log == null) {
-            out.add("(the log " + RECORDED_OLD + "/h200x2-run2-nccl-junit.log is not in this checkout)");
+            out.add("(the log " + RECORDED + "/nccl-init.txt is not in this checkout)");
             return out;
         }
         for (String l : Files.readAllLines(log)) {
@@ -143,40 +140,27 @@ public final class Lesson04 {
     }
 
     /**
-     * The sweep recorded on the GPU machine: a newer comm-check's CSVs from {@value #RECORDED_NEW} when present,
-     * else the 2026-11-22 runs (NCCL from its log, torch.distributed from its CSV, the MPI route of the first
-     * session's prototype). Prints where they come from; null when none is in this checkout.
+     * The sweep recorded on the GPU machine, from {@value #RECORDED}: NCCL and torch.distributed in the same run,
+     * the MPI route at three sizes. Prints where they come from; null when none is in this checkout.
      */
     public static BenchResults recorded() throws IOException {
-        List<BenchResults> parts = new ArrayList<>();
-        Path nccl = find(RECORDED_NEW + "/nccl/bandwidth.csv");
-        if (nccl != null) {
-            parts.add(BenchResults.readCsv(nccl));
-            for (String f : new String[] {"/mpi/bandwidth.csv", "/torch_allreduce.csv"}) {
-                Path p = find(RECORDED_NEW + f);
-                if (p != null) {
-                    parts.add(BenchResults.readCsv(p));
-                }
-            }
-            System.out.println("RECORDED results (not this machine): " + RECORDED_NEW + "/ (comm-check on the GPU machine)");
-            return BenchResults.concat(parts);
-        }
-        Path log = find(RECORDED_OLD + "/h200x2-run2-bandwidth-nccl.log");
-        if (log == null) {
-            System.out.println("No recorded GPU results in this checkout (" + RECORDED_OLD + "/): they come from running"
-                    + " results/device/comm-check.sh on a GPU machine.");
+        Path nccl = find(RECORDED + "/nccl/bandwidth.csv");
+        if (nccl == null) {
+            System.out.println("No recorded GPU results in this checkout (" + RECORDED + "/): they come from running"
+                    + " scripts/gpu/bandwidth.sh on a GPU machine.");
             return null;
         }
-        parts.add(BenchText.read(log));
-        for (String f : new String[] {"/h200x2-torch-allreduce.csv", "/h200x2-mpi-route-prototype.csv"}) {
-            Path p = find(RECORDED_OLD + f);
+        List<BenchResults> parts = new ArrayList<>();
+        parts.add(BenchResults.readCsv(nccl));
+        for (String f : new String[] {"/mpi/bandwidth.csv", "/torch_allreduce.csv"}) {
+            Path p = find(RECORDED + f);
             if (p != null) {
                 parts.add(BenchResults.readCsv(p));
             }
         }
-        System.out.println("RECORDED results (not this machine): 2x H200 (NVLink), " + RECORDED_OLD + "/. NCCL was then"
-                + " in its non-blocking mode (every call polled: slow below 16 MiB; blocking is the default now);"
-                + " torch.distributed in the same run; the MPI route from the first session's prototype (3 sizes).");
+        System.out.println("RECORDED results (not this machine): 2x H200 (NVLink), " + RECORDED + "/: NCCL and"
+                + " torch.distributed in the same run (blocking NCCL, 200 timed calls per size); the host-staged MPI"
+                + " route at 1, 16 and 64 MiB.");
         return BenchResults.concat(parts);
     }
 

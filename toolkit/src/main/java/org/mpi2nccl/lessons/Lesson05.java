@@ -16,12 +16,12 @@ import tech.tablesaw.api.Table;
 
 /**
  * Lesson 05, speedup vs a single GPU: the experiment run live (GPUs here: NCCL and MPI on them; none: a small
- * CPU run, said plainly), the recorded GPU results from {@code results/dist-check/}, and the exercise (the
+ * CPU run, said plainly), the recorded GPU results from {@code results/data-parallel-2gpu/}, and the exercise (the
  * speedup the 2-rank run would reach if communication were free).
  */
 public final class Lesson05 {
-    /** Where dist-check.sh's recorded results are kept in the repository. */
-    public static final String RECORDED = "results/dist-check";
+    /** Where the recorded results of scripts/gpu/data-parallel.sh are kept in the repository. */
+    public static final String RECORDED = "results/data-parallel-2gpu";
 
     private Lesson05() {
     }
@@ -72,7 +72,7 @@ public final class Lesson05 {
         Path f = recordedFolder(name);
         if (f == null) {
             System.out.println("No recorded results '" + name + "' in " + RECORDED + "/ yet: they come from running"
-                    + " results/device/dist-check.sh on a GPU machine.");
+                    + " scripts/gpu/data-parallel.sh on a GPU machine.");
             return null;
         }
         SpeedupResults r = SpeedupResults.fromCsv(List.of(f.resolve("epochs.csv")));

@@ -162,7 +162,7 @@ public final class Lesson06 {
 
     // ---- NCCL_DEBUG=INFO, read together -------------------------------------------------------------------------
 
-    /** The recorded NCCL log {@code name} (nccl-debug.txt, nccl-bad-ifname.txt) from results/dist-check/, or null. */
+    /** The recorded NCCL log {@code name} (nccl-debug.txt, nccl-bad-ifname.txt) from results/data-parallel-2gpu/, or null. */
     public static List<String> recordedLog(String name) throws IOException {
         Path dir = Path.of("").toAbsolutePath();
         for (int up = 0; dir != null && up < 4; up++, dir = dir.getParent()) {
@@ -172,7 +172,7 @@ public final class Lesson06 {
                 return Files.readAllLines(f);
             }
         }
-        System.out.println("No recorded " + name + " in " + Lesson05.RECORDED + "/ yet: it comes from results/device/dist-check.sh"
+        System.out.println("No recorded " + name + " in " + Lesson05.RECORDED + "/ yet: it comes from scripts/gpu/data-parallel.sh"
                 + " (step debug) on a GPU machine.");
         return null;
     }
