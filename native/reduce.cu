@@ -4,7 +4,7 @@
 //   reduce_{sum,max,min}_cols_f32       inner  > 1: a block per (outer, chunk of r, 32 or 128 columns)
 //   reduce_{sum,max,min}_rows_last_f32  inner == 1, rows shared by `parts` blocks, finished in the same launch
 //   reduce_{sum,max,min}_cols_last_f32  inner  > 1, the column split finished in the same launch
-// The Java side (org.mpi2nccl.cuda.Reduction) splits a long axis into parts/chunks when there are too few
+// The Java side (org.mpi2nccl.cuda.CudaReductions) splits a long axis into parts/chunks when there are too few
 // outputs to keep the GPU busy: the outputs are then [outer, parts, inner] partials that a second launch
 // reduces. Every thread keeps LOADS_IN_FLIGHT float4 loads in flight (a reduction is a pure read stream).
 // The one-pass kernels count finished blocks with an atomic, but every combination still happens in an order
@@ -53,7 +53,7 @@ __device__ __forceinline__ float block_reduce(float v) {
 // a head of up to 3 floats (to the first 16-byte boundary), a body of float4s and a tail of up to 3 floats.
 // Body float4 j belongs to part (j / width) % parts, thread j % width: the parts interleave, so at any time
 // all the blocks of a row read one contiguous stretch of it. Head and tail go to part 0.
-template <class Op, int LOADS = LOADS_IN_FLIGHT>
+template <class Op>
 __device__ __forceinline__ float row_share(const float* row, long long r, long long part, long long parts, int t,
                                            int width) {
     const long long misaligned = (long long)(((uintptr_t)row >> 2) & 3);   // floats past a 16-byte boundary
@@ -63,13 +63,13 @@ __device__ __forceinline__ float row_share(const float* row, long long r, long l
     const long long n4 = (r - head) >> 2;
     const float4* body = reinterpret_cast<const float4*>(row + head);
     const long long step = (long long)width * parts;
-    for (long long j = part * width + t; j < n4; j += LOADS * step) {
-        float4 v[LOADS];
+    for (long long j = part * width + t; j < n4; j += LOADS_IN_FLIGHT * step) {
+        float4 v[LOADS_IN_FLIGHT];
 #pragma unroll
-        for (int u = 0; u < LOADS; ++u)
+        for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
             if (j + u * step < n4) v[u] = body[j + u * step];
 #pragma unroll
-        for (int u = 0; u < LOADS; ++u)
+        for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
             if (j + u * step < n4) acc = combine4<Op>(acc, v[u]);
     }
     const long long tail = head + (n4 << 2);
@@ -93,15 +93,14 @@ __device__ __forceinline__ void reduce_rows(const float* in, float* out, long lo
 // last of that row's blocks to finish) combines the row's partials in index order, writes out[o] and sets the
 // count back to 0 for the next launch. No block waits for another, the second launch (and its gap) is gone,
 // and the result does not depend on which block finished last: the same input gives the same bits.
-// counters[0 .. outer) must be 0 on entry (the Java side keeps them in a zeroed per-context buffer). LOADS
-// float4 loads per thread are in flight at a time.
-template <class Op, int LOADS>
+// counters[0 .. outer) must be 0 on entry (the Java side keeps them in a zeroed per-context buffer).
+template <class Op>
 __device__ __forceinline__ void reduce_rows_last(const float* in, float* out, long long outer, long long r, long long parts,
                                                  float* partials, unsigned int* counters) {
     __shared__ int last;
     for (long long item = blockIdx.x; item < outer * parts; item += gridDim.x) {
         const long long o = item / parts, c = item - o * parts;
-        float acc = row_share<Op, LOADS>(in + o * r, r, c, parts, threadIdx.x, blockDim.x);
+        float acc = row_share<Op>(in + o * r, r, c, parts, threadIdx.x, blockDim.x);
         acc = block_reduce<Op>(acc);
         if (threadIdx.x == 0) {
             partials[item] = acc;
@@ -135,11 +134,11 @@ __device__ __forceinline__ void reduce_rows_warp(const float* in, float* out, lo
 
 // Columns: a block takes a tile of (outer o, chunk c of the r axis, 32*V adjacent columns); lane l of each warp
 // owns columns l*V .. l*V+V-1 of the tile (V = 4: one float4 when inner % 4 == 0 and the input is aligned), and
-// warp w the rows begin + w, begin + w + warps, ... of the chunk, each reading whole rows of the tile with LOADS
-// rows in flight per thread. The warps' column results are combined in warp order through shared memory: on
+// warp w the rows begin + w, begin + w + warps, ... of the chunk, each reading whole rows of the tile with
+// LOADS_IN_FLIGHT rows in flight per thread. The warps' column results are combined in warp order through shared memory: on
 // return, lane l of warp 0 holds the tile's V results in total[] (the other threads hold nothing useful).
 #define COLS_MAX_WARPS 8                 // warps of a block that take rows (blocks of up to 256 threads use all)
-template <class Op, int V, int LOADS>
+template <class Op, int V>
 __device__ __forceinline__ void cols_tile(const float* in, long long o, long long r, long long inner, long long col,
                                           long long begin, long long end, float* shared, float (&total)[V]) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -150,10 +149,10 @@ __device__ __forceinline__ void cols_tile(const float* in, long long o, long lon
     if (col < inner && warp < warps) {
         const float* src = in + o * r * inner + col;
         const long long step = warps;
-        for (long long k = begin + warp; k < end; k += LOADS * step) {
-            float v[LOADS][V];
+        for (long long k = begin + warp; k < end; k += LOADS_IN_FLIGHT * step) {
+            float v[LOADS_IN_FLIGHT][V];
 #pragma unroll
-            for (int u = 0; u < LOADS; ++u) {
+            for (int u = 0; u < LOADS_IN_FLIGHT; ++u) {
                 if (k + u * step < end) {
                     if constexpr (V == 4) {
                         const float4 x = *reinterpret_cast<const float4*>(src + (k + u * step) * inner);
@@ -164,7 +163,7 @@ __device__ __forceinline__ void cols_tile(const float* in, long long o, long lon
                 }
             }
 #pragma unroll
-            for (int u = 0; u < LOADS; ++u)
+            for (int u = 0; u < LOADS_IN_FLIGHT; ++u)
                 if (k + u * step < end) {
 #pragma unroll
                     for (int e = 0; e < V; ++e) acc[e] = Op::combine(acc[e], v[u][e]);
@@ -197,7 +196,7 @@ __device__ __forceinline__ void reduce_cols(const float* in, float* out, long lo
         const long long ct = t % col_tiles, oc = t / col_tiles, c = oc % chunks, o = oc / chunks;
         const long long col = ct * width + (long long)lane * V;
         float total[V];
-        cols_tile<Op, V, LOADS_IN_FLIGHT>(in, o, r, inner, col, c * chunk, min(r, c * chunk + chunk), shared, total);
+        cols_tile<Op, V>(in, o, r, inner, col, c * chunk, min(r, c * chunk + chunk), shared, total);
         if (warp == 0 && col < inner) {
 #pragma unroll
             for (int e = 0; e < V; ++e) out[(o * chunks + c) * inner + col + e] = total[e];
@@ -211,7 +210,7 @@ __device__ __forceinline__ void reduce_cols(const float* in, float* out, long lo
 // (out is [outer, inner]: the final result) and sets the count back to 0. No second launch and no buffer to allocate;
 // the result does not depend on which block finished last. With chunks == 1 a block writes out directly.
 // counters[0 .. outer * col_tiles) must be 0 on entry when chunks > 1.
-template <class Op, int V, int LOADS>
+template <class Op, int V>
 __device__ __forceinline__ void reduce_cols_last(const float* in, float* out, long long outer, long long r, long long inner,
                                                  long long chunk, long long chunks, float* partials,
                                                  unsigned int* counters, float* shared) {
@@ -222,7 +221,7 @@ __device__ __forceinline__ void reduce_cols_last(const float* in, float* out, lo
         const long long ct = t % col_tiles, oc = t / col_tiles, c = oc % chunks, o = oc / chunks;
         const long long col = ct * width + (long long)lane * V;
         float total[V];
-        cols_tile<Op, V, LOADS>(in, o, r, inner, col, c * chunk, min(r, c * chunk + chunk), shared, total);
+        cols_tile<Op, V>(in, o, r, inner, col, c * chunk, min(r, c * chunk + chunk), shared, total);
         const bool writes = warp == 0 && col < inner;
         if (chunks == 1) {
             if (writes) {
@@ -264,12 +263,12 @@ __device__ __forceinline__ void reduce_cols_any(const float* in, float* out, lon
     else reduce_cols<Op, 1>(in, out, outer, r, inner, chunk, chunks, shared);
 }
 
-template <class Op, int LOADS>
+template <class Op>
 __device__ __forceinline__ void reduce_cols_last_any(const float* in, float* out, long long outer, long long r, long long inner,
                                                      long long chunk, long long chunks, float* partials, unsigned int* counters) {
     __shared__ float shared[COLS_MAX_WARPS * 32 * 4];
-    if ((inner & 3) == 0 && aligned16(in)) reduce_cols_last<Op, 4, LOADS>(in, out, outer, r, inner, chunk, chunks, partials, counters, shared);
-    else reduce_cols_last<Op, 1, LOADS>(in, out, outer, r, inner, chunk, chunks, partials, counters, shared);
+    if ((inner & 3) == 0 && aligned16(in)) reduce_cols_last<Op, 4>(in, out, outer, r, inner, chunk, chunks, partials, counters, shared);
+    else reduce_cols_last<Op, 1>(in, out, outer, r, inner, chunk, chunks, partials, counters, shared);
 }
 
 #define DEFINE_REDUCE(NAME, OP)                                                                         \
@@ -289,32 +288,18 @@ __device__ __forceinline__ void reduce_cols_last_any(const float* in, float* out
     extern "C" __global__ void reduce_##NAME##_rows_last_f32(const float* __restrict__ in, float* __restrict__ out, \
                                                              long long outer, long long r, long long parts, \
                                                              float* partials, unsigned int* counters) { \
-        reduce_rows_last<OP, LOADS_IN_FLIGHT>(in, out, outer, r, parts, partials, counters);            \
+        reduce_rows_last<OP>(in, out, outer, r, parts, partials, counters);            \
     }                                                                                                   \
     extern "C" __global__ void reduce_##NAME##_cols_last_f32(const float* __restrict__ in, float* __restrict__ out, \
                                                              long long outer, long long r, long long inner, \
                                                              long long chunk, long long chunks,         \
                                                              float* partials, unsigned int* counters) { \
-        reduce_cols_last_any<OP, LOADS_IN_FLIGHT>(in, out, outer, r, inner, chunk, chunks, partials, counters); \
+        reduce_cols_last_any<OP>(in, out, outer, r, inner, chunk, chunks, partials, counters); \
     }
 
 DEFINE_REDUCE(sum, SumOp)
 DEFINE_REDUCE(max, MaxOp)
 DEFINE_REDUCE(min, MinOp)
-
-// The one-pass sum with twice the loads in flight per thread (8 float4 = 128 bytes): a variant for the benchmark
-// (org.mpi2nccl.cuda.KernelVariants) to weigh against the 4-load one on the GPU at hand.
-extern "C" __global__ void reduce_sum_rows_last8_f32(const float* __restrict__ in, float* __restrict__ out, long long outer,
-                                                     long long r, long long parts, float* partials, unsigned int* counters) {
-    reduce_rows_last<SumOp, 8>(in, out, outer, r, parts, partials, counters);
-}
-
-// The one-pass column sum with 8 rows in flight per thread (8 float4 = 128 bytes): a column-reduction variant.
-extern "C" __global__ void reduce_sum_cols_last8_f32(const float* __restrict__ in, float* __restrict__ out, long long outer,
-                                                     long long r, long long inner, long long chunk, long long chunks,
-                                                     float* partials, unsigned int* counters) {
-    reduce_cols_last_any<SumOp, 8>(in, out, outer, r, inner, chunk, chunks, partials, counters);
-}
 
 // Index (as float, the NDArray dtype) of the first maximum along the middle axis; one thread per output.
 // Same rule as the CPU: element r replaces the best only when strictly greater.

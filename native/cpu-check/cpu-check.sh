@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compiles the streaming kernels of native/ (elementwise, fill, reductions incl. the one-pass ones, every tiled
-# transpose variant) for the CPU with cuda_on_cpu.h and runs kernel_check.cpp: their index arithmetic checked
+# Compiles the streaming kernels of native/ (elementwise, fill, reductions incl. the one-pass ones, the tiled
+# transpose) for the CPU with cuda_on_cpu.h and runs kernel_check.cpp: their index arithmetic checked
 # without a GPU. About 25 s of CPU.
 #   native/cpu-check/cpu-check.sh          g++, UBSan alignment checks (a misaligned float4 stops it)
 #   native/cpu-check/cpu-check.sh --asan   also AddressSanitizer + all of UBSan (slow: 10-20 min on 2 busy cores)

@@ -1,5 +1,5 @@
-// Runs the streaming kernels of native/ (elementwise, fill, reductions incl. the one-pass row and column ones, every tiled transpose
-// variant) on the CPU through cuda_on_cpu.h, over shapes, misaligned views and grid sizes chosen to hit every edge
+// Runs the streaming kernels of native/ (elementwise, fill, reductions incl. the one-pass row and column ones, the tiled
+// transpose) on the CPU through cuda_on_cpu.h, over shapes, misaligned views and grid sizes chosen to hit every edge
 // of their index arithmetic (heads, tails, partial tiles, more blocks than work, fewer blocks than work), and compares each
 // result with a plain loop. Values are small integers, so sums are exact in any order: a missed or doubled
 // element shows. Buffers are exactly as large as the views (AddressSanitizer catches a step outside).
@@ -222,19 +222,12 @@ static Layout batch_layout(const std::vector<long long>& shape, const std::vecto
 }
 
 using TransposeKernel = void (*)(const float*, Layout, float*, Layout, long long, long long, long long, long long, long long, long long);
-struct TransposeVariant { const char* name; TransposeKernel kernel; };
-static const TransposeVariant TRANSPOSES[] = {
-    {"copy_transpose_64x64_f32", copy_transpose_64x64_f32},
-    {"copy_transpose_64x64_v4_f32", copy_transpose_64x64_v4_f32},
-    {"copy_transpose_128x64_v4_f32", copy_transpose_128x64_v4_f32},
-    {"copy_transpose_64x128_v4_f32", copy_transpose_64x128_v4_f32},
-    {"copy_transpose_32x32_f32", copy_transpose_32x32_f32},
-};
+struct NamedTranspose { const char* name; TransposeKernel kernel; };
+static const NamedTranspose TRANSPOSE = {"copy_transpose_64x64_f32", copy_transpose_64x64_f32};
 
 // One batch of planes: source [batch][nq][np] (contiguous along p), destination [batch][np][nq] (along q), both
-// inside larger buffers at an offset, batch strides padded. Offsets and paddings that are multiples of 4 keep
-// every row 16-byte aligned (the float4 path for full tiles); others force the scalar path.
-static void transpose_case(const TransposeVariant& tv, long long np, long long nq, long long batch, long long in_off,
+// inside larger buffers at an offset, batch strides padded (aligned and misaligned starts alike).
+static void transpose_case(const NamedTranspose& tv, long long np, long long nq, long long batch, long long in_off,
                            long long out_off, long long pad, unsigned grid) {
     long long in_bs = np * nq + pad, out_bs = np * nq + pad;
     View in(in_off + batch * in_bs, 0), out(out_off + batch * out_bs, 0, -1.f);
@@ -262,19 +255,19 @@ static void transpose_case(const TransposeVariant& tv, long long np, long long n
 static void check_transpose() {
     const long long sizes[] = {1, 5, 31, 32, 33, 64, 65, 100, 130};
     long long before = cases;
-    for (const TransposeVariant& tv : TRANSPOSES) {
-        // misaligned (offsets 3 and 5, batch stride padded by 7): the scalar path, partial tiles at every edge
+    {
+        const NamedTranspose& tv = TRANSPOSE;
+        // misaligned (offsets 3 and 5, batch stride padded by 7), partial tiles at every edge
         for (long long np : sizes)
             for (long long nq : sizes)
                 for (long long batch : {1LL, 3LL})
                     transpose_case(tv, np, nq, batch, 3, 5, 7, GRIDS[(np + nq + batch) % 4]);
-        // aligned planes with full tiles of every variant (128 x 128 holds whole 128x64 and 64x128 tiles) next to
-        // partial ones (132, 196): the float4 path and the scalar path in one launch
+        // aligned planes with full tiles (128 x 128) next to partial ones (132, 196) in one launch
         for (long long np : {128LL, 132LL, 196LL})
             for (long long nq : {128LL, 196LL})
                 for (long long batch : {1LL, 2LL})
                     transpose_case(tv, np, nq, batch, 4, 8, 4 * (np % 3), GRIDS[(np + nq + batch) % 4]);
-        // aligned rows but a misaligned plane start: scalar path on full tiles
+        // aligned rows but a misaligned plane start, on full tiles
         transpose_case(tv, 128, 128, 1, 1, 0, 0, 3);
         transpose_case(tv, 128, 128, 1, 0, 2, 0, 2);
         // two batch axes with their own strides, non-unit plane strides (a 4-D permute (a, b, p, q) <- (b, q, a, p))
@@ -294,7 +287,7 @@ static void check_transpose() {
                         ok = in.base()[((b * nq + q) * A + a) * np + p] == out.base()[((a * B + b) * np + p) * nq + q];
         if (!ok) fail(std::string(tv.name) + " 4-d permute");
     }
-    std::printf("tiled transpose (%zu variants): %lld cases\n", sizeof(TRANSPOSES) / sizeof(TRANSPOSES[0]), cases - before);
+    std::printf("tiled transpose: %lld cases\n", cases - before);
 }
 
 // ---- one-pass row reductions (last block finishes) ------------------------------------------------------------
@@ -304,10 +297,9 @@ static const LastKernel LAST[] = {reduce_sum_rows_last_f32, reduce_max_rows_last
 
 static void check_rows_last() {
     long long before = cases;
-    for (int variant = 0; variant < 4; ++variant) {
-        const int op = variant == 3 ? 0 : variant;          // variant 3: the 8-load sum
-        LastKernel kernel = variant == 3 ? reduce_sum_rows_last8_f32 : LAST[op];
-        const std::string name = variant == 3 ? "reduce_sum_rows_last8_f32" : std::string("reduce_") + REFS[op].name + "_rows_last_f32";
+    for (int op = 0; op < 3; ++op) {
+        LastKernel kernel = LAST[op];
+        const std::string name = std::string("reduce_") + REFS[op].name + "_rows_last_f32";
         for (long long r : {1LL, 7LL, 1029LL, 5000LL, 40000LL})
             for (long long outer : {1LL, 3LL})
                 for (long long parts : {1LL, 2LL, 5LL, 13LL})
@@ -340,10 +332,9 @@ static const ColsLastKernel COLS_LAST[] = {reduce_sum_cols_last_f32, reduce_max_
 
 static void check_cols_last() {
     long long before = cases;
-    for (int variant = 0; variant < 4; ++variant) {
-        const int op = variant == 3 ? 0 : variant;          // variant 3: the 8-load sum
-        ColsLastKernel kernel = variant == 3 ? reduce_sum_cols_last8_f32 : COLS_LAST[op];
-        const std::string name = variant == 3 ? "reduce_sum_cols_last8_f32" : std::string("reduce_") + REFS[op].name + "_cols_last_f32";
+    for (int op = 0; op < 3; ++op) {
+        ColsLastKernel kernel = COLS_LAST[op];
+        const std::string name = std::string("reduce_") + REFS[op].name + "_cols_last_f32";
         for (long long inner : {3LL, 4LL, 33LL, 128LL, 129LL, 260LL})
             for (long long r : {1LL, 5LL, 64LL, 130LL, 300LL})
                 for (long long outer : {1LL, 2LL}) {

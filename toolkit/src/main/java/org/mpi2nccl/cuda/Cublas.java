@@ -35,7 +35,8 @@ import org.bytedeco.javacpp.FloatPointer;
  * CUBLAS_WORKSPACE_CONFIG=:SIZE_KIB:COUNT as in PyTorch overrides it), owned here for the context's lifetime, so
  * cuBLAS has the same room to choose its kernels as in the PyTorch peer of the benchmark. Two routes into cuBLAS
  * ({@link Route}): cublasSgemm with the handle's math mode saying TF32 or not, which is what PyTorch calls (the
- * default, {@link #DEFAULT_ROUTE}), or cublasGemmEx with the compute type saying it; the benchmark times both.
+ * default, {@link #DEFAULT_ROUTE}), or cublasGemmEx with the compute type saying it. GEMM_EX is kept for the
+ * GEMM benchmark ({@code bench-gpu --only gemm}), which times both routes side by side.
  */
 public final class Cublas {
     private final CudaContext context;
@@ -71,7 +72,6 @@ public final class Cublas {
         check(cublasCreate_v2(handle), "cublasCreate");
         check(cublasSetStream_v2(handle, new CUstream_st(new Handles.JavaCppAddress(context.streamAddress()))), "cublasSetStream");
         check(cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
-        tf32 = "1".equals(System.getenv("MPI2NCCL_TF32"));
         long bytes = workspaceBytes(context.device.computeMajor, System.getenv("CUBLAS_WORKSPACE_CONFIG"));
         workspace = DeviceMemory.allocateUnscoped(context, bytes);
         check(cublasSetWorkspace_v2(handle, new Handles.JavaCppAddress(workspace.address()), bytes), "cublasSetWorkspace");

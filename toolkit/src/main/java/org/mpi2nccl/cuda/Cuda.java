@@ -115,7 +115,8 @@ public final class Cuda {
         return new Probe(value[0], driver, null);
     }
 
-    static String firstLine(Throwable e) {
+    /** "ExceptionClass: the message's first line", for one-line reports. */
+    public static String firstLine(Throwable e) {
         String m = String.valueOf(e.getMessage());
         int nl = m.indexOf('\n');
         return e.getClass().getSimpleName() + ": " + (nl < 0 ? m : m.substring(0, nl));

@@ -12,15 +12,16 @@ import org.mpi2nccl.tensor.Storage;
 import org.mpi2nccl.tensor.UnaryOp;
 
 /**
- * The {@link Backend} contract on one GPU: the kernels of native/ launched through JCuda, GEMM through
- * cuBLAS, memory from the context's stream-ordered pool through a cache of closed storages' blocks ({@link BlockCache}:
- * a training step's temporaries reuse the last step's without a driver call). Every call is queued on the context's one stream,
- * so calls run in program order; {@link #copyToHost} and {@link #synchronize} wait for them. A kernel's
- * failure therefore surfaces at the next wait, naming the wait (run with {@code MPI2NCCL_CUDA_SYNC=1} to have
- * every launch checked at once).
- * <p>The contract's larger groups live in classes of their own, this one delegating: strided copies
- * ({@link CudaStridedCopies}), the per-channel and fused training layers ({@link CudaTrainingLayers}) and the
- * optimizer steps ({@link CudaOptimizerSteps}).
+ * The {@link Backend} contract on one GPU (lessons 05 and 06): the kernels of native/ launched through the
+ * context ({@link CudaContext#launch}), GEMM through cuBLAS, memory from the context's stream-ordered pool through
+ * a cache of closed storages' blocks ({@link StorageBlocks}). Every call is queued on the context's one stream, so
+ * calls run in program order; {@link #copyToHost} and {@link #synchronize} wait for them. A kernel's failure
+ * therefore surfaces at the next wait, naming the wait (run with {@code MPI2NCCL_CUDA_SYNC=1} to have every launch
+ * checked at once).
+ * <p>This class holds memory, copies and the argument checks; the contract's groups of operations live in classes
+ * of their own, this one delegating: {@link CudaElementwise}, {@link CudaStridedCopies}, {@link CudaReductions},
+ * {@link CudaMatmul}, {@link CudaConvolutions}, the training layers ({@link CudaTrainingLayers}) and the optimizer
+ * steps ({@link CudaOptimizerSteps}).
  * <p>Besides the contract it offers the fused kernels a model can use directly on this device (softmax,
  * log-softmax, log-sum-exp and their gradients), see {@link FusedOps}.
  */
@@ -35,10 +36,10 @@ public final class CudaBackend implements Backend {
     private final CudaTrainingLayers layers;
     private final CudaOptimizerSteps optimizer;
     private final CudaStridedCopies strided;
-    /** Closed storages' blocks for reuse: at most this many bytes (a training step's temporaries are far fewer). */
-    static final long BLOCK_CACHE_BYTES = 1L << 30;
-    private final BlockCache<DeviceMemory> blocks = new BlockCache<>(BLOCK_CACHE_BYTES, DeviceMemory::bytes, DeviceMemory::close);
-    private volatile BlockCache<DeviceMemory> graphBlocks;     // while a CUDA graph is recorded: the blocks it frees
+    private final CudaElementwise elementwise;
+    private final CudaConvolutions convolutions;
+    private final CudaMatmul matmul;
+    private final StorageBlocks blocks;
 
     private CudaBackend(CudaContext context) {
         this.context = context;
@@ -48,6 +49,10 @@ public final class CudaBackend implements Backend {
         this.layers = new CudaTrainingLayers(this, context, fused, labelChecks);
         this.optimizer = new CudaOptimizerSteps(this, context);
         this.strided = new CudaStridedCopies(this, context);
+        this.elementwise = new CudaElementwise(this, context);
+        this.convolutions = new CudaConvolutions(this, context);
+        this.matmul = new CudaMatmul(this, context);
+        this.blocks = new StorageBlocks(context);
     }
 
     /** The backend of GPU {@code index} (one per GPU per JVM). Throws {@link CudaUnavailableException} with the reason when there is none. */
@@ -85,26 +90,11 @@ public final class CudaBackend implements Backend {
 
     // ---- memory -----------------------------------------------------------------------------------------
 
-    /**
-     * From the block cache when a closed storage of the same size left one there (no driver call), else a new
-     * block of the context's stream-ordered pool; when the GPU is full, the cache is emptied and the allocation tried again.
-     */
+    /** A block from {@link StorageBlocks}: a closed storage's of the same size when there is one (no driver call). */
     @Override
     public Storage allocate(long n) {
         if (n < 0) throw new IllegalArgumentException("allocate: " + n + " elements is not a valid size");
-        long bytes = Math.multiplyExact(n, 4L);
-        BlockCache<DeviceMemory> own = graphBlocks;
-        DeviceMemory m = own != null ? own.take(bytes) : null;
-        if (m == null) m = blocks.take(bytes);
-        if (m == null) {
-            try {
-                m = DeviceMemory.allocateUnscoped(context, bytes);
-            } catch (CudaException e) {
-                if (blocks.cachedBytes() == 0) throw e;
-                blocks.clear();
-                m = DeviceMemory.allocateUnscoped(context, bytes);
-            }
-        }
+        DeviceMemory m = blocks.take(Math.multiplyExact(n, 4L));
         live.addAndGet(n);
         return new CudaStorage(this, m, n);
     }
@@ -133,8 +123,7 @@ public final class CudaBackend implements Backend {
     /** A storage of {@code n} floats was closed: its block goes to the cache (which frees its oldest blocks when full). */
     void freed(long n, DeviceMemory block) {
         live.addAndGet(-n);
-        BlockCache<DeviceMemory> own = graphBlocks;
-        (own != null ? own : blocks).give(block);
+        blocks.give(block);
     }
 
     /**
@@ -142,20 +131,18 @@ public final class CudaBackend implements Backend {
      * only when its graphs are launched. One recording at a time per GPU.
      */
     public synchronized GraphRecording recording() {
-        if (graphBlocks != null) throw new IllegalStateException("a CUDA graph is already being recorded on " + device);
-        BlockCache<DeviceMemory> own = new BlockCache<>(Long.MAX_VALUE, DeviceMemory::bytes, DeviceMemory::close);
-        graphBlocks = own;
+        BlockCache<DeviceMemory> own = blocks.startRecording(device.toString());
         try {
             return new GraphRecording(this, context, own);
         } catch (RuntimeException e) {
-            graphBlocks = null;
+            blocks.recordingEnded(own);
             throw e;
         }
     }
 
     /** The recording is over: blocks freed from now on go back to the shared cache. */
-    synchronized void recordingEnded(GraphRecording r) {
-        if (graphBlocks == r.blocks()) graphBlocks = null;
+    void recordingEnded(GraphRecording r) {
+        blocks.recordingEnded(r.blocks());
     }
 
     /** The bad-label checks, which a {@link GraphRecording} tells when it starts and closes. */
@@ -199,9 +186,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void fill(Storage dst, long offset, long n, float value) {
-        long base = address(dst, "fill");
-        checkRange("fill", dst, offset, n);
-        context.launch(Kernel.FILL, n, KernelArgs.of().ptr(base + offset * 4).f32(value).i64(n));
+        elementwise.fill(dst, offset, n, value);
     }
 
     @Override
@@ -218,44 +203,22 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void unary(UnaryOp op, Storage a, Storage out, long n) {
-        long pa = address(a, op.name()), po = address(out, op.name());
-        checkRange(op.name(), a, 0, n);
-        checkRange(op.name(), out, 0, n);
-        context.launch(Kernel.unary(op), n, KernelArgs.of().ptr(pa).ptr(po).i64(n));
+        elementwise.unary(op, a, out, n);
     }
 
     @Override
     public void binary(BinaryOp op, Storage a, Storage b, Storage out, long n) {
-        long pa = address(a, op.name()), pb = address(b, op.name()), po = address(out, op.name());
-        checkRange(op.name(), a, 0, n);
-        checkRange(op.name(), b, 0, n);
-        checkRange(op.name(), out, 0, n);
-        boolean swap = op != Kernel.withoutReversal(op);
-        context.launch(Kernel.binary(op), n, KernelArgs.of().ptr(swap ? pb : pa).ptr(swap ? pa : pb).ptr(po).i64(n));
+        elementwise.binary(op, a, b, out, n);
     }
 
     @Override
     public void binaryScalar(BinaryOp op, Storage a, float scalar, Storage out, long n) {
-        long pa = address(a, op.name()), po = address(out, op.name());
-        checkRange(op.name(), a, 0, n);
-        checkRange(op.name(), out, 0, n);
-        int reversed = op != Kernel.withoutReversal(op) ? 1 : 0;
-        context.launch(Kernel.binaryScalar(op), n, KernelArgs.of().ptr(pa).f32(scalar).ptr(po).i64(n).i32(reversed));
+        elementwise.binaryScalar(op, a, scalar, out, n);
     }
 
-    /** One kernel: {@code b} is indexed by channel, never expanded. */
     @Override
     public void binaryBroadcast(BinaryOp op, Storage a, Storage b, Storage out, long outer, long channels, long inner) {
-        if (outer < 0 || channels < 0 || inner < 0) {
-            throw new IllegalArgumentException(op.name() + ": negative shape (" + outer + ", " + channels + ", " + inner + ")");
-        }
-        long n = outer * channels * inner;
-        long pa = address(a, op.name()), pb = address(b, op.name()), po = address(out, op.name());
-        checkRange(op.name(), a, 0, n);
-        checkRange(op.name(), b, 0, channels);
-        checkRange(op.name(), out, 0, n);
-        int reversed = op != Kernel.withoutReversal(op) ? 1 : 0;
-        context.launch(Kernel.binaryBroadcast(op), n, KernelArgs.of().ptr(pa).ptr(pb).ptr(po).i64(outer).i64(channels).i64(inner).i32(reversed));
+        elementwise.binaryBroadcast(op, a, b, out, outer, channels, inner);
     }
 
     // ---- per-channel (batch norm) and fused training layers (CudaTrainingLayers) ---------------------------------
@@ -309,17 +272,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void reduce(ReduceOp op, Storage a, Storage out, long outer, long reduced, long inner) {
-        if (reduced < 1) throw new IllegalArgumentException("reduce: reduced axis must have >= 1 element, got " + reduced);
-        if (outer < 0 || inner < 0) throw new IllegalArgumentException("reduce: negative shape (" + outer + ", " + reduced + ", " + inner + ")");
-        long pa = address(a, "reduce"), po = address(out, "reduce");
-        checkRange("reduce", a, 0, outer * reduced * inner);
-        checkRange("reduce", out, 0, outer * inner);
-        if (outer * inner == 0) return;
-        if (op == ReduceOp.ARGMAX) {
-            context.launch(Kernel.ARGMAX, outer * inner, KernelArgs.of().ptr(pa).ptr(po).i64(outer).i64(reduced).i64(inner));
-            return;
-        }
-        Reduction.run(context, op, pa, po, outer, reduced, inner);
+        CudaReductions.reduce(this, op, a, out, outer, reduced, inner);
     }
 
     // ---- linear algebra ---------------------------------------------------------------------------------------
@@ -327,27 +280,7 @@ public final class CudaBackend implements Backend {
     @Override
     public void matmul(Storage a, Storage b, Storage out, int batch, int m, int n, int k,
                        boolean transA, boolean transB, long strideA, long strideB) {
-        if (batch < 1 || m < 0 || n < 0 || k < 0 || strideA < 0 || strideB < 0) {
-            throw new IllegalArgumentException("matmul: bad sizes batch=" + batch + " m=" + m + " n=" + n + " k=" + k
-                    + " strideA=" + strideA + " strideB=" + strideB);
-        }
-        long pa = address(a, "matmul A"), pb = address(b, "matmul B"), po = address(out, "matmul out");
-        checkRange("matmul A", a, 0, (batch - 1) * strideA + (long) m * k);
-        checkRange("matmul B", b, 0, (batch - 1) * strideB + (long) k * n);
-        checkRange("matmul out", out, 0, (long) batch * m * n);
-        if (m == 0 || n == 0) return;
-        if (k == 0) {
-            fill(out, 0, (long) batch * m * n, 0f);
-            return;
-        }
-        int lda = transA ? m : k, ldb = transB ? k : n;
-        Cublas blas = context.cublas();
-        context.countLibraryCall();
-        if (batch == 1) {
-            blas.gemm(transA, transB, m, n, k, 1f, pa, lda, pb, ldb, 0f, po, n);
-        } else {
-            blas.gemmBatched(transA, transB, m, n, k, 1f, pa, lda, strideA, pb, ldb, strideB, 0f, po, n, (long) m * n, batch);
-        }
+        matmul.matmul(a, b, out, batch, m, n, k, transA, transB, strideA, strideB);
     }
 
     /** Lets cuBLAS use TF32 tensor cores for float32 GEMM (faster; ~1e-3 relative error, outside the contract's 1e-4). */
@@ -359,73 +292,39 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void im2col(Storage x, Storage cols, ConvGeometry g) {
-        long px = address(x, "im2col x"), pc = address(cols, "im2col cols");
-        checkRange("im2col x", x, 0, g.inputSize());
-        long colSize = (long) g.n() * g.colRows() * g.colCols();
-        checkRange("im2col cols", cols, 0, colSize);
-        context.launch(Kernel.IM2COL, colSize, KernelArgs.of().ptr(px).ptr(pc).window(window(g)));
+        convolutions.im2col(x, cols, g);
     }
 
     @Override
     public void col2im(Storage cols, Storage dx, ConvGeometry g) {
-        long pc = address(cols, "col2im cols"), pd = address(dx, "col2im dx");
-        checkRange("col2im cols", cols, 0, (long) g.n() * g.colRows() * g.colCols());
-        checkRange("col2im dx", dx, 0, g.inputSize());
-        context.launch(Kernel.COL2IM, g.inputSize(), KernelArgs.of().ptr(pc).ptr(pd).window(window(g)));
+        convolutions.col2im(cols, dx, g);
     }
 
     @Override
     public void maxPool2d(Storage x, Storage out, ConvGeometry g) {
-        long px = address(x, "maxPool2d x"), po = address(out, "maxPool2d out");
-        long outSize = (long) g.n() * g.c() * g.outH() * g.outW();
-        checkRange("maxPool2d x", x, 0, g.inputSize());
-        checkRange("maxPool2d out", out, 0, outSize);
-        context.launch(Kernel.MAXPOOL2D_FORWARD, outSize, KernelArgs.of().ptr(px).ptr(po).window(window(g)));
+        convolutions.maxPool2d(x, out, g);
     }
 
     @Override
     public void maxPool2dBackward(Storage x, Storage dy, Storage dx, ConvGeometry g) {
-        long px = address(x, "maxPool2dBackward x"), pdy = address(dy, "maxPool2dBackward dy"), pdx = address(dx, "maxPool2dBackward dx");
-        checkRange("maxPool2dBackward x", x, 0, g.inputSize());
-        checkRange("maxPool2dBackward dy", dy, 0, (long) g.n() * g.c() * g.outH() * g.outW());
-        checkRange("maxPool2dBackward dx", dx, 0, g.inputSize());
-        context.launch(Kernel.MAXPOOL2D_BACKWARD, g.inputSize(), KernelArgs.of().ptr(px).ptr(pdy).ptr(pdx).window(window(g)));
-    }
-
-    static long[] window(ConvGeometry g) {
-        return new long[] {g.n(), g.c(), g.h(), g.w(), g.kh(), g.kw(), g.stride(), g.stride(), g.pad(), g.pad(), g.outH(), g.outW()};
+        convolutions.maxPool2dBackward(x, dy, dx, g);
     }
 
     // ---- labels, random numbers, optimizers (CudaOptimizerSteps) --------------------------------------------------------------
 
-    /** Like the CPU, a label that is not a class is an error naming it: the kernel records the first bad row, checked here (one 4-byte read). */
     @Override
     public void oneHot(Storage labels, Storage out, long n, int classes) {
-        long pl = address(labels, "oneHot labels"), po = address(out, "oneHot out");
-        if (classes < 1) throw new IllegalArgumentException("oneHot: classes must be >= 1, got " + classes);
-        checkRange("oneHot labels", labels, 0, n);
-        checkRange("oneHot out", out, 0, n * classes);
-        if (n == 0) return;
-        // The bad-label check reads its flag later (LabelChecks): waiting for it here would stall every step.
-        long flag = labelChecks.flagFor(true);
-        context.launch(Kernel.ONE_HOT, n * classes, KernelArgs.of().ptr(pl).ptr(po).i64(n).i64(classes).ptr(flag));
-        labelChecks.queued(flag, "oneHot", n, classes);
-        if (context.syncEveryLaunch()) labelChecks.checkAll();
+        layers.oneHot(labels, out, n, classes);
     }
 
     @Override
     public void fillUniform(Storage out, long n, float low, float high, long seed, long counter) {
-        long po = address(out, "fillUniform");
-        checkRange("fillUniform", out, 0, n);
-        float span = high - low;
-        context.launch(Kernel.FILL_UNIFORM, n, KernelArgs.of().ptr(po).i64(n).f32(low).f32(span).u64(seed).u64(counter));
+        elementwise.fillUniform(out, n, low, high, seed, counter);
     }
 
     @Override
     public void fillNormal(Storage out, long n, float mean, float std, long seed, long counter) {
-        long po = address(out, "fillNormal");
-        checkRange("fillNormal", out, 0, n);
-        context.launch(Kernel.FILL_NORMAL, n, KernelArgs.of().ptr(po).i64(n).f32(mean).f32(std).u64(seed).u64(counter));
+        elementwise.fillNormal(out, n, mean, std, seed, counter);
     }
 
     @Override

@@ -2,7 +2,6 @@ package org.mpi2nccl.cuda;
 
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
@@ -19,15 +18,15 @@ import org.bytedeco.javacpp.LongPointer;
 
 /**
  * The device's primary context, the one context per GPU that the CUDA runtime also uses, so cudart,
- * cuBLAS and NCCL (JavaCPP) work on the same memory as the kernels launched through JCuda. It owns:
+ * cuBLAS and NCCL (JavaCPP) work on the same memory as the toolkit's kernels. It owns:
  * <ul>
  *   <li>one stream on which all of the toolkit's work for this GPU is queued, in order (kernels, cuBLAS,
  *       stream-ordered allocation and free; NCCL calls should use it too: {@link #streamAddress()});</li>
  *   <li>the kernel modules, loaded once; the cuBLAS handle; memory counters;</li>
- *   <li>the launch path ({@link LaunchRoute}, chosen by {@code MPI2NCCL_JCUDA_LAUNCH}, read once per JVM): kernels
- *       are queued through JavaCPP's cuLaunchKernel with their arguments packed into one reusable native block
- *       ({@link DriverLaunch}), or through JCuda's cuLaunchKernel as before (a Java array per argument), also where
- *       JavaCPP's cudart does not load. {@link #launchDescription()} says which.</li>
+ *   <li>the launch path ({@link DriverLaunch}): kernels are queued through JavaCPP's binding of the driver's
+ *       cuLaunchKernel with their arguments packed into one reusable native block. A small model's training step
+ *       is a few hundred launches of kernels that run for microseconds each, so the host's time per launch bounds
+ *       the step: this path keeps it to a few microseconds (bench-gpu --only launch measures it).</li>
  * </ul>
  * Device memory comes from CUDA's stream-ordered allocator (cuMemAllocAsync), with the pool told to keep
  * freed memory for reuse instead of returning it to the driver at every synchronization: a training step
@@ -43,12 +42,8 @@ public final class CudaContext {
     private final boolean streamOrdered;
     private final String poolNote;
     private final boolean syncEveryLaunch;
-    /** The route {@link #launch} takes: {@link LaunchRoute#REQUESTED}, or JCUDA where JavaCPP's binding did not load. */
-    private final LaunchRoute launchRoute;
-    private final String launchNote;
-    /** The JavaCPP launch (its native parameter block lives as long as this context); made on first use. */
-    private volatile DriverLaunch driverLaunch;
-    private String driverLaunchError;
+    /** The JavaCPP launch (its native parameter block lives as long as this context). */
+    private final DriverLaunch driverLaunch;
     private CUmemPoolHandle_st pool;
     private Cublas cublas;
     private PinnedUploads uploads;
@@ -75,16 +70,11 @@ public final class CudaContext {
         CudaException.check(cuStreamCreate(stream, CUstream_flags.CU_STREAM_DEFAULT), "creating the toolkit's stream");
         modules = new KernelModules(KernelModules.targetFor(device.computeMajor, device.computeMinor));
         syncEveryLaunch = "1".equals(System.getenv("MPI2NCCL_CUDA_SYNC"));
-        if (LaunchRoute.REQUESTED == LaunchRoute.JCUDA) {
-            launchRoute = LaunchRoute.JCUDA;
-            launchNote = LaunchRoute.JCUDA.description + (LaunchRoute.CHOSEN ? " (MPI2NCCL_JCUDA_LAUNCH=1)"
-                    : " (the default; MPI2NCCL_JCUDA_LAUNCH=0 launches through JavaCPP)");
-        } else if (driverLaunch() != null) {
-            launchRoute = LaunchRoute.JAVACPP;
-            launchNote = LaunchRoute.JAVACPP.description;
-        } else {
-            launchRoute = LaunchRoute.JCUDA;
-            launchNote = LaunchRoute.JCUDA.description + " (JavaCPP's binding did not load: " + driverLaunchError + ")";
+        try {
+            driverLaunch = new DriverLaunch(stream.address());
+        } catch (LinkageError e) {
+            throw new CudaUnavailableException("GPU " + device.ordinal + ": JavaCPP's CUDA runtime binding, which launches the"
+                    + " kernels, did not load: " + Cuda.firstLine(e));
         }
         String note;
         boolean ordered = device.memoryPools;
@@ -149,75 +139,28 @@ public final class CudaContext {
 
     /** Queues a kernel on the toolkit's stream for {@code items} work items (see {@link Kernel.Launch}). */
     public void launch(Kernel kernel, long items, KernelArgs args) {
-        launch(modules, kernel, items, args, launchRoute);
+        launch(modules, kernel, items, args);
     }
 
     /** Launches from a given module set (the tests run both PTX targets on one GPU this way). */
     void launch(KernelModules from, Kernel kernel, long items, KernelArgs args) {
-        launch(from, kernel, items, args, launchRoute);
-    }
-
-    /** Launches through a given route (the launch benchmark times both in one run). */
-    void launch(Kernel kernel, long items, KernelArgs args, LaunchRoute route) {
-        launch(modules, kernel, items, args, route);
-    }
-
-    private void launch(KernelModules from, Kernel kernel, long items, KernelArgs args, LaunchRoute route) {
         checkSignature(kernel, args);
         if (items < 0) throw new IllegalArgumentException(kernel.name + ": negative item count " + items);
         if (items == 0) return;
         makeCurrent();
         int blocks = gridBlocks(kernel.launch, items, device.multiprocessors);
         launches.incrementAndGet();
-        int result;
-        if (route == LaunchRoute.JAVACPP) {
-            DriverLaunch driver = driverLaunch();
-            if (driver == null) throw new CudaUnavailableException("launching " + kernel + " through JavaCPP: " + driverLaunchError);
-            result = driver.launch(from.driverFunction(kernel), blocks, args);
-        } else {
-            result = cuLaunchKernel(from.function(kernel), blocks, 1, 1, Kernel.BLOCK_THREADS, 1, 1, 0,
-                    stream, args.toKernelParams(), null);
-        }
+        int result = driverLaunch.launch(from.driverFunction(kernel), blocks, args);
         // the message is built only on failure: this runs tens of thousands of times a second
-        if (result != CUresult.CUDA_SUCCESS) throw new CudaException(result, "launching " + kernel + " (" + route + " route)");
+        if (result != CUresult.CUDA_SUCCESS) throw new CudaException(result, "launching " + kernel);
         if (syncEveryLaunch) {
             CudaException.check(cuStreamSynchronize(stream), "running " + kernel + " (MPI2NCCL_CUDA_SYNC=1)");
         }
     }
 
-    /**
-     * The JavaCPP launch of this context, made on first use; null (with {@link #driverLaunchError} saying why) where
-     * JavaCPP's cudart binding cannot be loaded.
-     */
-    private DriverLaunch driverLaunch() {
-        DriverLaunch d = driverLaunch;          // every launch asks: no lock once it is made
-        return d != null ? d : makeDriverLaunch();
-    }
-
-    private synchronized DriverLaunch makeDriverLaunch() {
-        if (driverLaunch == null && driverLaunchError == null) {
-            try {
-                driverLaunch = new DriverLaunch(stream.address());
-            } catch (CudaUnavailableException | LinkageError e) {
-                driverLaunchError = Cuda.firstLine(e);
-            }
-        }
-        return driverLaunch;
-    }
-
-    /** The route {@link #launch} takes on this context. */
-    LaunchRoute launchRoute() {
-        return launchRoute;
-    }
-
-    /** Whether {@code route} can launch here (JCuda always; JavaCPP where its cudart binding loads). */
-    boolean canLaunchThrough(LaunchRoute route) {
-        return route == LaunchRoute.JCUDA || driverLaunch() != null;
-    }
-
     /** How kernels are launched here, in words (for the doctor and the benchmarks). */
     public String launchDescription() {
-        return launchNote;
+        return DriverLaunch.DESCRIPTION;
     }
 
     /** Counts a call into a CUDA library that queues GPU work (a cuBLAS GEMM) for {@link #workCounts()}. */

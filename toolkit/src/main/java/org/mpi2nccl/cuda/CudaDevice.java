@@ -69,6 +69,14 @@ public final class CudaDevice {
         return context != null;
     }
 
+    /**
+     * "sm90" or "sm75": the PTX build the toolkit loads on this GPU; throws {@link CudaUnavailableException}
+     * where its compute capability is older than 7.5.
+     */
+    public String ptxTarget() {
+        return KernelModules.targetFor(computeMajor, computeMinor);
+    }
+
     /** "9.0" */
     public String computeCapability() {
         return computeMajor + "." + computeMinor;

@@ -6,7 +6,7 @@ import org.mpi2nccl.tensor.Storage;
 
 /**
  * Copies and fills of strided views for {@link CudaBackend}: a contiguous pair is one device-to-device copy, a
- * transpose is a tiled kernel ({@link StridedCopyPlan}, {@link KernelVariants#transpose}), anything else one
+ * transpose is a tiled kernel ({@link StridedCopyPlan}), anything else one
  * element per thread over the views' {@link Layout}s, their axes merged where they can be first.
  */
 final class CudaStridedCopies {
@@ -34,8 +34,7 @@ final class CudaStridedCopies {
         Layout a = new Layout(merged, st[0], srcOffset), b = new Layout(merged, st[1], dstOffset);
         StridedCopyPlan.Transpose t = StridedCopyPlan.transpose(a, b);
         if (t != null) {
-            TransposeVariant v = KernelVariants.transpose();
-            context.launch(v.kernel, t.tiles(v), KernelArgs.of().ptr(s).layout(t.batchIn()).ptr(d).layout(t.batchOut())
+            context.launch(Kernel.COPY_TRANSPOSE_64X64, t.tiles(), KernelArgs.of().ptr(s).layout(t.batchIn()).ptr(d).layout(t.batchOut())
                     .i64(t.np()).i64(t.nq()).i64(t.spIn()).i64(t.sqIn()).i64(t.spOut()).i64(t.sqOut()));
         } else {
             context.launch(Kernel.COPY_STRIDED, n, KernelArgs.of().ptr(s).layout(a).ptr(d).layout(b).i64(n));

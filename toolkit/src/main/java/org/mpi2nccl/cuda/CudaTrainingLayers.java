@@ -111,6 +111,20 @@ final class CudaTrainingLayers {
         context.launch(Kernel.BATCH_METRICS, 1, KernelArgs.of().ptr(pl).ptr(py).ptr(pj).ptr(ps).i64(rows).i64(classes));
     }
 
+    /** Like the CPU, a label that is not a class is an error naming it: the kernel records the first bad row in a flag {@link LabelChecks} reads later. */
+    void oneHot(Storage labels, Storage out, long n, int classes) {
+        long pl = address(labels, "oneHot labels"), po = address(out, "oneHot out");
+        if (classes < 1) throw new IllegalArgumentException("oneHot: classes must be >= 1, got " + classes);
+        checkRange("oneHot labels", labels, 0, n);
+        checkRange("oneHot out", out, 0, n * classes);
+        if (n == 0) return;
+        // The bad-label check reads its flag later (LabelChecks): waiting for it here would stall every step.
+        long flag = labelChecks.flagFor(true);
+        context.launch(Kernel.ONE_HOT, n * classes, KernelArgs.of().ptr(pl).ptr(po).i64(n).i64(classes).ptr(flag));
+        labelChecks.queued(flag, "oneHot", n, classes);
+        if (context.syncEveryLaunch()) labelChecks.checkAll();
+    }
+
     private long address(Storage s, String op) {
         return backend.address(s, op);
     }

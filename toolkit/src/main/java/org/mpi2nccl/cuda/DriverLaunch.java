@@ -7,14 +7,19 @@ import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.PointerPointer;
 
 /**
- * The {@link LaunchRoute#JAVACPP} launch of one context: cuLaunchKernel through JavaCPP's driver binding, on the
- * context's stream (wrapped once), with the arguments packed into one reusable native block.
+ * How one context queues its kernels: cuLaunchKernel through JavaCPP's driver binding, on the context's stream
+ * (wrapped once), with the arguments packed into one reusable native block ({@link KernelParamBlock}) and the
+ * function handles wrapped once per kernel. Packing is plain memory stores, with no object or JNI call per
+ * argument: a launch costs the host a few microseconds, which is what bounds a small model's training step.
  * <p>Threads: the block is shared by every thread that launches on this context and guarded by this object's lock
  * (packing and the call, a few microseconds): launches into one stream are serialized by the driver anyway, and a
  * single block per context keeps its lifetime plain (it lives as long as the context; {@link #close} frees it).
  * Launching threads today: the training thread, and the all-reduce thread of the host-staged (MPI) route.
  */
 final class DriverLaunch implements AutoCloseable {
+    /** In words, for the doctor and the benchmarks. */
+    static final String DESCRIPTION = "JavaCPP cuLaunchKernel, arguments packed into a reusable native block";
+
     private final CUstream_st stream;
     private final KernelParamBlock params = new KernelParamBlock();
 

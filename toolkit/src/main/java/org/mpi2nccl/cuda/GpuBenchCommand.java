@@ -10,12 +10,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.bench.gpu.GemmBench;
+import org.mpi2nccl.bench.gpu.GpuFigure;
+import org.mpi2nccl.bench.gpu.KernelBandwidthBench;
+import org.mpi2nccl.bench.gpu.LaunchCostBench;
+import org.mpi2nccl.bench.gpu.StagingBench;
+import org.mpi2nccl.bench.gpu.TrainStepBench;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code mpi2nccl bench-gpu}: GEMM, memory-bound kernels and host staging on one GPU (see {@link CudaBenchmarks}),
- * as a table and optionally as JSON for comparison with results/device/torch_peer.py.
+ * {@code mpi2nccl bench-gpu}: GEMM, memory-bound kernels, host staging, launch cost and a CNN training step on one
+ * GPU (the benchmarks of org.mpi2nccl.bench.gpu), as a table and optionally as JSON for comparison with
+ * scripts/gpu/torch_peer.py.
  */
 @Command(name = "bench-gpu", mixinStandardHelpOptions = true,
         description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging, the host's cost per kernel launch, a CNN training step.")
@@ -24,9 +31,9 @@ public final class GpuBenchCommand implements Callable<Integer> {
     int device;
 
     /** What --only may name. */
-    static final java.util.List<String> PARTS = java.util.List.of("gemm", "gemm-calls", "bandwidth", "variants", "staging", "launch", "train");
+    static final java.util.List<String> PARTS = java.util.List.of("gemm", "gemm-calls", "bandwidth", "staging", "launch", "train");
 
-    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, variants, staging, launch, train (default: all), and gemm-calls (one GEMM per cuBLAS route"
+    @Option(names = "--only", split = ",", description = "subset of: gemm, bandwidth, staging, launch, train (default: all), and gemm-calls (one GEMM per cuBLAS route"
                     + " and TF32 setting, for cuBLAS's API log; never part of the default)")
     Set<String> only;
 
@@ -48,10 +55,6 @@ public final class GpuBenchCommand implements Callable<Integer> {
     @Option(names = "--channels", split = ",", description = "CNN channels c1,c2 (default ${DEFAULT-VALUE})", defaultValue = "32,64")
     int[] channels;
 
-    @Option(names = "--kernel-variants", paramLabel = "SPEC",
-            description = "kernel variants for the whole run, e.g. transpose=128x64-v4,full-reduction=one-pass/4 (as MPI2NCCL_KERNEL_VARIANTS)")
-    String kernelVariants;
-
     @Option(names = "--json", description = "also write the results to this JSON file")
     Path json;
 
@@ -69,27 +72,17 @@ public final class GpuBenchCommand implements Callable<Integer> {
             System.err.println("bench-gpu: --gemm-size, --mib and --reps must be positive");
             return 2;
         }
-        if (kernelVariants != null) {
-            try {
-                KernelVariants.use(kernelVariants);
-            } catch (IllegalArgumentException e) {
-                System.err.println("bench-gpu: --kernel-variants: " + e.getMessage());
-                return 2;
-            }
-        }
         CudaBackend backend = CudaBackend.open(device);
         System.out.println(backend.describe());
-        System.out.println("kernel variants in use: " + KernelVariants.describe());
         System.out.println("kernel launches: " + backend.context().launchDescription());
-        List<CudaBenchmarks.Result> results = new ArrayList<>();
-        if (only != null && only.contains("gemm-calls")) results.addAll(print(CudaBenchmarks.gemmCalls(backend, gemmSize)));
-        if (wants("gemm")) results.addAll(print(CudaBenchmarks.gemm(backend, gemmSize, reps)));
-        if (wants("bandwidth")) results.addAll(print(CudaBenchmarks.bandwidth(backend, mib << 20, reps)));
-        if (wants("variants")) results.addAll(print(KernelVariantBench.run(backend, mib << 20, reps)));
+        List<GpuFigure> results = new ArrayList<>();
+        if (only != null && only.contains("gemm-calls")) results.addAll(print(GemmBench.gemmCalls(backend, gemmSize)));
+        if (wants("gemm")) results.addAll(print(GemmBench.gemm(backend, gemmSize, reps)));
+        if (wants("bandwidth")) results.addAll(print(KernelBandwidthBench.run(backend, mib << 20, reps)));
         if (wants("staging")) {
             long[] bytes = new long[stagingMib.length];
             for (int i = 0; i < bytes.length; i++) bytes[i] = stagingMib[i] << 20;
-            results.addAll(print(CudaBenchmarks.staging(backend.context(), bytes, Math.max(3, reps / 4))));
+            results.addAll(print(StagingBench.run(backend.context(), bytes, Math.max(3, reps / 4))));
         }
         if (wants("launch")) results.addAll(print(LaunchCostBench.run(backend, reps)));
         if (wants("train")) results.addAll(print(TrainStepBench.trainStep(backend, batch, channels[0], channels[1], Math.max(20, reps))));
@@ -97,7 +90,6 @@ public final class GpuBenchCommand implements Callable<Integer> {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("device", backend.describe());
             doc.put("driver_cuda", Cuda.versionString(Cuda.driverVersion()));
-            doc.put("kernel_variants", KernelVariants.describe());
             doc.put("kernel_launches", backend.context().launchDescription());
             doc.put("results", results);
             Files.writeString(json, new GsonBuilder().setPrettyPrinting().create().toJson(doc));
@@ -110,8 +102,8 @@ public final class GpuBenchCommand implements Callable<Integer> {
         return only == null || only.isEmpty() || only.contains(what);
     }
 
-    private static List<CudaBenchmarks.Result> print(List<CudaBenchmarks.Result> rs) {
-        for (CudaBenchmarks.Result r : rs) {
+    private static List<GpuFigure> print(List<GpuFigure> rs) {
+        for (GpuFigure r : rs) {
             System.out.printf("%-10s %-44s %10.2f %-8s %9.3f ms  %s%n", r.group(), r.name(), r.value(), r.unit(), r.ms(), r.note());
         }
         return rs;

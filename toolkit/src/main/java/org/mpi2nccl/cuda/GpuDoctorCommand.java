@@ -3,6 +3,8 @@ package org.mpi2nccl.cuda;
 import com.google.gson.GsonBuilder;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.doctor.CudaReport;
+import org.mpi2nccl.doctor.Finding;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -22,9 +24,9 @@ public final class GpuDoctorCommand implements Callable<Integer> {
             for (Kernel k : Kernel.all()) System.out.println(k + " " + k.signature + " " + k.launch);
             return 0;
         }
-        List<CudaDoctor.Row> rows = CudaDoctor.report();
-        System.out.print(json ? new GsonBuilder().setPrettyPrinting().create().toJson(rows) + "\n" : CudaDoctor.format(rows));
-        boolean failed = rows.stream().anyMatch(r -> r.status() == CudaDoctor.Status.FAIL);
+        List<Finding> rows = CudaReport.findings();
+        System.out.print(json ? new GsonBuilder().setPrettyPrinting().create().toJson(rows) + "\n" : Finding.text(rows));
+        boolean failed = rows.stream().anyMatch(r -> r.status() == Finding.Status.FAIL);
         return failed ? 1 : 0;
     }
 }

@@ -57,6 +57,20 @@ public final class Kernel {
         return ALL.stream().map(k -> k.module).distinct().sorted().toList();
     }
 
+    /**
+     * The PTX builds the toolkit jar lacks, as "module.target" ("memory.sm75"): empty when build.sh compiled
+     * native/ with nvcc for both targets (compute_90 and compute_75).
+     */
+    public static List<String> missingPtx() {
+        List<String> missing = new java.util.ArrayList<>();
+        for (String module : modules()) {
+            for (String target : List.of("sm90", "sm75")) {
+                if (Kernel.class.getResource(KernelModules.resourceName(module, target)) == null) missing.add(module + "." + target);
+            }
+        }
+        return missing;
+    }
+
     @Override
     public String toString() {
         return module + ".cu:" + name;
@@ -153,12 +167,8 @@ public final class Kernel {
     public static final Kernel FILL_STRIDED = of("memory", "fill_strided_f32", "pLfl", Launch.PER_ELEMENT);
     public static final Kernel COPY_STRIDED = of("memory", "copy_strided_f32", "pLpLl", Launch.PER_ELEMENT);
     // A batch of 2-D planes transposed tile by tile through shared memory (see {@link StridedCopyPlan}); 256-thread
-    // blocks. One kernel per tile shape; {@link TransposeVariant} says which one copies (the benchmark weighs them).
+    // blocks, tiles of 64 x 64.
     public static final Kernel COPY_TRANSPOSE_64X64 = of("memory", "copy_transpose_64x64_f32", "pLpLllllll", Launch.PER_BLOCK);
-    public static final Kernel COPY_TRANSPOSE_64X64_V4 = of("memory", "copy_transpose_64x64_v4_f32", "pLpLllllll", Launch.PER_BLOCK);
-    public static final Kernel COPY_TRANSPOSE_128X64_V4 = of("memory", "copy_transpose_128x64_v4_f32", "pLpLllllll", Launch.PER_BLOCK);
-    public static final Kernel COPY_TRANSPOSE_64X128_V4 = of("memory", "copy_transpose_64x128_v4_f32", "pLpLllllll", Launch.PER_BLOCK);
-    public static final Kernel COPY_TRANSPOSE_32X32 = of("memory", "copy_transpose_32x32_f32", "pLpLllllll", Launch.PER_BLOCK);
 
     // native/optim.cu
     public static final Kernel SGD_STEP = of("optim", "sgd_step_f32", "ppplfff", Launch.PER_ELEMENT);
@@ -190,14 +200,10 @@ public final class Kernel {
     public static final Kernel REDUCE_SUM_ROWS_LAST = of("reduce", "reduce_sum_rows_last_f32", "pplllpp", Launch.PER_BLOCK);
     public static final Kernel REDUCE_MAX_ROWS_LAST = of("reduce", "reduce_max_rows_last_f32", "pplllpp", Launch.PER_BLOCK);
     public static final Kernel REDUCE_MIN_ROWS_LAST = of("reduce", "reduce_min_rows_last_f32", "pplllpp", Launch.PER_BLOCK);
-    /** The one-pass sum with 8 float4 loads in flight per thread (a {@link FullReductionVariant}). */
-    public static final Kernel REDUCE_SUM_ROWS_LAST8 = of("reduce", "reduce_sum_rows_last8_f32", "pplllpp", Launch.PER_BLOCK);
     // cols_last: (in, out, outer, r, inner, chunk, chunks, partials, counters): the column split finished in one launch
     public static final Kernel REDUCE_SUM_COLS_LAST = of("reduce", "reduce_sum_cols_last_f32", "pplllllpp", Launch.PER_BLOCK);
     public static final Kernel REDUCE_MAX_COLS_LAST = of("reduce", "reduce_max_cols_last_f32", "pplllllpp", Launch.PER_BLOCK);
     public static final Kernel REDUCE_MIN_COLS_LAST = of("reduce", "reduce_min_cols_last_f32", "pplllllpp", Launch.PER_BLOCK);
-    /** The one-pass column sum with 8 rows in flight per thread (a {@link ColumnReductionVariant}). */
-    public static final Kernel REDUCE_SUM_COLS_LAST8 = of("reduce", "reduce_sum_cols_last8_f32", "pplllllpp", Launch.PER_BLOCK);
     public static final Kernel ARGMAX = of("reduce", "argmax_f32", "pplll", Launch.PER_ELEMENT);
 
     // native/softmax.cu

@@ -3,8 +3,6 @@ package org.mpi2nccl.cuda;
 import java.nio.ByteOrder;
 import java.nio.LongBuffer;
 import java.util.Arrays;
-import jcuda.NativePointerObject;
-import jcuda.Pointer;
 
 /**
  * The arguments of one kernel launch, in order, with a type letter per argument so that a launch whose
@@ -15,9 +13,7 @@ import jcuda.Pointer;
  * <p>The values are kept as 64-bit words in one growing {@code long[]}, laid out as the launch writes them into
  * native memory ({@link #packInto}): each argument in its own word-aligned slot (8 bytes; an int or float in the
  * slot's first 4 bytes), each struct argument (L, W, S, A) starting on a 16-byte boundary. A launch then costs
- * one object and three small arrays here and no per-argument objects, where JCuda's kernelParams took a
- * {@code Pointer} and a Java array per argument and pinned each array in JNI ({@link #toKernelParams}, the
- * {@link LaunchRoute#JCUDA} route).
+ * one object and three small arrays here and no object per argument.
  */
 public final class KernelArgs {
     /** The 32-bit value sits in the first 4 bytes of its 8-byte slot: the low half of the word on little-endian CPUs. */
@@ -168,24 +164,6 @@ public final class KernelArgs {
         int table = tableWords();
         for (int i = 0; i < count; i++) block.put(i, blockAddress + 8L * (table + starts[i]));
         for (int w = 0; w < wordCount; w++) block.put(table + w, words[w]);
-    }
-
-    /** The kernelParams array JCuda's cuLaunchKernel takes: a Pointer to a Java array per argument (the old route). */
-    Pointer toKernelParams() {
-        NativePointerObject[] values = new NativePointerObject[count];
-        for (int i = 0; i < count; i++) {
-            int at = starts[i];
-            values[i] = switch (types[i]) {
-                case 'i' -> Pointer.to(new int[] {low32(words[at])});
-                case 'f' -> Pointer.to(new float[] {Float.intBitsToFloat(low32(words[at]))});
-                case 'L' -> Pointer.to(Arrays.copyOfRange(words, at, at + LAYOUT_WORDS));
-                case 'W' -> Pointer.to(Arrays.copyOfRange(words, at, at + WINDOW_WORDS));
-                case 'S' -> Pointer.to(Arrays.copyOfRange(words, at, at + SGD_WORDS));
-                case 'A' -> Pointer.to(Arrays.copyOfRange(words, at, at + ADAM_WORDS));
-                default -> Pointer.to(new long[] {words[at]});
-            };
-        }
-        return Pointer.to(values);
     }
 
     /** Argument {@code i}'s 32-bit value (an int, or a float's bits) as stored in its slot. */

@@ -36,18 +36,8 @@ final class KernelModules {
         this.target = target;
     }
 
-    /**
-     * The PTX build for a GPU of this compute capability; {@code MPI2NCCL_PTX_TARGET=sm75} forces the
-     * portable one (to test it on a newer GPU).
-     */
+    /** The PTX build for a GPU of this compute capability (the tests load the portable one on a newer GPU too). */
     static String targetFor(int major, int minor) {
-        String forced = System.getenv("MPI2NCCL_PTX_TARGET");
-        if (forced != null && !forced.isBlank()) {
-            if (!forced.equals("sm90") && !forced.equals("sm75")) {
-                throw new IllegalArgumentException("MPI2NCCL_PTX_TARGET=" + forced + ": use sm90 or sm75");
-            }
-            return forced;
-        }
         if (major >= 9) return "sm90";
         if (major > 7 || (major == 7 && minor >= 5)) return "sm75";
         throw new CudaUnavailableException("this GPU has compute capability " + major + "." + minor
@@ -75,10 +65,10 @@ final class KernelModules {
 
     /**
      * The fatbin of a module for the sm90 target (Hopper machine code and the compute_90 PTX), or null where the
-     * jar has none or {@code MPI2NCCL_PTX_ONLY=1} asks for the PTX (to run the driver's PTX compiler on purpose).
+     * jar has none.
      */
     static byte[] readFatbin(String module, String target) {
-        if (!target.equals("sm90") || "1".equals(System.getenv("MPI2NCCL_PTX_ONLY"))) return null;
+        if (!target.equals("sm90")) return null;
         String name = fatbinName(module);
         try (InputStream in = KernelModules.class.getResourceAsStream(name)) {
             return in == null ? null : in.readAllBytes();
@@ -91,14 +81,14 @@ final class KernelModules {
         return RESOURCE_FOLDER + module + ".sm90.fatbin";
     }
 
-    /** The kernel's function handle, loading its module first if needed. The context must be current. */
+    /** The kernel's function handle (the occupancy query takes it), loading its module first if needed. The context must be current. */
     synchronized CUfunction function(Kernel kernel) {
         return handle(kernel);
     }
 
     /**
-     * The kernel's function handle as JavaCPP's cuLaunchKernel takes it (the {@link LaunchRoute#JAVACPP} route),
-     * loading its module first if needed. The context must be current.
+     * The kernel's function handle as JavaCPP's cuLaunchKernel takes it ({@link DriverLaunch}), loading its module
+     * first if needed. The context must be current.
      */
     CUfunc_st driverFunction(Kernel kernel) {
         CUfunc_st f = driverFunctions.get(kernel);
@@ -134,8 +124,8 @@ final class KernelModules {
 
     /**
      * With {@code MPI2NCCL_KERNEL_LOG=FILE}, appends "module.cu:name" to FILE the first time a kernel is looked up,
-     * i.e. launched (every launch looks its kernel up first): results/device/cuda-sanitizer-check.sh compares the
-     * log with {@code doctor-gpu --kernels} to say which kernels a sanitizer run covered.
+     * i.e. launched (every launch looks its kernel up first): scripts/gpu/cuda-sanitizer.sh compares the log with
+     * {@code doctor-gpu --kernels} to say which kernels a sanitizer run covered.
      */
     private static void logFirstLaunch(Kernel kernel) {
         String log = System.getenv("MPI2NCCL_KERNEL_LOG");

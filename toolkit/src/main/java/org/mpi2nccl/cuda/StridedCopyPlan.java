@@ -5,7 +5,7 @@ package org.mpi2nccl.cuda;
  * layouts come simplified ({@link org.mpi2nccl.tensor.Shapes#coalesce}: no extent-1 axes, jointly contiguous
  * neighbours merged). When the source is contiguous along one axis and the destination along another (a
  * transpose, a permute that moves the last axis), the copy is a batch of 2-D planes done tile by tile through
- * shared memory by a {@code copy_transpose_*} kernel ({@link TransposeVariant}): both sides are then read and written in whole memory sectors,
+ * shared memory by the {@code copy_transpose_64x64_f32} kernel: both sides are then read and written in whole memory sectors,
  * where {@code copy_strided_f32} would touch one 32-byte sector per element on one side. Otherwise
  * {@code copy_strided_f32} it is, one thread per element.
  */
@@ -15,11 +15,14 @@ final class StridedCopyPlan {
     /** Planes thinner than this stay with the per-element kernel (most of a tile's threads would idle). */
     static final long MIN_PLANE_SIDE = 8;
 
-    /** The arguments of the copy_transpose_* kernels: the batch axes as layouts, the plane's extents and strides. */
+    /** The kernel's tile: {@code TILE} along the source's contiguous axis and along the destination's. */
+    static final long TILE = 64;
+
+    /** The arguments of the copy_transpose kernel: the batch axes as layouts, the plane's extents and strides. */
     record Transpose(Layout batchIn, Layout batchOut, long np, long nq, long spIn, long sqIn, long spOut, long sqOut) {
-        /** Tiles of the variant's shape the copy has (the launch's block count before the cap). */
-        long tiles(TransposeVariant v) {
-            return batchIn.size() * ((np + v.tileP - 1) / v.tileP) * ((nq + v.tileQ - 1) / v.tileQ);
+        /** Tiles the copy has (the launch's block count before the cap). */
+        long tiles() {
+            return batchIn.size() * ((np + TILE - 1) / TILE) * ((nq + TILE - 1) / TILE);
         }
     }
 

@@ -19,4 +19,19 @@ public record Finding(String section, String item, Status status, String detail)
     public static Finding missing(String section, String item, String detail) {
         return new Finding(section, item, Status.MISSING, detail);
     }
+
+    /** Findings as an aligned text table, a heading line per section (for a terminal). */
+    public static String text(java.util.List<Finding> findings) {
+        int w = findings.stream().mapToInt(f -> f.item().length()).max().orElse(10);
+        StringBuilder sb = new StringBuilder();
+        String section = null;
+        for (Finding f : findings) {
+            if (!f.section().equals(section)) {
+                section = f.section();
+                sb.append(section).append('\n');
+            }
+            sb.append(String.format("  %-7s %-" + w + "s  %s%n", f.status(), f.item(), f.detail()));
+        }
+        return sb.toString();
+    }
 }

@@ -1,13 +1,11 @@
 package org.mpi2nccl.doctor;
 
-import org.mpi2nccl.cuda.CudaDoctor;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * GPUs, the CUDA driver and libraries, NCCL: the GPU runtime's own report ({@link CudaDoctor}), in the machine
- * report's form. On a machine without GPUs it says so plainly and everything else still works on the CPU.
+ * GPUs, the CUDA driver and libraries, NCCL: how many GPUs the driver lists, then {@link CudaReport}. On a
+ * machine without GPUs it says so plainly and everything else still works on the CPU.
  */
 final class GpuCheck implements DoctorCheck {
     @Override
@@ -17,9 +15,7 @@ final class GpuCheck implements DoctorCheck {
                 ? "none (no NVIDIA driver, or no GPU in this machine): lessons run on the CPU"
                 : Gpus.visibleCount() + " (rank engines use one each: rank k gets GPU localRank % count)"));
         try {
-            for (CudaDoctor.Row r : CudaDoctor.report()) {
-                out.add(new Finding(r.section(), r.item(), Finding.Status.valueOf(r.status().name()), r.detail()));
-            }
+            out.addAll(CudaReport.findings());
         } catch (RuntimeException | LinkageError e) {
             out.add(new Finding("GPU", "CUDA report", Finding.Status.FAIL, "could not be made: " + e));
         }

@@ -4,7 +4,7 @@ import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import io.github.spencerpark.jupyter.kernel.display.DisplayDataRenderable;
 import io.github.spencerpark.jupyter.kernel.display.RenderContext;
 import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
-import org.mpi2nccl.kernel.render.Html;
+import com.google.common.html.HtmlEscapers;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
@@ -64,17 +64,7 @@ public final class MachineReport implements DisplayDataRenderable {
     }
 
     public String text() {
-        int w = findings.stream().mapToInt(f -> f.item().length()).max().orElse(10);
-        StringBuilder sb = new StringBuilder();
-        String section = null;
-        for (Finding f : findings) {
-            if (!f.section().equals(section)) {
-                section = f.section();
-                sb.append(section).append('\n');
-            }
-            sb.append(String.format("  %-7s %-" + w + "s  %s%n", f.status(), f.item(), f.detail()));
-        }
-        return sb.toString();
+        return Finding.text(findings);
     }
 
     public String html() {
@@ -87,11 +77,15 @@ public final class MachineReport implements DisplayDataRenderable {
                 case WARN, MISSING -> "#9a6700";
                 case FAIL -> "#cf222e";
             };
-            sb.append("<tr><td>").append(Html.escape(f.section())).append("</td><td>").append(Html.escape(f.item()))
+            sb.append("<tr><td>").append(escape(f.section())).append("</td><td>").append(escape(f.item()))
                     .append("</td><td style=\"color:").append(colour).append("\"><b>").append(f.status())
-                    .append("</b></td><td style=\"text-align:left\">").append(Html.escape(f.detail())).append("</td></tr>");
+                    .append("</b></td><td style=\"text-align:left\">").append(escape(f.detail())).append("</td></tr>");
         }
         return sb.append("</tbody></table>").toString();
+    }
+
+    private static String escape(String s) {
+        return s == null ? "" : HtmlEscapers.htmlEscaper().escape(s);
     }
 
     @Override

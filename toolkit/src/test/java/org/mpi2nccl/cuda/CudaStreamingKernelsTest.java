@@ -21,9 +21,8 @@ import org.mpi2nccl.tensor.cpu.CpuBackend;
  * Every launch plan of the streaming kernels on the GPU against the CPU backend: each reduction plan (a warp
  * per row, a block per row, a row shared by many blocks plus the pass over their partials, float4 and scalar
  * column tiles, split columns), the tiled transpose (one plane, batches of planes, thin planes left to the
- * per-element kernel), elementwise and fill at lengths that leave a tail after the float4 part; and every
- * {@link KernelVariants} variant of the split-row reductions, of the column reductions and of the transpose. Sizes are large enough that
- * the grids loop. Reductions are also run twice: the same bits both times.
+ * per-element kernel), elementwise and fill at lengths that leave a tail after the float4 part; and more shapes
+ * for the one-launch split-row and column reductions and the transpose. Sizes are large enough that the grids loop. Reductions are also run twice: the same bits both times.
  */
 @Tag("gpu")
 class CudaStreamingKernelsTest {
@@ -90,8 +89,8 @@ class CudaStreamingKernelsTest {
         CPU.reduce(op, c, co, outer, reduced, inner);
         float[] got = download(gpu, go, outs);
         String what = op + " over (" + outer + ", " + reduced + ", " + inner + "), plan "
-                + Reduction.plan(outer, reduced, inner, gpu.context().device.multiprocessors, Reduction.columnsAsFloat4(gpu.deviceAddress(g), inner),
-                        KernelVariants.fullReduction().blocksPerSm) + ", " + KernelVariants.describe();
+                + CudaReductions.plan(outer, reduced, inner, gpu.context().device.multiprocessors,
+                        CudaReductions.columnsAsFloat4(gpu.deviceAddress(g), inner), CudaReductions.SPLIT_ROW_BLOCKS_PER_SM);
         float[] want = download(CPU, co, outs);
         for (int i = 0; i < outs; i++) {
             // max/min are exact; a float sum's rounding grows with the magnitudes summed (|x| <= 1 here, the CPU
@@ -120,53 +119,32 @@ class CudaStreamingKernelsTest {
     }
 
     @Test
-    void everyFullReductionVariant() {
-        try {
-            for (FullReductionVariant v : FullReductionVariant.values()) {
-                KernelVariants.use(v);
-                for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN}) {
-                    reduceBoth(op, 1, 3_000_001, 1);   // one misaligned-tail row shared by many blocks
-                    reduceBoth(op, 7, 100_003, 1);     // a few rows, each shared; rows start misaligned
-                    reduceBoth(op, 1, 9_000, 1);       // barely long enough to be split in two
-                }
-            }
-        } finally {
-            KernelVariants.use(KernelVariants.DEFAULT_FULL_REDUCTION);
+    void splitRowReductions() {
+        for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN}) {
+            reduceBoth(op, 1, 3_000_001, 1);   // one misaligned-tail row shared by many blocks
+            reduceBoth(op, 7, 100_003, 1);     // a few rows, each shared; rows start misaligned
+            reduceBoth(op, 1, 9_000, 1);       // barely long enough to be split in two
         }
     }
 
     @Test
-    void everyColumnReductionVariant() {
-        try {
-            for (ColumnReductionVariant v : ColumnReductionVariant.values()) {
-                KernelVariants.use(v);
-                for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN}) {
-                    reduceBoth(op, 1, 1_024, 16_384);   // the benchmark's shape, smaller: float4 tiles, rows cut into chunks
-                    reduceBoth(op, 3, 500, 1_001);      // scalar tiles (1001 % 4 != 0), several outer indices
-                    reduceBoth(op, 1, 200_000, 3);      // three columns, a very long axis: many chunks per tile
-                    reduceBoth(op, 2, 1, 5);            // one row to reduce over
-                    reduceBoth(op, 700, 70, 8);         // many small tiles: no split
-                }
-            }
-        } finally {
-            KernelVariants.use(KernelVariants.DEFAULT_COLUMN_REDUCTION);
+    void columnReductions() {
+        for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN}) {
+            reduceBoth(op, 1, 1_024, 16_384);   // the benchmark's shape, smaller: float4 tiles, rows cut into chunks
+            reduceBoth(op, 3, 500, 1_001);      // scalar tiles (1001 % 4 != 0), several outer indices
+            reduceBoth(op, 1, 200_000, 3);      // three columns, a very long axis: many chunks per tile
+            reduceBoth(op, 2, 1, 5);            // one row to reduce over
+            reduceBoth(op, 700, 70, 8);         // many small tiles: no split
         }
     }
 
     @Test
-    void everyTransposeVariant() {
-        try {
-            for (TransposeVariant v : TransposeVariant.values()) {
-                KernelVariants.use(v);
-                copyBoth(new int[] {1000, 1500}, new int[] {1, 0});          // partial tiles at both edges, misaligned
-                copyBoth(new int[] {512, 384}, new int[] {1, 0}, 0);         // whole tiles of every shape: the float4 path
-                copyBoth(new int[] {512, 384}, new int[] {1, 0}, 4);
-                copyBoth(new int[] {3, 256, 132}, new int[] {0, 2, 1}, 4);   // a batch of aligned planes, partial tiles too
-                copyBoth(new int[] {3, 40, 50, 60}, new int[] {2, 0, 3, 1}); // two batch axes
-            }
-        } finally {
-            KernelVariants.use(KernelVariants.DEFAULT_TRANSPOSE);
-        }
+    void tiledTransposes() {
+        copyBoth(new int[] {1000, 1500}, new int[] {1, 0});          // partial tiles at both edges, misaligned
+        copyBoth(new int[] {512, 384}, new int[] {1, 0}, 0);         // whole tiles only
+        copyBoth(new int[] {512, 384}, new int[] {1, 0}, 4);
+        copyBoth(new int[] {3, 256, 132}, new int[] {0, 2, 1}, 4);   // a batch of aligned planes, partial tiles too
+        copyBoth(new int[] {3, 40, 50, 60}, new int[] {2, 0, 3, 1}); // two batch axes
     }
 
     private void copyBoth(int[] sourceShape, int[] axes) {
@@ -192,7 +170,7 @@ class CudaStreamingKernelsTest {
         gpu.copyStrided(g, 0, from, go, at, to, shape);
         CPU.copyStrided(c, 0, from, co, at, to, shape);
         assertArrayEquals(download(CPU, co, n + at), download(gpu, go, n + at),
-                Arrays.toString(sourceShape) + " permuted " + Arrays.toString(axes) + " to offset " + at + ", transpose " + KernelVariants.transpose());
+                Arrays.toString(sourceShape) + " permuted " + Arrays.toString(axes) + " to offset " + at);
     }
 
     @Test

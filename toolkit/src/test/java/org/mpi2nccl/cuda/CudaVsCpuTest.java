@@ -18,7 +18,7 @@ import org.mpi2nccl.tensor.UnaryOp;
 
 /**
  * The same NDArray programs on the CPU and on GPU 0, on fresh random inputs, compared element by element with
- * the issue's tolerances (1e-5 relative elementwise, 1e-4 reductions and GEMM, TF32 off). Covers what the
+ * the backend contract's tolerances (1e-5 relative elementwise, 1e-4 reductions and GEMM, TF32 off). Covers what the
  * contract test does not: views, broadcasting over several axes, reductions over any axes, batched matmul
  * through NDArray, stacks of ops, random initialisation.
  */

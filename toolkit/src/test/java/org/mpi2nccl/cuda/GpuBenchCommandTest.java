@@ -24,6 +24,6 @@ class GpuBenchCommandTest {
         }
         String msg = err.toString(StandardCharsets.UTF_8);
         assertEquals(2, rc, msg);
-        assertTrue(msg.contains("gemm-cals") && msg.contains("gemm-calls") && msg.contains("variants"), msg);
+        assertTrue(msg.contains("gemm-cals") && msg.contains("gemm-calls") && msg.contains("launch"), msg);
     }
 }

@@ -142,60 +142,6 @@ class KernelArgsPackingTest {
         assertTrue(e.getMessage().contains("0..16"), e.getMessage());
     }
 
-    @Test
-    void launchRouteFromTheEnvironmentVariable() {
-        assertEquals(LaunchRoute.DEFAULT, LaunchRoute.fromEnvironment(null));
-        assertEquals(LaunchRoute.DEFAULT, LaunchRoute.fromEnvironment(" "));
-        assertEquals(LaunchRoute.JAVACPP, LaunchRoute.fromEnvironment("0"));
-        assertEquals(LaunchRoute.JCUDA, LaunchRoute.fromEnvironment("1"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LaunchRoute.fromEnvironment("yes"));
-        assertTrue(e.getMessage().contains("MPI2NCCL_JCUDA_LAUNCH=yes"), e.getMessage());
-    }
-
-    /**
-     * The JCuda route rebuilds, from the same words, what KernelArgs built before the packed block existed: one
-     * jcuda.Pointer per argument over a long[], int[] or float[] holding its value (JCuda keeps them in private fields:
-     * read by reflection; no JCuda native code runs).
-     */
-    @Test
-    void jcudaRouteGetsTheSameValuesAsArrays() throws ReflectiveOperationException {
-        long[] n = {5}, p = {0xA0}, g = {0xB0}, v = {0xC0};
-        KernelArgs a = KernelArgs.of().ptr(0x1234).i64(-7).i32(-9).f32(0.75f).layout(LAYOUT).window(WINDOW).sgdTensors(1, n, p, g, v).u64(99);
-        Object[] values = (Object[]) field(jcuda.Pointer.class, "pointers").get(a.toKernelParams());
-        assertEquals(a.count(), values.length);
-        assertEquals(0x1234L, ((java.nio.LongBuffer) buffer(values[0])).get(0));
-        assertEquals(-7L, ((java.nio.LongBuffer) buffer(values[1])).get(0));
-        assertEquals(-9, ((java.nio.IntBuffer) buffer(values[2])).get(0));
-        assertEquals(0.75f, ((java.nio.FloatBuffer) buffer(values[3])).get(0));
-        assertArrayEquals(LAYOUT.toParam(), longs(buffer(values[4])), "Layout");
-        assertArrayEquals(WINDOW, longs(buffer(values[5])), "Window2d");
-        long[] sgd = longs(buffer(values[6]));
-        assertEquals(KernelArgs.SGD_WORDS, sgd.length);
-        assertEquals(1, sgd[0]);
-        assertEquals(5, sgd[1]);
-        assertEquals(0xA0, sgd[1 + 16]);
-        assertEquals(0xB0, sgd[1 + 32]);
-        assertEquals(0xC0, sgd[1 + 48]);
-        assertEquals(99L, ((java.nio.LongBuffer) buffer(values[7])).get(0));
-    }
-
-    private static java.lang.reflect.Field field(Class<?> c, String name) throws NoSuchFieldException {
-        java.lang.reflect.Field f = c.getDeclaredField(name);
-        f.setAccessible(true);
-        return f;
-    }
-
-    private static java.nio.Buffer buffer(Object pointer) throws ReflectiveOperationException {
-        return (java.nio.Buffer) field(jcuda.Pointer.class, "buffer").get(pointer);
-    }
-
-    private static long[] longs(java.nio.Buffer b) {
-        java.nio.LongBuffer l = (java.nio.LongBuffer) b;
-        long[] out = new long[l.capacity()];
-        for (int i = 0; i < out.length; i++) out[i] = l.get(i);
-        return out;
-    }
-
     private static long[] read(KernelParamBlock block, long offset, int words) {
         long[] out = new long[words];
         for (int w = 0; w < words; w++) out[w] = block.longAt(offset + 8L * w);

@@ -45,14 +45,4 @@ class NoGpuTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Device.cuda(0).backend());
         assertTrue(e.getMessage().contains("cuda:0") && e.getMessage().contains(Cuda.unavailableReason()), e.getMessage());
     }
-
-    @Test
-    void doctorSaysTheCpuIsChosen() {
-        var rows = CudaDoctor.report();
-        String text = CudaDoctor.format(rows);
-        System.out.println(text);
-        assertTrue(text.contains("no GPU"), text);
-        assertTrue(text.contains("CPU backend"), text);
-        assertTrue(rows.stream().anyMatch(r -> r.item().contains("libcuda.so.1")), text);
-    }
 }

@@ -12,7 +12,7 @@ import org.mpi2nccl.tensor.Shapes;
 
 /**
  * The host side of strided copies, without a GPU: which copies become tiled transposes, and that the
- * transpose's arguments (batch layouts, plane extents and strides) name the same elements as the original
+ * transpose's arguments (batch layouts, plane extents and strides) name the same elements as the given
  * layouts. A copy is replayed on float arrays the way the copy_transpose_* kernels walk it (batch, p, q; the kernel's
  * own tiling is checked by native/cpu-check) and compared with a plain element-by-element copy.
  */
@@ -144,11 +144,9 @@ class StridedCopyPlanTest {
         StridedCopyPlan.Transpose t = planFor(new int[] {8192, 8192}, new int[] {1, 0});
         assertNotNull(t, "the benchmark's transpose");
         assertEquals(0, t.batchIn().shape().length);
-        assertEquals(8192L * 8192 / (64 * 64), t.tiles(TransposeVariant.TILE_64X64));
-        assertEquals(8192L * 8192 / (128 * 64), t.tiles(TransposeVariant.TILE_128X64_V4));
-        assertEquals(8192L * 8192 / (32 * 32), t.tiles(TransposeVariant.TILE_32X32));
-        assertEquals(2, planFor(new int[] {100, 65}, new int[] {1, 0}).tiles(TransposeVariant.TILE_64X128_V4),
-                "partial tiles count: p (65) needs 2 tiles of 64, q (100) 1 tile of 128");
+        assertEquals(8192L * 8192 / (64 * 64), t.tiles());
+        assertEquals(4, planFor(new int[] {100, 65}, new int[] {1, 0}).tiles(),
+                "partial tiles count: p (65) and q (100) need 2 tiles of 64 each");
         StridedCopyPlan.Transpose nchw = planFor(new int[] {16, 3, 32, 32}, new int[] {0, 2, 3, 1});
         assertNull(nchw, "NCHW -> NHWC with 3 channels: a plane 3 wide stays per-element");
         StridedCopyPlan.Transpose nhwc = planFor(new int[] {16, 64, 32, 32}, new int[] {0, 2, 3, 1});

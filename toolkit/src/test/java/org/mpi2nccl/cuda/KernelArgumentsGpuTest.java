@@ -1,6 +1,5 @@
 package org.mpi2nccl.cuda;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,20 +12,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The two kernel launch routes ({@link LaunchRoute}) on a real GPU: every kind of argument (pointer, long, int,
- * float, Layout, Window2d, SgdTensors, AdamTensors) reaches the kernel the same way through JavaCPP's packed block
- * as through JCuda's arrays (outputs bit for bit equal, and equal to the CPU where that is simple); the context
- * launches through the route MPI2NCCL_JCUDA_LAUNCH asks for, and JavaCPP's binding loads; threads launching at once on
- * one context share its block safely.
+ * Kernel launches on a real GPU ({@link DriverLaunch}): every kind of argument (pointer, long, int, float, Layout,
+ * Window2d, SgdTensors, AdamTensors) reaches the kernel as {@link KernelArgs} packed it (outputs equal to the CPU's);
+ * JavaCPP's binding loads; threads launching at once on one context share its parameter block safely.
  */
 @Tag("gpu")
-class LaunchRouteGpuTest {
+class KernelArgumentsGpuTest {
     private static CudaContext ctx;
 
     @BeforeAll
@@ -37,66 +34,65 @@ class LaunchRouteGpuTest {
     }
 
     @Test
-    void defaultRouteIsTheRequestedOne() {
-        assertEquals(LaunchRoute.REQUESTED, ctx.launchRoute(), ctx.launchDescription());
-        assertTrue(ctx.canLaunchThrough(LaunchRoute.JAVACPP), "JavaCPP's binding did not load: " + ctx.launchDescription());
-        assertFalse(ctx.launchDescription().contains("did not load"), ctx.launchDescription());
+    void kernelsLaunchThroughJavaCpp() {
+        assertEquals(DriverLaunch.DESCRIPTION, ctx.launchDescription());
+        assertTrue(ctx.launchDescription().contains("JavaCPP"), ctx.launchDescription());
     }
 
     @Test
-    void scalarsOfEveryTypeArriveThroughBothRoutes() {
+    void scalarsOfEveryTypeArrive() {
         float[] a = randoms(1000, 1);
         // fill (pointer, float, long); s - a[i] (pointer, float, pointer, long, int reversed = 1)
-        float[] fill = bothRoutes(route -> {
+        float[] fill = launched(() -> {
             try (DeviceMemory out = ctx.allocateFloats(1000)) {
-                ctx.launch(Kernel.FILL, 1000, KernelArgs.of().ptr(out).f32(-3.25f).i64(1000), route);
+                ctx.launch(Kernel.FILL, 1000, KernelArgs.of().ptr(out).f32(-3.25f).i64(1000));
                 return out.toFloatArray();
             }
-        }, "fill_f32");
+        });
         for (int i = 0; i < 1000; i++) assertEquals(-3.25f, fill[i], "element " + i);
-        float[] rsub = bothRoutes(route -> {
+        float[] rsub = launched(() -> {
             try (DeviceMemory in = ctx.allocateFloats(1000); DeviceMemory out = ctx.allocateFloats(1000)) {
                 in.copyFrom(a);
                 ctx.launch(Kernel.binaryScalar(org.mpi2nccl.tensor.BinaryOp.SUB), 1000,
-                        KernelArgs.of().ptr(in).f32(0.5f).ptr(out).i64(1000).i32(1), route);
+                        KernelArgs.of().ptr(in).f32(0.5f).ptr(out).i64(1000).i32(1));
                 return out.toFloatArray();
             }
-        }, "ew_sub_scalar_f32");
+        });
         for (int i = 0; i < 1000; i++) assertEquals(0.5f - a[i], rsub[i], "0.5 - a[" + i + "]");
     }
 
     @Test
-    void layoutStructsArriveThroughBothRoutes() {
+    void layoutStructsArrive() {
         int rows = 37, cols = 53;
         float[] a = randoms(rows * cols, 2);
         // the transpose of a [rows, cols] matrix: read with the transposed strides, write contiguous
-        float[] t = bothRoutes(route -> {
+        float[] t = launched(() -> {
             try (DeviceMemory in = ctx.allocateFloats(a.length); DeviceMemory out = ctx.allocateFloats(a.length)) {
                 in.copyFrom(a);
                 ctx.launch(Kernel.COPY_STRIDED, a.length, KernelArgs.of()
                         .ptr(in).layout(new Layout(new long[] {cols, rows}, new long[] {1, cols}, 0))
-                        .ptr(out).layout(Layout.contiguous(cols, rows)).i64(a.length), route);
+                        .ptr(out).layout(Layout.contiguous(cols, rows)).i64(a.length));
                 return out.toFloatArray();
             }
-        }, "copy_strided_f32");
+        });
         for (int r = 0; r < rows; r++) {
             for (int c = 0; c < cols; c++) assertEquals(a[r * cols + c], t[c * rows + r], "element " + r + "," + c);
         }
     }
 
     @Test
-    void windowStructArrivesThroughBothRoutes() {
+    void windowStructArrives() {
         long n = 2, c = 3, h = 9, w = 7, kh = 3, kw = 2, sh = 2, sw = 1, ph = 1, pw = 0;
         long oh = (h + 2 * ph - kh) / sh + 1, ow = (w + 2 * pw - kw) / sw + 1;
         float[] x = randoms((int) (n * c * h * w), 3);
         int colsLength = (int) (n * c * kh * kw * oh * ow);
-        float[] cols = bothRoutes(route -> {
+        float[] cols = launched(() -> {
             try (DeviceMemory in = ctx.allocateFloats(x.length); DeviceMemory out = ctx.allocateFloats(colsLength)) {
                 in.copyFrom(x);
-                ctx.launch(Kernel.IM2COL, colsLength, KernelArgs.of().ptr(in).ptr(out).window(n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow), route);
+                ctx.launch(Kernel.IM2COL, colsLength, KernelArgs.of().ptr(in).ptr(out).window(n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow));
                 return out.toFloatArray();
             }
-        }, "im2col_f32");
+        });
         // one entry checked by hand: sample 1, channel 2, window row 1, column 0, output pixel (2, 3)
         long s = 1, ch = 2, i = 1, j = 0, oy = 2, ox = 3;
         long row = (ch * kh + i) * kw + j, p = oh * ow, q = oy * ow + ox;
@@ -105,7 +101,7 @@ class LaunchRouteGpuTest {
     }
 
     @Test
-    void optimizerTensorListsArriveThroughBothRoutes() {
+    void optimizerTensorListsArrive() {
         int[] sizes = {100, 1, 300};
         float lr = 0.1f, momentum = 0.9f, wd = 0.01f;
         float[][] params = new float[3][], grads = new float[3][], velocities = new float[3][];
@@ -114,7 +110,7 @@ class LaunchRouteGpuTest {
             grads[k] = randoms(sizes[k], 20 + k);
             velocities[k] = randoms(sizes[k], 30 + k);
         }
-        float[] sgd = bothRoutes(route -> tensorListStep(route, false, sizes, params, grads, velocities, lr, momentum, wd), "sgd_steps_f32");
+        float[] sgd = tensorListStep(false, sizes, params, grads, velocities, lr, momentum, wd);
         int at = 0;
         for (int k = 0; k < 3; k++) {
             for (int e = 0; e < sizes[k]; e++, at++) {
@@ -122,8 +118,18 @@ class LaunchRouteGpuTest {
                 assertEquals(params[k][e] - lr * d, sgd[at], 1e-6f, "SGD parameter " + k + "[" + e + "]");
             }
         }
-        float[] adam = bothRoutes(route -> tensorListStep(route, true, sizes, params, grads, velocities, lr, momentum, wd), "adam_steps_f32");
+        float[] adam = tensorListStep(true, sizes, params, grads, velocities, lr, momentum, wd);
         assertFalse(java.util.Arrays.equals(flat(params), adam), "Adam moved the parameters");
+        // Adam with beta1 0.9, beta2 0.999, eps 1e-8, bias corrections 0.1 and 0.001, second moments starting at 0
+        at = 0;
+        for (int k = 0; k < 3; k++) {
+            for (int e = 0; e < sizes[k]; e++, at++) {
+                float d = grads[k][e] + wd * params[k][e];
+                float m = 0.9f * velocities[k][e] + (1f - 0.9f) * d, v = (1f - 0.999f) * d * d;
+                float want = params[k][e] - lr * (m / 0.1f) / ((float) Math.sqrt(v / 0.001f) + 1e-8f);
+                assertEquals(want, adam[at], 1e-4f * Math.max(1f, Math.abs(want)), "Adam parameter " + k + "[" + e + "]");
+            }
+        }
     }
 
     @Test
@@ -141,7 +147,7 @@ class LaunchRouteGpuTest {
                 done.add(pool.submit(() -> {
                     start.await();
                     for (int i = 0; i < launches; i++) {
-                        ctx.launch(Kernel.FILL, 64, KernelArgs.of().ptr(out).f32(id * 100_000 + i).i64(64), LaunchRoute.JAVACPP);
+                        ctx.launch(Kernel.FILL, 64, KernelArgs.of().ptr(out).f32(id * 100_000 + i).i64(64));
                     }
                     return null;
                 }));
@@ -159,16 +165,13 @@ class LaunchRouteGpuTest {
         }
     }
 
-    /** Runs {@code launch} through each route; asserts both give the same floats, bit for bit; returns them. */
-    private static float[] bothRoutes(Function<LaunchRoute, float[]> launch, String kernel) {
-        float[] viaJavaCpp = launch.apply(LaunchRoute.JAVACPP);
-        float[] viaJCuda = launch.apply(LaunchRoute.JCUDA);
-        assertArrayEquals(viaJCuda, viaJavaCpp, kernel + ": JavaCPP's launch differs from JCuda's");
-        return viaJavaCpp;
+    /** Runs {@code launch} (kernels queued, results copied back) and returns its floats. */
+    private static float[] launched(Supplier<float[]> launch) {
+        return launch.get();
     }
 
     /** One sgd_steps_f32 or adam_steps_f32 launch over three tensors; returns the parameters after it. */
-    private static float[] tensorListStep(LaunchRoute route, boolean adam, int[] sizes, float[][] params, float[][] grads,
+    private static float[] tensorListStep(boolean adam, int[] sizes, float[][] params, float[][] grads,
                                           float[][] velocities, float lr, float momentum, float wd) {
         List<DeviceMemory> held = new ArrayList<>();
         try {
@@ -184,7 +187,7 @@ class LaunchRouteGpuTest {
             KernelArgs args = adam
                     ? KernelArgs.of().adamTensors(3, n, p, g, v, v2).f32(lr).f32(0.9f).f32(0.999f).f32(1e-8f).f32(wd).f32(0.1f).f32(0.001f)
                     : KernelArgs.of().sgdTensors(3, n, p, g, v).f32(lr).f32(momentum).f32(wd);
-            ctx.launch(adam ? Kernel.ADAM_STEPS : Kernel.SGD_STEPS, items, args, route);
+            ctx.launch(adam ? Kernel.ADAM_STEPS : Kernel.SGD_STEPS, items, args);
             float[] out = new float[sizes[0] + sizes[1] + sizes[2]];
             int at = 0;
             for (int k = 0; k < 3; k++) {

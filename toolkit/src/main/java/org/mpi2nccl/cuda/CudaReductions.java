@@ -1,31 +1,34 @@
 package org.mpi2nccl.cuda;
 
 import org.mpi2nccl.tensor.ReduceOp;
+import org.mpi2nccl.tensor.Storage;
 
 /**
  * Plans a SUM/MAX/MIN over the middle axis of a compact (outer, reduced, inner) array onto the kernels of
- * native/reduce.cu, and launches it.
+ * native/reduce.cu, and launches it ({@link CudaBackend#reduce}).
  * <ul>
  *   <li>{@code inner == 1} (rows): one warp per row when rows are short and many, else a block per row. When
  *       there are too few rows to fill the GPU (a full sum is one row), each row is shared by {@code parts}
- *       blocks, whose partial results a second pass reduces.</li>
+ *       blocks ({@value #SPLIT_ROW_BLOCKS_PER_SM} per SM in all: about one wave of resident blocks), and the last
+ *       block of each row to finish combines the parts' results in the same launch (reduce_*_rows_last_f32).</li>
  *   <li>{@code inner > 1} (columns): a block per tile of 128 columns (32 when they cannot be read as float4)
- *       and a chunk of the reduced axis; with few tiles the axis is cut into {@code chunks} chunks, combined
- *       by a second pass or, as {@link KernelVariants#columnReduction()} says, by the last block of each tile in
- *       the same launch ({@link #planColumns}).</li>
+ *       and a chunk of the reduced axis; with few tiles the axis is cut into chunks so that the blocks fill whole
+ *       waves of the blocks the GPU keeps resident at once ({@link #planColumns}), and the last block of each tile
+ *       combines the chunks in the same launch (reduce_*_cols_last_f32).</li>
  * </ul>
- * Enough blocks for the GPU is {@value #BLOCKS_PER_SM_TARGET} per SM: with several float4 loads in flight per
- * thread that covers the memory latency, and it leaves a small tail when the last blocks run alone. Rows shared
- * by several blocks follow {@link KernelVariants#fullReduction()}: its blocks per SM, and either the second pass
- * or one launch whose last block per row combines the partials (reduce_*_rows_last_f32).
- * Deterministic: the split depends only on the shape, the input's alignment, the variant and the GPU's SM
- * count, and partials are always combined in index order.
+ * Where the one-launch form's partial results do not fit the per-context scratch ({@link ReductionScratch}), the
+ * split is finished by a second launch over the partials instead, with {@value #BLOCKS_PER_SM_TARGET} blocks per
+ * SM: with several float4 loads in flight per thread that covers the memory latency.
+ * Deterministic: the split depends only on the shape, the input's alignment and the GPU's SM count and
+ * occupancy, and partials are always combined in index order.
  */
-final class Reduction {
-    private Reduction() {}
+final class CudaReductions {
+    private CudaReductions() {}
 
-    /** Blocks per SM a reduction should offer before its axis is split. */
+    /** Blocks per SM a reduction finished by a second launch should offer before its axis is split. */
     static final int BLOCKS_PER_SM_TARGET = 16;
+    /** Blocks per SM of a row shared by several blocks and finished in one launch. */
+    static final int SPLIT_ROW_BLOCKS_PER_SM = 4;
     /** Fewest elements in one block's part of a row (256 threads x 4 float4 loads). */
     static final long MIN_ROW_PART = 4096;
     /** Fewest rows in one chunk of a column reduction (8 warps x 8 rows). */
@@ -47,22 +50,31 @@ final class Reduction {
      */
     record Pass(Shape shape, long split, long chunk, long items) {}
 
-    static void run(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner) {
-        run(context, op, in, out, outer, reduced, inner, KernelVariants.fullReduction());
-    }
-
-    /** As {@link #run}, rows shared by several blocks reduced the way {@code rows} says. */
-    static void run(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner,
-                    FullReductionVariant rows) {
-        int sms = context.device.multiprocessors;
-        if (inner > 1 && reduced > 1 && KernelVariants.columnReduction().onePass && columnsOnePass(context, op, in, out, outer, reduced, inner)) {
+    /** The contract's reduce: shape and storage checks, ARGMAX (one thread per output), else {@link #run}. */
+    static void reduce(CudaBackend backend, ReduceOp op, Storage a, Storage out, long outer, long reduced, long inner) {
+        if (reduced < 1) throw new IllegalArgumentException("reduce: reduced axis must have >= 1 element, got " + reduced);
+        if (outer < 0 || inner < 0) throw new IllegalArgumentException("reduce: negative shape (" + outer + ", " + reduced + ", " + inner + ")");
+        long pa = backend.address(a, "reduce"), po = backend.address(out, "reduce");
+        CudaBackend.checkRange("reduce", a, 0, outer * reduced * inner);
+        CudaBackend.checkRange("reduce", out, 0, outer * inner);
+        if (outer * inner == 0) return;
+        CudaContext context = backend.context();
+        if (op == ReduceOp.ARGMAX) {
+            context.launch(Kernel.ARGMAX, outer * inner, KernelArgs.of().ptr(pa).ptr(po).i64(outer).i64(reduced).i64(inner));
             return;
         }
-        Pass pass = plan(outer, reduced, inner, sms, columnsAsFloat4(in, inner), rows.blocksPerSm);
-        if (rows.onePass && pass.shape() == Shape.ROWS_BLOCK && pass.split() > 1 && ReductionScratch.fits(outer, pass.split())) {
+        run(context, op, pa, po, outer, reduced, inner);
+    }
+
+    static void run(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner) {
+        int sms = context.device.multiprocessors;
+        if (inner > 1 && reduced > 1 && columnsOnePass(context, op, in, out, outer, reduced, inner)) {
+            return;
+        }
+        Pass pass = plan(outer, reduced, inner, sms, columnsAsFloat4(in, inner), SPLIT_ROW_BLOCKS_PER_SM);
+        if (pass.shape() == Shape.ROWS_BLOCK && pass.split() > 1 && ReductionScratch.fits(outer, pass.split())) {
             ReductionScratch scratch = ReductionScratch.of(context);
-            Kernel k = op == ReduceOp.SUM && rows.loads8 ? Kernel.REDUCE_SUM_ROWS_LAST8
-                    : kernel(op, Kernel.REDUCE_SUM_ROWS_LAST, Kernel.REDUCE_MAX_ROWS_LAST, Kernel.REDUCE_MIN_ROWS_LAST);
+            Kernel k = kernel(op, Kernel.REDUCE_SUM_ROWS_LAST, Kernel.REDUCE_MAX_ROWS_LAST, Kernel.REDUCE_MIN_ROWS_LAST);
             context.launch(k, pass.items(), KernelArgs.of().ptr(in).ptr(out).i64(outer).i64(reduced).i64(pass.split())
                     .ptr(scratch.partials()).ptr(scratch.counters()));
             return;
@@ -73,21 +85,18 @@ final class Reduction {
         }
         try (DeviceMemory partial = DeviceMemory.allocateUnscoped(context, outer * pass.split() * inner * 4)) {
             launch(context, op, pass, in, partial.address(), outer, reduced, inner);
-            run(context, op, partial.address(), out, outer, pass.split(), inner, rows);
+            run(context, op, partial.address(), out, outer, pass.split(), inner);
         }   // freed in stream order: after the second pass has read it
     }
 
     /**
-     * Columns in one launch (reduce_*_cols_last_f32) as the {@link KernelVariants#columnReduction()} variant plans
-     * them; false (nothing launched) when its partials do not fit the per-context scratch: then the two-pass route.
+     * Columns in one launch (reduce_*_cols_last_f32), split into whole waves of the kernel's resident blocks;
+     * false (nothing launched) when its partials do not fit the per-context scratch: then the two-pass route.
      */
     private static boolean columnsOnePass(CudaContext context, ReduceOp op, long in, long out, long outer, long reduced, long inner) {
-        ColumnReductionVariant v = KernelVariants.columnReduction();
-        Kernel k = op == ReduceOp.SUM && v.loads8 ? Kernel.REDUCE_SUM_COLS_LAST8
-                : kernel(op, Kernel.REDUCE_SUM_COLS_LAST, Kernel.REDUCE_MAX_COLS_LAST, Kernel.REDUCE_MIN_COLS_LAST);
+        Kernel k = kernel(op, Kernel.REDUCE_SUM_COLS_LAST, Kernel.REDUCE_MAX_COLS_LAST, Kernel.REDUCE_MIN_COLS_LAST);
         boolean float4 = columnsAsFloat4(in, inner);
-        int resident = v.blocksPerSm == 0 ? context.residentBlocksPerSm(k) : 0;
-        Pass pass = planColumns(outer, reduced, inner, context.device.multiprocessors, float4, v.blocksPerSm, resident);
+        Pass pass = planColumns(outer, reduced, inner, context.device.multiprocessors, float4, 0, context.residentBlocksPerSm(k));
         long tiles = outer * ((inner + columnWidth(float4) - 1) / columnWidth(float4));
         if (!ReductionScratch.fitsColumns(outer, tiles, pass.split(), inner)) return false;
         ReductionScratch scratch = ReductionScratch.of(context);
