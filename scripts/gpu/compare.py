@@ -35,10 +35,6 @@ def main():
             ok = share >= 0.80
             target = f"{'MET' if ok else 'MISSED'}: {100 * share:.0f}% of our copy (>= 80%)"
             verdicts.append(ok)
-        elif j["group"] in ("variant", "variant-best"):
-            # kernel variants (bench-gpu --only variants): no PyTorch peer, not a target; the note has the share of
-            # the copy measured next to them, the check against the CPU, and which variant is the default
-            target = j.get("note", "")
         elif j["group"] == "train" and ratio is not None:
             ok = ratio >= 1.0
             target = f"{'MET' if ok else 'MISSED'} (samples/s >= PyTorch eager)"

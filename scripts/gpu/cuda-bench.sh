@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The CUDA backend's benchmarks next to PyTorch on the same GPU in the same run (about 3 minutes):
 # GEMM 4096^3 float32 and TF32 vs torch.mm (cuBLAS), elementwise/reduction kernels on 256 MiB vs the copy
-# bandwidth, every kernel variant of the transpose and of the full reductions (timed in interleaved rounds and
-# checked against the CPU: "variant" rows, "variant-best" says which to keep), host<->GPU staging (pageable,
+# bandwidth, host<->GPU staging (pageable,
 # pinned, pinned + Java array copy), one training step of the lesson CNN vs PyTorch eager. compare.py prints
 # both side by side with the targets. Then GEMM alone in GEMM_ROUNDS alternating rounds (Java, PyTorch,
 # Java, ...), each with 1 s of warm-up and the median of 30 samples: gemm_rounds.py prints each side's median.
@@ -10,12 +9,7 @@
 set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 header "cuda-bench"
-if ! run bench-java 300 "$BUNDLE/bin/mpi2nccl" bench-gpu --json "$OUT/bench-java.json"; then
-  # a failing kernel variant must not cost the run its other figures: again with the first kernels, no variants
-  note "   bench-java failed (see $OUT/bench-java.txt): once more with the first kernels (transpose=64x64, full-reduction=two-pass/16)"
-  run bench-java-first-kernels 300 "$BUNDLE/bin/mpi2nccl" bench-gpu --only gemm,bandwidth,staging,train \
-    --kernel-variants transpose=64x64,full-reduction=two-pass/16 --json "$OUT/bench-java.json"
-fi
+run bench-java 300 "$BUNDLE/bin/mpi2nccl" bench-gpu --json "$OUT/bench-java.json"
 torch_python
 if "$PY" -c 'import torch' 2>/dev/null; then
   run bench-torch 200 "$PY" "$(dirname "$0")/torch_peer.py" --json "$OUT/bench-torch.json"

@@ -4,7 +4,7 @@
 #               their GPUs, NCCL (bootstraps, collectives, split, groups, timeouts), data-parallel equivalence
 #  2. nccl      the bandwidth harness, NCCL all-reduce 8 B .. 1 GiB on 2 ranks, beside torch.distributed in the same
 #               run, with the nccl/torch busbw ratio; the MPI routes are left to bandwidth.sh
-#  3. kernels   bench-gpu's bandwidth rows and kernel variants (target: >= 80% of copy), Java side only
+#  3. kernels   bench-gpu's bandwidth rows (target: >= 80% of copy), Java side only
 # The longer scripts beside it (cuda-bench.sh, bandwidth.sh, data-parallel.sh) measure each part in full.
 # Usage, from the repository root with the bundle unpacked: BUNDLE=/tmp/bundle OUT=/tmp/out bash scripts/gpu/quick-check.sh
 set -uo pipefail
@@ -36,8 +36,8 @@ else
   note "== nccl: skipped (one GPU)"
 fi
 
-run kernels 200 "$BUNDLE/bin/mpi2nccl" bench-gpu --only bandwidth,variants --json "$OUT/kernels.json"
-grep -E 'GB/s|variant' "$OUT/kernels.txt" | head -60 | cut -c1-200 | sed 's/^/    /' | tee -a "$SUMMARY"
+run kernels 200 "$BUNDLE/bin/mpi2nccl" bench-gpu --only bandwidth --json "$OUT/kernels.json"
+grep -E 'GB/s' "$OUT/kernels.txt" | head -60 | cut -c1-200 | sed 's/^/    /' | tee -a "$SUMMARY"
 
 if pgrep -af 'daemon.jar|org.mpi2nccl' | grep -v pgrep; then note "LEFTOVER PROCESSES (above)"; else note "no leftover processes"; fi
 note "done: $OUT"
