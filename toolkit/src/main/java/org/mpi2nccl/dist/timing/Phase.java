@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.timing;
 
 /**
  * The parts of one data-parallel training step, in order. {@link #COMMUNICATION} is the time between the
