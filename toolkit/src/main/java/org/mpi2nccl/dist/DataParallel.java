@@ -172,8 +172,6 @@ public class DataParallel implements AutoCloseable {
 
     public Communicator communicator() { return comm; }
 
-    public Options options() { return options; }
-
     public int rank() { return comm.rank(); }
 
     public int ranks() { return comm.size(); }

@@ -40,11 +40,6 @@ public enum Route {
         throw new IllegalArgumentException("unknown route '" + s + "': use mpi, ring or nccl");
     }
 
-    /** True when gradients never leave the GPU on this route. */
-    public boolean onDevice() {
-        return this == NCCL;
-    }
-
     /**
      * This rank's communicator for the route, over the MPJ world ({@code host}, after {@code MPI.Init});
      * {@code device} is where the model lives (NCCL: its GPU and stream). Collective: every rank calls it.

@@ -165,7 +165,7 @@ class DataParallelThreadsTest {
     }
 
     @Test
-    void bucketsAndTimes() {
+    void smallBucketsMeanSeveralAllReducesPerStep() {
         List<String> out = onRanks(2, c -> {
             EquivalenceCheck.Setup s = new EquivalenceCheck.Setup("cnn", DATA, 24, 3, 3, 0.1f, 0.9f);
             try (var net = EquivalenceCheck.model("cnn", DATA, Device.cpu(), 1);

@@ -97,8 +97,6 @@ public class GpuDataParallel extends DataParallel {
         return plan;
     }
 
-    public GpuOptions gpuOptions() { return gpuOptions; }
-
     /** This step replayed from CUDA graphs when the options ask for them and the step can be, else the plain step. */
     @Override
     public StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {

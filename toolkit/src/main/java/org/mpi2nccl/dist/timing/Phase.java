@@ -6,9 +6,5 @@ package org.mpi2nccl.dist.timing;
  * the all-reduce that backward did not hide.
  */
 public enum Phase {
-    FORWARD, BACKWARD, COMMUNICATION, OPTIMIZER;
-
-    public String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
-    }
+    FORWARD, BACKWARD, COMMUNICATION, OPTIMIZER
 }
