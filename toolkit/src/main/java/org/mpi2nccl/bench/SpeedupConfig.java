@@ -6,8 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.mpi2nccl.dist.DataParallelOptions;
+import org.mpi2nccl.dist.DataParallel;
 import org.mpi2nccl.dist.Route;
+import org.mpi2nccl.dist.gpu.GpuOptions;
 
 /**
  * What the speedup experiment trains, the same for every (route, ranks) run: model, data, epochs, the batch
@@ -51,18 +52,18 @@ public final class SpeedupConfig {
      */
     public static final int GPU_WARMUP_STEPS = 1000;
     public boolean overlap = true;
-    public long bucketBytes = DataParallelOptions.DEFAULT_BUCKET_BYTES;
-    /** {@link DataParallelOptions#lastBucketBytes}. */
+    public long bucketBytes = DataParallel.Options.DEFAULT_BUCKET_BYTES;
+    /** {@link GpuOptions#lastBucketBytes}. */
     public long lastBucketBytes;
     /**
-     * {@link DataParallelOptions#overlapCtas} (NCCL route only): 4 here, where the library's default is NCCL's choice.
+     * {@link GpuOptions#overlapCtas} (NCCL route only): 4 here, where the library's default is NCCL's choice.
      * On 2x H200 the lesson CNN's backward (CIFAR-shaped) lost 4-5 us less per step beside 4-CTA all-reduces, and the
      * step's tail took no longer (`results/gpu-2026-11-22-s8/`).
      */
     public int overlapCtas = 4;
-    /** GPU steps replayed from CUDA graphs ({@link DataParallelOptions#cudaGraphs}). */
+    /** GPU steps replayed from CUDA graphs ({@link GpuOptions#cudaGraphs}). */
     public boolean cudaGraphs;
-    /** With CUDA graphs: NCCL's all-reduces recorded too ({@link DataParallelOptions#graphCollectives}). */
+    /** With CUDA graphs: NCCL's all-reduces recorded too ({@link GpuOptions#graphCollectives}). */
     public boolean graphCollectives = true;
     /** {@code cpu} or {@code cuda} (rank r on GPU r % count). */
     public String device = "cpu";

@@ -15,11 +15,12 @@ import org.mpi2nccl.data.FashionMnist;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.dist.DataChecks;
 import org.mpi2nccl.dist.DataParallel;
-import org.mpi2nccl.dist.DataParallelOptions;
 import org.mpi2nccl.dist.DistributedSampler;
 import org.mpi2nccl.dist.DistributedTraining;
 import org.mpi2nccl.dist.Route;
-import org.mpi2nccl.dist.TimeBreakdown;
+import org.mpi2nccl.dist.gpu.GpuDataParallel;
+import org.mpi2nccl.dist.gpu.GpuOptions;
+import org.mpi2nccl.dist.timing.TimeBreakdown;
 import org.mpi2nccl.launch.Report;
 import org.mpi2nccl.nn.Models;
 import org.mpi2nccl.nn.Module;
@@ -77,10 +78,10 @@ public final class SpeedupRank {
 
         Communicator comm = route.open(host, device);
         try (Module model = model(cfg, device);
-             DataParallel dp = new DataParallel(model, comm, route.options(DataParallelOptions.defaults()
-                     .overlap(cfg.overlap).bucketBytes(cfg.bucketBytes).lastBucketBytes(cfg.lastBucketBytes)
-                             .overlapCtas(cfg.overlapCtas).cudaGraphs(cfg.cudaGraphs)
-                             .graphCollectives(cfg.graphCollectives)))) {
+             GpuDataParallel dp = new GpuDataParallel(model, comm,
+                     DataParallel.Options.defaults().overlap(cfg.overlap).bucketBytes(cfg.bucketBytes),
+                     GpuOptions.defaults().lastBucketBytes(cfg.lastBucketBytes).overlapCtas(cfg.overlapCtas)
+                             .cudaGraphs(cfg.cudaGraphs).graphCollectives(cfg.graphCollectives))) {
             if (rank == 0) {
                 System.out.printf(Locale.ROOT, "%s x%d on %s: %d parameters in %d bucket(s), %d training / %d test examples,"
                                 + " %d steps per epoch, global batch %d, lr %.4g%n", route.description(), ranks,
@@ -93,13 +94,15 @@ public final class SpeedupRank {
             try (Optimizer opt = optimizer(cfg, model, warmedUpLr(cfg, base, lr, 0, steps))) {
                 for (int e = 0; e < cfg.epochs; e++) {
                     int epoch = e + 1, first = e * steps;
+                    TimeBreakdown before = dp.times();
                     DistributedTraining.EpochResult tr = DistributedTraining.trainEpoch(dp, trainLoader, e, opt, lossFn, (b, n) -> {
                         opt.setLr(warmedUpLr(cfg, base, lr, first + b, steps));
                         if (rank == 0) progress(epoch, b, n, cfg.epochs);
                     });
+                    TimeBreakdown times = dp.times().minus(before);
                     DistributedTraining.EvalResult te = DistributedTraining.evaluate(dp, testLoader, lossFn);
                     // every rank reports: rank 0's row goes into the table, all of them into the per-rank file
-                    Report.emit(row(batch, route, ranks, device, dp, epoch, opt.lr(), tr, te));
+                    Report.emit(row(batch, route, ranks, device, dp, epoch, opt.lr(), tr, times, te));
                 }
             }
             if (cfg.cudaGraphs) {
@@ -223,8 +226,8 @@ public final class SpeedupRank {
     }
 
     private static Map<String, Object> row(int batch, Route route, int ranks, Device device, DataParallel dp, int epoch,
-                                           float lr, DistributedTraining.EpochResult tr, DistributedTraining.EvalResult te) {
-        TimeBreakdown t = tr.times();
+                                           float lr, DistributedTraining.EpochResult tr, TimeBreakdown t,
+                                           DistributedTraining.EvalResult te) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("route", route.label());
         m.put("ranks", ranks);

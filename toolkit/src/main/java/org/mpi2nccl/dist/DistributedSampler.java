@@ -9,7 +9,7 @@ import org.mpi2nccl.data.Sampler;
  * takes positions r, r + N, r + 2N, ... of it. The shares are disjoint, together they are the epoch, and
  * the k-th batch of B/N examples of all N ranks together is exactly the k-th batch of B examples of a
  * single rank with the same seed. That is what makes N ranks equivalent to one rank with an N times larger
- * batch (the correctness proof in {@code DataParallelEquivalenceTest}).
+ * batch (the correctness proof in {@link EquivalenceCheck}).
  *
  * <p>When N does not divide the data set size the ranks must still agree on how many examples each one
  * visits, or one rank would run a step the others skip and the all-reduce would wait forever. The
@@ -22,7 +22,7 @@ import org.mpi2nccl.data.Sampler;
  *   <li>{@link Tail#UNEVEN} (evaluation): every example exactly once, the first n mod N ranks one more.
  *       Only for loops that do no collective per batch (evaluation sums its counts once at the end).</li>
  * </ul>
- * The seed's example: 50000 examples on 8 ranks, 6250 each.
+ * For example, 50000 examples on 8 ranks: 6250 each.
  */
 public final class DistributedSampler implements Sampler {
 

@@ -14,9 +14,10 @@ import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
 
 /**
- * The data-parallel training loop: {@link Training}'s loop with {@link DataParallel#step} in place of the
- * local step, and loss and accuracy summed over all ranks at the end of the epoch (one small all-reduce), so
- * every rank reports the figures of the whole epoch.
+ * The data-parallel training loop of lessons 03 and 05: {@link Training}'s loop with {@link DataParallel#step} in
+ * place of the local step, and loss and accuracy summed over all ranks at the end of the epoch (one small all-reduce),
+ * so every rank reports the figures of the whole epoch. Where the time of the steps went is the timing package's
+ * ({@code dist.timing.StepTimer}).
  */
 public final class DistributedTraining {
     private DistributedTraining() {}
@@ -34,9 +35,8 @@ public final class DistributedTraining {
      * @param accuracy  fraction of training examples classified right (during the epoch, as the model learnt)
      * @param samples   examples of all ranks together
      * @param seconds   this rank's wall time for the epoch
-     * @param times     where this rank's time went
      */
-    public record EpochResult(int epoch, double meanLoss, double accuracy, long samples, double seconds, TimeBreakdown times) {
+    public record EpochResult(int epoch, double meanLoss, double accuracy, long samples, double seconds) {
         public double samplesPerSecond() {
             return samples / seconds;
         }
@@ -54,7 +54,6 @@ public final class DistributedTraining {
         // rank still did between epochs (evaluating, reporting, a garbage collection) would otherwise be counted in
         // the others' first all-reduce, as training time.
         if (dp.ranks() > 1) dp.communicator().barrier();
-        TimeBreakdown before = dp.times();
         long start = System.nanoTime();
         int batches = loader.batchesPerEpoch();
         int b = 0;
@@ -70,7 +69,7 @@ public final class DistributedTraining {
             }
             float[] s = sumOverRanks(dp, sums, samples);
             double seconds = (System.nanoTime() - start) / 1e9;
-            return new EpochResult(epoch, s[0] / s[2], s[1] / s[2], (long) s[2], seconds, dp.times().minus(before));
+            return new EpochResult(epoch, s[0] / s[2], s[1] / s[2], (long) s[2], seconds);
         }
     }
 

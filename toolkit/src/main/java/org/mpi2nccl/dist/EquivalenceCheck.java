@@ -97,13 +97,29 @@ public final class EquivalenceCheck {
     }
 
     /** This rank's part of the same training on {@code comm}'s ranks, batch B/N each. Returns the parameters after. */
-    public static float[] dataParallel(Setup s, Communicator comm, Device device, DataParallelOptions options) {
-        int perRank = DataChecks.perRankBatch(s.globalBatch(), comm.size());
-        DistributedSampler sampler = new DistributedSampler(s.data().size(), comm.rank(), comm.size(), s.seed(), true,
+    public static float[] dataParallel(Setup s, Communicator comm, Device device, DataParallel.Options options) {
+        try (Module net = rankModel(s, device, comm.rank());
+             DataParallel dp = new DataParallel(net, comm, options)) {
+            return train(s, dp);
+        }
+    }
+
+    /**
+     * Rank {@code rank}'s model: weights drawn from a seed of its own, so that the check also proves that rank 0's
+     * weights were broadcast.
+     */
+    public static Module rankModel(Setup s, Device device, int rank) {
+        return model(s.model(), s.data(), device, s.seed() + 1000L * rank);
+    }
+
+    /** {@code s.steps()} SGD steps of {@code dp} on this rank's share, batch B/N each. Returns the parameters after. */
+    public static float[] train(Setup s, DataParallel dp) {
+        int perRank = DataChecks.perRankBatch(s.globalBatch(), dp.ranks());
+        DistributedSampler sampler = new DistributedSampler(s.data().size(), dp.rank(), dp.ranks(), s.seed(), true,
                 DistributedSampler.Tail.DROP);
-        try (Module net = model(s.model(), s.data(), device, s.seed() + 1000L * comm.rank());
-             DataParallel dp = new DataParallel(net, comm, options);
-             SGD opt = new SGD(net.parameters(), s.lr(), s.momentum(), 0f)) {
+        Module net = dp.model();
+        Device device = net.parameters().get(0).device();
+        try (SGD opt = new SGD(net.parameters(), s.lr(), s.momentum(), 0f)) {
             DataLoader loader = new DataLoader(s.data(), perRank, sampler, true, device);
             SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
             int done = 0;
@@ -119,11 +135,6 @@ public final class EquivalenceCheck {
                     done++;
                 }
                 if (loader.batchesPerEpoch() == 0) throw new IllegalArgumentException("the data set has fewer examples than one batch");
-            }
-            if (options.overlapCtas() > 0) System.out.println("rank " + comm.rank() + ": " + dp);
-            if (options.cudaGraphs()) {
-                System.out.println("rank " + comm.rank() + ": " + dp.graphReplays() + " of " + done + " steps replayed from CUDA graphs"
-                        + (dp.graphsOff() != null ? " (graphs off: " + dp.graphsOff() + ")" : ""));
             }
             return flatParameters(net);
         }

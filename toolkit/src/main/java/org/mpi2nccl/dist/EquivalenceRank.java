@@ -13,12 +13,16 @@ import org.mpi2nccl.comm.MpjCommunicator;
 import org.mpi2nccl.data.Dataset;
 import org.mpi2nccl.data.FashionMnist;
 import org.mpi2nccl.data.SyntheticDataset;
+import org.mpi2nccl.dist.gpu.GpuDataParallel;
+import org.mpi2nccl.dist.gpu.GpuOptions;
 import org.mpi2nccl.launch.Report;
+import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.tensor.Device;
 
 /**
  * The rank program of the equivalence proof ({@link EquivalenceCheck}) on MPJ ranks: trains {@code steps}
- * steps data-parallel over a route, writes its parameters to {@code OUT/rank-R.f32} (little-endian float32)
+ * steps data-parallel over a route, with every setting of the step lesson 05 runs on GPUs
+ * ({@link GpuDataParallel}: on the CPU, the plain step), writes its parameters to {@code OUT/rank-R.f32} (little-endian float32)
  * and reports a checksum. The caller compares the files with one rank trained on the whole batch.
  *
  * <p>Arguments ({@code key=value}): {@code route=mpi|ring|nccl device=cpu|cuda model=mlp|cnn|cnn-bn
@@ -35,17 +39,24 @@ public final class EquivalenceRank {
             Route route = Route.parse(a.getOrDefault("route", "mpi"));
             Device device = device(a.getOrDefault("device", "cpu"), host.rank());
             EquivalenceCheck.Setup setup = setup(a);
-            DataParallelOptions options = route.options(DataParallelOptions.defaults()
+            DataParallel.Options options = DataParallel.Options.defaults()
                     .overlap(Boolean.parseBoolean(a.getOrDefault("overlap", "true")))
+                    .bucketBytes(Long.parseLong(a.getOrDefault("bucket-bytes", Long.toString(DataParallel.Options.DEFAULT_BUCKET_BYTES))));
+            GpuOptions gpu = GpuOptions.defaults()
                     .cudaGraphs(Boolean.parseBoolean(a.getOrDefault("cuda-graphs", "false")))
                     .graphCollectives(Boolean.parseBoolean(a.getOrDefault("graph-collectives", "true")))
-                    .bucketBytes(Long.parseLong(a.getOrDefault("bucket-bytes", Long.toString(DataParallelOptions.DEFAULT_BUCKET_BYTES))))
                     .lastBucketBytes(Long.parseLong(a.getOrDefault("last-bucket-bytes", "0")))
-                    .overlapCtas(Integer.parseInt(a.getOrDefault("overlap-ctas", "0"))));
+                    .overlapCtas(Integer.parseInt(a.getOrDefault("overlap-ctas", "0")));
             Communicator comm = route.open(host, device);
             float[] params;
-            try {
-                params = EquivalenceCheck.dataParallel(setup, comm, device, options);
+            try (Module net = EquivalenceCheck.rankModel(setup, device, host.rank());
+                 GpuDataParallel dp = new GpuDataParallel(net, comm, options, gpu)) {
+                params = EquivalenceCheck.train(setup, dp);
+                if (gpu.overlapCtas() > 0) System.out.println("rank " + comm.rank() + ": " + dp);
+                if (gpu.cudaGraphs()) {
+                    System.out.println("rank " + comm.rank() + ": " + dp.graphReplays() + " of " + setup.steps()
+                            + " steps replayed from CUDA graphs" + (dp.graphsOff() != null ? " (graphs off: " + dp.graphsOff() + ")" : ""));
+                }
             } finally {
                 if (comm != host) comm.close();
             }

@@ -12,10 +12,10 @@ import org.mpi2nccl.tensor.Device;
  * How gradients travel between ranks: the lessons' three routes, each a {@link Communicator}.
  * <ul>
  *   <li>{@link #MPI}: MPJ Express's Allreduce on host memory ({@link MpjCommunicator}); GPU gradients are
- *       copied to the host and back around it (the seed's numpy + mpi4py route);</li>
+ *       copied to the host and back around it (the numpy + mpi4py route of the needle course notebook);</li>
  *   <li>{@link #RING}: the all-reduce written from scratch as a ring over MPJ send/recv ({@link RingCommunicator});</li>
- *   <li>{@link #NCCL}: NCCL on GPU memory, bootstrapped over MPJ as in the seed ({@link NcclCommunicator}),
- *       queued on the model's own CUDA stream.</li>
+ *   <li>{@link #NCCL}: NCCL on GPU memory, bootstrapped over MPJ (rank 0's unique id broadcast to the others,
+ *       {@link NcclCommunicator}), on a CUDA stream of its own.</li>
  * </ul>
  */
 public enum Route {
@@ -40,11 +40,6 @@ public enum Route {
         throw new IllegalArgumentException("unknown route '" + s + "': use mpi, ring or nccl");
     }
 
-    /** True when gradients never leave the GPU on this route. */
-    public boolean onDevice() {
-        return this == NCCL;
-    }
-
     /**
      * This rank's communicator for the route, over the MPJ world ({@code host}, after {@code MPI.Init});
      * {@code device} is where the model lives (NCCL: its GPU and stream). Collective: every rank calls it.
@@ -58,15 +53,10 @@ public enum Route {
                     throw new IllegalArgumentException("the NCCL route needs the model on a GPU (rank " + host.rank()
                             + " has it on the CPU): use --device cuda, or the MPI route on CPUs");
                 }
-                // NCCL on a stream of its own, ordered with the model's by events (see DataParallel): the all-reduce
-                // of a bucket runs while backward computes the next one.
+                // NCCL on a stream of its own: the all-reduce of a bucket can run while backward computes the next one
+                // (GpuDataParallel orders the two streams by CUDA events; the plain step waits for the GPU instead).
                 yield NcclCommunicator.overHost(host, NcclOptions.fast().timeout(host.timeout()).device(device.index()));
             }
         };
-    }
-
-    /** The data-parallel settings that go with the route's communicator. */
-    public DataParallelOptions options(DataParallelOptions base) {
-        return base;
     }
 }

@@ -20,7 +20,6 @@ import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.dist.DataParallel;
-import org.mpi2nccl.dist.DataParallelOptions;
 import org.mpi2nccl.dist.DistributedSampler;
 import org.mpi2nccl.dist.EquivalenceCheck;
 import org.mpi2nccl.launch.JobResult;
@@ -142,7 +141,7 @@ public final class Lesson06 {
         private static void trainUntilRankOneCrashes(MpjCommunicator comm) {
             SyntheticDataset data = new SyntheticDataset(480, new int[] {1, 6, 6}, 5, 1);
             try (Module net = EquivalenceCheck.model("mlp", data, Device.cpu(), 1);
-                 DataParallel dp = new DataParallel(net, comm, DataParallelOptions.defaults());
+                 DataParallel dp = new DataParallel(net, comm, DataParallel.Options.defaults());
                  SGD opt = new SGD(net.parameters(), 0.1f)) {
                 DataLoader loader = new DataLoader(data, 8, DistributedSampler.training(data.size(), comm.rank(), comm.size(), 1), false,
                         Device.cpu());

@@ -62,14 +62,14 @@ class SpeedupConfigTest {
     @Test
     void theExperimentLimitsTheAllReducesBesideBackwardToFourCtasTheLibraryLeavesItToNccl() {
         assertEquals(4, new SpeedupConfig().overlapCtas);
-        assertEquals(0, org.mpi2nccl.dist.DataParallelOptions.defaults().overlapCtas());
-        assertEquals(0, org.mpi2nccl.dist.DataParallelOptions.defaults().lastBucketBytes());
+        assertEquals(0, org.mpi2nccl.dist.gpu.GpuOptions.defaults().overlapCtas());
+        assertEquals(0, org.mpi2nccl.dist.gpu.GpuOptions.defaults().lastBucketBytes());
     }
 
     @Test
     void theAllReducesAreRecordedIntoTheGraphsUnlessSaidOtherwise() {
         assertTrue(new SpeedupConfig().graphCollectives);
-        assertTrue(org.mpi2nccl.dist.DataParallelOptions.defaults().graphCollectives());
-        assertFalse(org.mpi2nccl.dist.DataParallelOptions.defaults().graphCollectives(false).graphCollectives());
+        assertTrue(org.mpi2nccl.dist.gpu.GpuOptions.defaults().graphCollectives());
+        assertFalse(org.mpi2nccl.dist.gpu.GpuOptions.defaults().graphCollectives(false).graphCollectives());
     }
 }

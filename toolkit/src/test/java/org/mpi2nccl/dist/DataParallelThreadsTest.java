@@ -51,7 +51,7 @@ class DataParallelThreadsTest {
         }
     }
 
-    private static void checkEquivalent(String model, int ranks, DataParallelOptions options) {
+    private static void checkEquivalent(String model, int ranks, DataParallel.Options options) {
         EquivalenceCheck.Setup s = new EquivalenceCheck.Setup(model, DATA, 24, 10, 3, 0.1f, 0.9f);
         float[] reference = EquivalenceCheck.singleRank(s, Device.cpu());
         List<float[]> got = onRanks(ranks, c -> EquivalenceCheck.dataParallel(s, c, Device.cpu(), options));
@@ -143,68 +143,33 @@ class DataParallelThreadsTest {
     @Test
     void mlpOnOneToFourRanksMatchesOneRankWithTheWholeBatch() {
         for (int n = 1; n <= 4; n++) {
-            checkEquivalent("mlp", n, DataParallelOptions.defaults());
+            checkEquivalent("mlp", n, DataParallel.Options.defaults());
         }
     }
 
     @Test
     void cnnWithManySmallBucketsAndWithoutOverlap() {
-        checkEquivalent("cnn", 2, DataParallelOptions.defaults().bucketBytes(64));
-        checkEquivalent("cnn", 2, DataParallelOptions.defaults().bucketBytes(256).lastBucketBytes(128));
-        checkEquivalent("cnn", 4, DataParallelOptions.defaults().overlap(false));
+        checkEquivalent("cnn", 2, DataParallel.Options.defaults().bucketBytes(64));
+        checkEquivalent("cnn", 4, DataParallel.Options.defaults().overlap(false));
     }
 
     @Test
     void localBatchNormIsNotEquivalentAndSaysSo() {
         EquivalenceCheck.Setup s = new EquivalenceCheck.Setup("cnn-bn", DATA, 24, 10, 3, 0.1f, 0.9f);
         float[] reference = EquivalenceCheck.singleRank(s, Device.cpu());
-        List<float[]> got = onRanks(2, c -> EquivalenceCheck.dataParallel(s, c, Device.cpu(), DataParallelOptions.defaults()));
+        List<float[]> got = onRanks(2, c -> EquivalenceCheck.dataParallel(s, c, Device.cpu(), DataParallel.Options.defaults()));
         double d = EquivalenceCheck.relativeDifference(got.get(0), reference);
         System.out.printf("cnn-bn on 2 ranks: relative difference %.2e (batch-norm statistics are per rank)%n", d);
         assertTrue(d > 1e-4, "local batch norm normalises with each rank's half batch: not the single rank's statistics");
         assertEquals(0, EquivalenceCheck.differingElements(got.get(0), got.get(1)), "the ranks still agree with each other");
     }
 
-    /**
-     * The lesson CNN's buckets: with lastBucketBytes the first layers (conv1, bn1: backward finishes them last) get the
-     * last bucket to themselves, the rest planned as before; a limit smaller than the first parameter, or larger than
-     * the whole model, leaves the default plan.
-     */
     @Test
-    void aSmallLastBucketHoldsTheFirstLayersAlone() {
-        long[][] plans = onRanks(1, c -> {
-            try (org.mpi2nccl.nn.Module net = org.mpi2nccl.nn.Models.cnn(1, 28, 32, 64, Device.cpu(), 1)) {
-                List<org.mpi2nccl.autograd.Tensor> p = net.parameters();
-                long firstLayers = p.get(0).size() + p.get(1).size() + p.get(2).size();      // conv1 weight, bn1 weight and bias
-                assertEquals(32 * 9 + 32 + 32, firstLayers, "the lesson CNN starts with conv1 (no bias) and bn1");
-                long[][] out = new long[4][];
-                long[] limits = {0, (firstLayers + 10) * 4, p.get(0).size() * 4 - 4, net.parameterCount() * 4};
-                for (int i = 0; i < limits.length; i++) {
-                    try (DataParallel dp = new DataParallel(net, c, DataParallelOptions.defaults().lastBucketBytes(limits[i]))) {
-                        out[i] = dp.bucketElements();
-                        assertEquals(net.parameterCount(), java.util.Arrays.stream(out[i]).sum(), "every parameter in one bucket");
-                    }
-                }
-                return out;
-            }
-        }).get(0);
-        long[] plain = plans[0], small = plans[1];
-        System.out.println("lesson CNN buckets: " + java.util.Arrays.toString(plain) + "; with a small last bucket: "
-                + java.util.Arrays.toString(small));
-        assertEquals(plain.length + 1, small.length, "one bucket more");
-        assertEquals(32 * 9 + 32 + 32, small[small.length - 1], "the last bucket holds conv1 and bn1 only");
-        assertEquals(plain[plain.length - 1], small[small.length - 2] + small[small.length - 1], "split off the old last bucket");
-        for (int i = 0; i < plain.length - 1; i++) assertEquals(plain[i], small[i], "bucket " + i + " as before");
-        assertTrue(java.util.Arrays.equals(plain, plans[2]), "a limit below conv1's weight: the default plan");
-        assertTrue(java.util.Arrays.equals(plain, plans[3]), "a limit holding the whole model: the default plan");
-    }
-
-    @Test
-    void bucketsAndTimes() {
+    void smallBucketsMeanSeveralAllReducesPerStep() {
         List<String> out = onRanks(2, c -> {
             EquivalenceCheck.Setup s = new EquivalenceCheck.Setup("cnn", DATA, 24, 3, 3, 0.1f, 0.9f);
             try (var net = EquivalenceCheck.model("cnn", DATA, Device.cpu(), 1);
-                 DataParallel dp = new DataParallel(net, c, DataParallelOptions.defaults().bucketBytes(256))) {
+                 DataParallel dp = new DataParallel(net, c, DataParallel.Options.defaults().bucketBytes(256))) {
                 assertEquals(net.parameterCount() * 4, dp.gradientBytes());
                 assertTrue(dp.bucketCount() >= 3, "small buckets: several all-reduces per step, got " + dp.bucketCount());
                 return dp.toString() + " " + s.steps();

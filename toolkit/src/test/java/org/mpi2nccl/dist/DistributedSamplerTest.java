@@ -16,7 +16,7 @@ import org.mpi2nccl.data.RandomSampler;
 class DistributedSamplerTest {
 
     @Test
-    void theSeedsSplit50000Over8RanksIs6250EachDisjointAndComplete() {
+    void fiftyThousandExamplesOnEightRanksAre6250EachDisjointAndComplete() {
         Set<Integer> seen = new HashSet<>();
         for (int r = 0; r < 8; r++) {
             DistributedSampler s = DistributedSampler.training(50_000, r, 8, 42);

@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.timing;
 
 /** {@link PhaseClock} on {@link System#nanoTime()}: exact for CPU work, which runs while the host waits. */
 final class HostPhaseClock implements PhaseClock {

@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.timing;
 
 /**
  * The parts of one data-parallel training step, in order. {@link #COMMUNICATION} is the time between the
@@ -6,9 +6,5 @@ package org.mpi2nccl.dist;
  * the all-reduce that backward did not hide.
  */
 public enum Phase {
-    FORWARD, BACKWARD, COMMUNICATION, OPTIMIZER;
-
-    public String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
-    }
+    FORWARD, BACKWARD, COMMUNICATION, OPTIMIZER
 }

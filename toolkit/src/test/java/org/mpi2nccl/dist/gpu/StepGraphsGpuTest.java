@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -15,6 +15,8 @@ import org.mpi2nccl.cuda.CudaContext;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.SyntheticDataset;
+import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.dist.DistributedTraining;
 import org.mpi2nccl.nn.Models;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
@@ -22,7 +24,7 @@ import org.mpi2nccl.optim.SGD;
 import org.mpi2nccl.tensor.Device;
 
 /**
- * Steps replayed from CUDA graphs ({@link DataParallelOptions#cudaGraphs}) train exactly as eager steps: the
+ * Steps replayed from CUDA graphs ({@link GpuOptions#cudaGraphs}) train exactly as eager steps: the
  * lesson CNN trained for two epochs of 10 full batches and a short last one, with the learning rate changed after
  * every step of the first epoch (a warm-up, as the speedup experiment's scaled rate has: the recorded update reads
  * the rate the replay wrote), ends with the same parameters and the same per-epoch loss and accuracy (read off the
@@ -72,7 +74,7 @@ class StepGraphsGpuTest {
             double[] loss = new double[EPOCHS], acc = new double[EPOCHS];
             List<CudaContext.WorkCounts> marks = new ArrayList<>();
             try (Module net = Models.cnn(32, 64, d, 3); SGD opt = new SGD(net.parameters(), 0.05f, 0.9f, 0f);
-                 DataParallel dp = new DataParallel(net, comm, DataParallelOptions.defaults().cudaGraphs(graphs))) {
+                 GpuDataParallel dp = new GpuDataParallel(net, comm, DataParallel.Options.defaults(), GpuOptions.defaults().cudaGraphs(graphs))) {
                 for (int e = 0; e < EPOCHS; e++) {
                     int epoch = e;
                     DistributedTraining.EpochResult r = DistributedTraining.trainEpoch(dp, loader, e, opt, new SoftmaxCrossEntropyLoss(),

@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.gpu;
 
 import java.util.Arrays;
 import java.util.List;
@@ -17,15 +17,15 @@ import org.mpi2nccl.tensor.NDArray;
 
 /**
  * The GPU work of a training step recorded as CUDA graphs (forward with the loss, backward in a few pieces,
- * optimizer), for {@link DataParallelOptions#cudaGraphs}. A small model's step is dozens of kernels and cuBLAS
+ * optimizer), for {@link GpuOptions#cudaGraphs}. A small model's step is dozens of kernels and cuBLAS
  * calls, each costing the host microseconds; on 2 GPUs the host then sets the pace, not the GPUs. Replayed from
  * graphs a step costs the host a handful of launches. NCCL's gradient all-reduces are recorded too
- * ({@link DataParallelOptions#graphCollectives}, as PyTorch does when it records a whole DDP step): each starts
+ * ({@link GpuOptions#graphCollectives}, as PyTorch does when it records a whole DDP step): each starts
  * on NCCL's stream as soon as backward has completed its bucket, beside the rest of backward, with no graph
  * launch in between; the last bucket's all-reduce, the step's communication tail, is a graph of its own, so
  * each phase is still timed on its own. Without that option the all-reduces stay ordinary collective calls,
  * launched by the host between the pieces of backward. This class keeps the recording and decides which steps are
- * recorded and which replay it; {@link GraphedSteps} records and replays {@link DataParallel}'s step.
+ * recorded and which replay it; {@link GraphedSteps} records and replays {@link GpuDataParallel}'s step.
  *
  * <p>A graph replays what was recorded: the batch is copied into the arrays the recording read, and a step
  * whose batch shape or optimizer differs from the recording's runs eagerly (the last, shorter batch of an epoch).
@@ -53,7 +53,7 @@ final class StepGraphs implements AutoCloseable {
      * One recording: the graphs of forward (with zeroing the gradients and the loss), of backward in pieces (after
      * piece i, {@code bucketsAfter[i]} gradient buckets are complete and their all-reduce is launched, overlapping the
      * next pieces, as in an eager step), of the optimizer; and the arrays they read and write, kept open while they
-     * are replayed. With the all-reduces recorded too ({@link DataParallelOptions#graphCollectives}), backward is one graph
+     * are replayed. With the all-reduces recorded too ({@link GpuOptions#graphCollectives}), backward is one graph
      * that also holds the all-reduces of the buckets completed during it, and {@code collectives} the rest (the
      * step's communication tail); null when the all-reduces are the communicator's ordinary calls. The recorded update
      * reads the learning rate from {@code lr} (one element), which a replay writes first where the rate changed.

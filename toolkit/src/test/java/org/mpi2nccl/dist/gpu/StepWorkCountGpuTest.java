@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +13,8 @@ import org.mpi2nccl.cuda.CudaContext;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.SyntheticDataset;
+import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.dist.DistributedTraining;
 import org.mpi2nccl.nn.Models;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
@@ -22,14 +24,14 @@ import org.mpi2nccl.tensor.Device;
 /**
  * What one training step of the speedup experiment costs the host: kernel launches, cuBLAS calls and device
  * allocations per step of the lesson CNN (32, 64 channels, 28x28 inputs, batch 128), through the very loop the
- * experiment runs ({@link DistributedTraining#trainEpoch} over a {@link DataParallel} of one rank). The step is
+ * experiment runs ({@link DistributedTraining#trainEpoch} over a {@link GpuDataParallel} of one rank). The step is
  * bound by the host (each launch costs microseconds, the whole step's GPU work is under a millisecond), so these
  * counts are the figure to drive down; they are deterministic, so a bound on them is a regression test.
  */
 @Tag("gpu")
 class StepWorkCountGpuTest {
     static final int BATCH = 128, WARM_UP = 3, STEPS = 12;
-    /** Bounds per step; measured on an H200 (11:27 UTC run): 45 launches, 11 GEMMs, no driver allocation (was ~140, 11, ~115). */
+    /** Bounds per step; on an H200 the step queues 45 launches and 11 GEMMs, with no driver allocation. */
     static final long MAX_LAUNCHES = 50, MAX_LIBRARY_CALLS = 12, MAX_ALLOCATIONS = 2;
 
     @Test
@@ -42,7 +44,7 @@ class StepWorkCountGpuTest {
             SyntheticDataset data = new SyntheticDataset(BATCH * (WARM_UP + STEPS), new int[] {1, 28, 28}, 10, 7);
             DataLoader loader = new DataLoader(data, BATCH, true, 1, true, d);
             try (Module net = Models.cnn(32, 64, d, 3); SGD opt = new SGD(net.parameters(), 0.05f, 0.9f, 0f);
-                 DataParallel dp = new DataParallel(net, comm, DataParallelOptions.defaults())) {
+                 GpuDataParallel dp = new GpuDataParallel(net, comm, DataParallel.Options.defaults(), GpuOptions.defaults())) {
                 snapshots.add(ctx.workCounts());
                 DistributedTraining.trainEpoch(dp, loader, 0, opt, new SoftmaxCrossEntropyLoss(),
                         (batch, batches) -> snapshots.add(ctx.workCounts()));

@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.timing;
 
 import java.util.Locale;
 
@@ -21,17 +21,8 @@ import java.util.Locale;
 public record TimeBreakdown(long steps, long forwardNanos, long backwardNanos, long commNanos, long optimizerNanos,
                             long d2hNanos, long collectiveNanos, long h2dNanos, long collectives, long bytesReduced) {
 
-    public static final TimeBreakdown ZERO = new TimeBreakdown(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-
     public long totalNanos() {
         return forwardNanos + backwardNanos + commNanos + optimizerNanos;
-    }
-
-    public TimeBreakdown plus(TimeBreakdown o) {
-        return new TimeBreakdown(steps + o.steps, forwardNanos + o.forwardNanos, backwardNanos + o.backwardNanos,
-                commNanos + o.commNanos, optimizerNanos + o.optimizerNanos, d2hNanos + o.d2hNanos,
-                collectiveNanos + o.collectiveNanos, h2dNanos + o.h2dNanos, collectives + o.collectives,
-                bytesReduced + o.bytesReduced);
     }
 
     public TimeBreakdown minus(TimeBreakdown o) {

@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.timing;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

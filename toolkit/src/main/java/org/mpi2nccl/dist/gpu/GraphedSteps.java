@@ -1,7 +1,10 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.gpu;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.cuda.CudaBackend;
@@ -9,6 +12,8 @@ import org.mpi2nccl.cuda.CudaGraph;
 import org.mpi2nccl.cuda.GraphRecording;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.dist.DataParallel.StepOutput;
+import org.mpi2nccl.dist.GradientBuckets;
+import org.mpi2nccl.dist.timing.StepTimer;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.Optimizer;
@@ -17,29 +22,31 @@ import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.NDArray;
 
 /**
- * {@link DataParallel}'s training step recorded once as CUDA graphs and replayed ({@link DataParallelOptions#cudaGraphs}):
+ * {@link GpuDataParallel}'s training step recorded once as CUDA graphs and replayed ({@link GpuOptions#cudaGraphs}):
  * the host then queues a handful of launches per step instead of every kernel. {@link StepGraphs} decides which steps
  * are recorded and which replay; this class records a step's parts (with or without NCCL's all-reduces inside,
- * {@link DataParallelOptions#graphCollectives}) and replays them, timed phase by phase as an eager step is.
+ * {@link GpuOptions#graphCollectives}) and replays them, timed phase by phase as an eager step is.
  */
 final class GraphedSteps implements AutoCloseable {
     private final StepGraphs graphs;
+    private final GpuDataParallel dp;
     private final Module model;
     private final GradientBuckets buckets;
-    private final GradientReduction reduction;
-    private final PhaseClock clock;
-    private final DataParallelOptions options;
+    private final StepTimer timer;
+    private final boolean overlap;
+    private final boolean graphCollectives;
     private final int rank;
     private float lastLr = Float.NaN;       // the rate in the current recording's array
 
-    GraphedSteps(CudaBackend gpu, Module model, GradientBuckets buckets, GradientReduction reduction, PhaseClock clock,
-                 DataParallelOptions options, int rank) {
+    GraphedSteps(CudaBackend gpu, GpuDataParallel dp, Module model, GradientBuckets buckets, StepTimer timer, boolean overlap,
+                 boolean graphCollectives, int rank) {
         this.graphs = new StepGraphs(gpu, model);
+        this.dp = dp;
         this.model = model;
         this.buckets = buckets;
-        this.reduction = reduction;
-        this.clock = clock;
-        this.options = options;
+        this.timer = timer;
+        this.overlap = overlap;
+        this.graphCollectives = graphCollectives;
         this.rank = rank;
     }
 
@@ -52,14 +59,14 @@ final class GraphedSteps implements AutoCloseable {
     /**
      * Records this step's GPU work as graphs on arrays of their own (nothing runs): zeroing the gradients, forward and
      * loss; backward, cut wherever a gradient bucket becomes complete (with overlap on); the optimizer. The all-reduces
-     * are recorded too with {@link DataParallelOptions#graphCollectives} (then backward is not cut: it is one graph with
+     * are recorded too with {@link GpuOptions#graphCollectives} (then backward is not cut: it is one graph with
      * the all-reduces of the buckets it completes, and the last bucket's all-reduce a graph of its own); without, they
      * stay ordinary calls of the communicator, made between the pieces at every replay.
      */
     private StepGraphs.Recorded record(StepGraphs.Key key, Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
         // Whether this recording will hold NCCL's calls: then any failure of it, even before the first call, must stop
         // the rank (a rank going on eagerly while the others replay recorded all-reduces would hang them).
-        boolean withCollectives = options.graphCollectives() && reduction.ownStream();
+        boolean withCollectives = graphCollectives && dp.ownStream();
         ArrayScope arrays = ArrayScope.open();
         GraphRecording rec = null;
         try {
@@ -76,33 +83,33 @@ final class GraphedSteps implements AutoCloseable {
             List<Integer> bucketsAfter = new ArrayList<>();
             // NCCL's calls recorded too: backward becomes one graph holding the all-reduces of the buckets it completes
             // (on the NCCL stream, joined to the recording by the hand-off events), the last bucket a graph of its own.
-            if (withCollectives) reduction.startRecordingCollectives();
-            else reduction.startRecordingPieces(complete -> {
+            if (withCollectives) dp.startRecordingCollectives();
+            else dp.startRecordingPieces(complete -> {
                 pieces.add(recording.cut());        // the buckets complete here are reduced after this piece at every replay
                 bucketsAfter.add(complete);
             });
-            if (options.overlap()) loss.backward(reduction::onGradReady);
+            if (overlap) loss.backward(dp::onGradReady);
             else loss.backward();
             CudaGraph collectives = null;
             Predicate<Tensor> inTail = null;
             if (withCollectives) {
-                boolean launched = reduction.launched() > 0;
-                if (launched) reduction.rejoin();      // the NCCL stream rejoins the recorded one before the cut
+                boolean launched = dp.launchedBuckets() > 0;
+                if (launched) dp.rejoin();      // the NCCL stream rejoins the recorded one before the cut
                 pieces.add(recording.cut());
                 bucketsAfter.add(0);
                 // While the tail's all-reduce runs on NCCL's stream, the parameters whose gradients are averaged already
                 // are updated on the model's stream (an SGD step in two parts is the same step): less after the tail.
-                if (launched && optimizer.stepsInParts()) inTail = buckets.paramsFrom(reduction.launched());
-                reduction.launchTail();
+                if (launched && optimizer.stepsInParts()) inTail = paramsFrom(dp.launchedBuckets());
+                dp.launchTail();
                 if (inTail != null) sgd.step(inTail.negate(), lr);
-                reduction.rejoin();
-                for (GradientBucket b : buckets.buckets) b.unpack();
+                dp.rejoin();
+                for (int i = 0; i < buckets.size(); i++) buckets.get(i).unpack();
                 collectives = recording.cut();
             } else {
                 pieces.add(recording.cut());
                 bucketsAfter.add(0);
             }
-            reduction.endRecording();
+            dp.endRecording();
             sgd.step(inTail != null ? inTail : p -> true, lr);
             CudaGraph update = recording.finish();
             int[] after = bucketsAfter.stream().mapToInt(Integer::intValue).toArray();
@@ -110,7 +117,7 @@ final class GraphedSteps implements AutoCloseable {
             return new StepGraphs.Recorded(key, x, y, lr, logits, loss, forward, List.copyOf(pieces), after, collectives, update,
                     recording, arrays.detach());
         } catch (RuntimeException e) {
-            reduction.endRecording();
+            dp.endRecording();
             RuntimeException why = rec != null ? rec.abort(e) : e;
             arrays.close();
             if (withCollectives) {
@@ -118,7 +125,7 @@ final class GraphedSteps implements AutoCloseable {
                 // others replay would hang them. So this rank stops, and the launcher takes the job down with it.
                 throw new StepGraphs.RecordingFailed("rank " + rank + ": recording a training step with its all-reduces as CUDA"
                         + " graphs failed: " + why.getMessage() + ". Every rank must record its NCCL calls alike, so the job stops;"
-                        + " run without recording them (DataParallelOptions.graphCollectives(false), `mpi2nccl run"
+                        + " run without recording them (GpuOptions.graphCollectives(false), `mpi2nccl run"
                         + " --no-graph-collectives`) or without graphs (--no-cuda-graphs)", why);
             }
             throw why;
@@ -136,28 +143,35 @@ final class GraphedSteps implements AutoCloseable {
             g.lr().fill(optimizer.lr());        // queued before this step's graphs: the previous replay has read its rate
             lastLr = optimizer.lr();
         }
-        clock.stepStart();
+        timer.stepStarted();
         g.forward().launch();
-        clock.phaseEnd(Phase.FORWARD);
+        timer.forwardDone();
         if (g.collectives() != null) {
             for (CudaGraph piece : g.backward()) piece.launch();
-            clock.phaseEnd(Phase.BACKWARD);
+            timer.backwardDone();
             g.collectives().launch();
-            reduction.countReplayed();
+            timer.countRecorded(buckets.size(), buckets.totalBytes());
         } else {
             // The all-reduces as the communicator's calls: each bucket after the piece of backward that completes it.
-            reduction.start();
+            dp.beginAveraging();
             for (int i = 0; i < g.backward().size(); i++) {
                 g.backward().get(i).launch();
-                reduction.launchNext(g.bucketsAfter()[i]);
+                dp.launchNext(g.bucketsAfter()[i]);
             }
-            clock.phaseEnd(Phase.BACKWARD);
-            reduction.finish();
+            timer.backwardDone();
+            dp.completeAveraging();
         }
-        clock.phaseEnd(Phase.COMMUNICATION);
+        timer.gradientsAveraged();
         g.optimizer().launch();
-        clock.phaseEnd(Phase.OPTIMIZER);
+        timer.optimizerDone();
         return new StepOutput(g.logits(), g.loss());
+    }
+
+    /** Whether a tensor is a parameter of bucket {@code first} or a later one. */
+    private Predicate<Tensor> paramsFrom(int first) {
+        Set<Tensor> in = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = first; i < buckets.size(); i++) in.addAll(buckets.get(i).params());
+        return in::contains;
     }
 
     /** Steps replayed from graphs so far. */

@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.timing;
 
 import java.time.Duration;
 import java.util.ArrayDeque;

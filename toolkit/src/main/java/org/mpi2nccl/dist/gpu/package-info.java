@@ -1,0 +1,15 @@
+/**
+ * The data-parallel step of lesson 05's GPU experiment: {@link org.mpi2nccl.dist.DataParallel}'s step, the same
+ * gradients and updates, queued so that a small model's step is not held up by the host. Read the plain step first.
+ *
+ * <p>Reading order:
+ * <ol>
+ *   <li>{@link org.mpi2nccl.dist.gpu.GpuOptions}: what can be switched on;</li>
+ *   <li>{@link org.mpi2nccl.dist.gpu.GpuDataParallel}: the plain step's hooks overridden (NCCL ordered with the model's
+ *       stream by CUDA events, the tail launched as one NCCL group, a CTA-limited communicator beside backward, a
+ *       small last bucket) and every step timed;</li>
+ *   <li>{@code StepGraphs}: which steps are recorded as CUDA graphs and which replay them;</li>
+ *   <li>{@code GraphedSteps}: how a step is recorded (NCCL's all-reduces inside or between the graphs) and replayed.</li>
+ * </ol>
+ */
+package org.mpi2nccl.dist.gpu;

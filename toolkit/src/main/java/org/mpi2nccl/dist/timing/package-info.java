@@ -1,0 +1,17 @@
+/**
+ * Where the time of data-parallel training steps goes: forward, backward, the communication backward did not hide,
+ * the optimizer. Lessons 03 and 05 print and plot these figures. The plain step ({@link org.mpi2nccl.dist.DataParallel})
+ * knows nothing of timing: a {@link org.mpi2nccl.dist.timing.StepTimer} listens to it.
+ *
+ * <p>Reading order:
+ * <ol>
+ *   <li>{@link org.mpi2nccl.dist.timing.Phase}: the parts of a step;</li>
+ *   <li>{@link org.mpi2nccl.dist.timing.StepTimer}: listens to the step, counts the all-reduces;</li>
+ *   <li>{@link org.mpi2nccl.dist.timing.TimeBreakdown}: the figures it hands out;</li>
+ *   <li>{@code PhaseClock}, {@code HostPhaseClock}, {@code CudaPhaseClock}: how a phase is timed. On a GPU the host
+ *       only queues work, so host timestamps would measure launches: CUDA events are recorded on the stream instead
+ *       and read a few steps later, which is also where a GPU rank waits for its GPU (bounded, so that a step stuck
+ *       on a missing rank fails the rank instead of hanging it).</li>
+ * </ol>
+ */
+package org.mpi2nccl.dist.timing;
