@@ -21,7 +21,7 @@ import org.mpi2nccl.tensor.NDArray;
  * host waiting after each step, as the PyTorch peer does, and whether a step is launch-bound (the host's time to
  * queue a step beside the GPU's time to run it).
  */
-final class TrainStepBench {
+public final class TrainStepBench {
     private TrainStepBench() {}
 
     /** Seconds of untimed training steps before the timed ones (as torch_peer.py's train step). */
@@ -33,7 +33,7 @@ final class TrainStepBench {
      * Forward, loss, backward and SGD (momentum 0.9) of {@code Models.cnn(c1, c2)} on a fixed synthetic batch
      * already on the GPU, synchronized after each step (as the PyTorch peer does), one ArrayScope per step.
      */
-    static List<Result> trainStep(CudaBackend backend, int batch, int c1, int c2, int reps) {
+    public static List<Result> trainStep(CudaBackend backend, int batch, int c1, int c2, int reps) {
         Device d = backend.device();
         Random r = new Random(0);
         float[] x = new float[batch * 28 * 28], labels = new float[batch];

@@ -125,7 +125,7 @@ class KernelVariantsTest {
         int rc;
         try {
             System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
-            rc = new picocli.CommandLine(new GpuDoctorCommand()).execute("--kernels");
+            rc = new picocli.CommandLine(new org.mpi2nccl.cli.GpuDoctorCommand()).execute("--kernels");
         } finally {
             System.setOut(was);
         }

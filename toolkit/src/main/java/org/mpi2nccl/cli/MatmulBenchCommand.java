@@ -1,4 +1,4 @@
-package org.mpi2nccl.bench;
+package org.mpi2nccl.cli;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -1,8 +1,10 @@
-package org.mpi2nccl.cuda;
+package org.mpi2nccl.cli;
 
 import com.google.gson.GsonBuilder;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.cuda.CudaDoctor;
+import org.mpi2nccl.cuda.Kernel;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -1,4 +1,4 @@
-package org.mpi2nccl.cuda;
+package org.mpi2nccl.cli;
 
 import com.google.gson.GsonBuilder;
 import java.io.IOException;
@@ -10,12 +10,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.cuda.Cuda;
+import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.cuda.CudaBenchmarks;
+import org.mpi2nccl.cuda.KernelVariantBench;
+import org.mpi2nccl.cuda.KernelVariants;
+import org.mpi2nccl.cuda.LaunchCostBench;
+import org.mpi2nccl.cuda.TrainStepBench;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code mpi2nccl bench-gpu}: GEMM, memory-bound kernels and host staging on one GPU (see {@link CudaBenchmarks}),
- * as a table and optionally as JSON for comparison with results/device/torch_peer.py.
+ * as a table and optionally as JSON for comparison with scripts/gpu/torch_peer.py.
  */
 @Command(name = "bench-gpu", mixinStandardHelpOptions = true,
         description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging, the host's cost per kernel launch, a CNN training step.")
