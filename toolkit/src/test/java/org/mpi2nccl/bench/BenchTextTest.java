@@ -43,7 +43,7 @@ class BenchTextTest {
 
     @Test
     void aRecordedGpuLogReads() throws Exception {
-        java.nio.file.Path log = java.nio.file.Path.of("..", "results", "gpu-2026-11-22", "h200x2-run2-bandwidth-nccl.log");
+        java.nio.file.Path log = java.nio.file.Path.of("..", "results", "bandwidth-2gpu", "h200x2-run2-bandwidth-nccl.log");
         org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(log), "recorded log not in this checkout: skipped");
         BenchResults r = BenchText.read(log);
         BenchRow gib = r.rows().stream().filter(x -> x.communicator().equals("nccl") && x.bytes() == 1L << 30
