@@ -123,7 +123,7 @@ public final class SpeedupConfig {
     public Boolean cudaGraphs;
 
     /** With CUDA graphs: NCCL's all-reduces recorded too ({@link DataParallelOptions#graphCollectives}). */
-    @Option(names = "--no-graph-collectives", negatable = true, description = {"with CUDA graphs: leave NCCL's all-reduces out of the graphs",
+    @Option(names = "--no-graph-collectives", negatable = true, description = {"--no-graph-collectives: with CUDA graphs, leave NCCL's all-reduces out of the graphs",
             "(the host calls them between the pieces of backward) instead of recording them too"})
     public boolean graphCollectives = true;
 
