@@ -140,6 +140,13 @@ public final class BandwidthJob {
         return dev;
     }
 
+    /** Checks every setting and the device now, before any JVM starts; throws IllegalArgumentException naming the problem. */
+    public BandwidthJob validate() {
+        rankArgs();
+        effectiveDevice();
+        return this;
+    }
+
     List<String> rankArgs() {
         List<String> a = new ArrayList<>(List.of("comms=" + String.join(",", comms), "collective=" + collective,
                 "type=" + type, "op=" + op, "root=" + root, "min=" + min, "max=" + max, "factor=" + factor,

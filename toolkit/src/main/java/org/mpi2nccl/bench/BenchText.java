@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 
 /**
  * Reads back the table {@link BenchResults#text()} prints (nccl-tests' layout), for runs whose log was kept but
- * not their CSV (the first GPU runs). A line may carry a launcher prefix such as {@code [rank 0] }. The number of
+ * not their CSV. A line may carry a launcher prefix such as {@code [rank 0] }. The number of
  * timed calls is not in the table: those rows say 0; the host-staging phases are NaN.
  */
 public final class BenchText {

@@ -1,142 +1,183 @@
 package org.mpi2nccl.bench;
 
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.TypeAdapter;
+import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonWriter;
+import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import org.mpi2nccl.dist.DataChecks;
 import org.mpi2nccl.dist.DataParallel;
-import org.mpi2nccl.dist.Route;
 import org.mpi2nccl.dist.gpu.GpuOptions;
+import picocli.CommandLine.Option;
 
 /**
- * What the speedup experiment trains, the same for every (route, ranks) run: model, data, epochs, the batch
- * each rank computes (fixed: adding ranks adds examples per step, as when adding GPUs), optimizer. Travels to
- * the rank programs as {@code key=value} arguments ({@link #toArgs}, {@link #fromArgs}).
+ * What the speedup experiment trains, the same for every (route, ranks) run: device, model, data, epochs, the
+ * batch each rank computes (fixed: adding ranks adds examples per step, as when adding GPUs), optimizer and the
+ * data-parallel trainer's settings. Each field is declared once, here, with its default: as a command-line
+ * option of {@code mpi2nccl run} (this class is its picocli mixin), and as JSON for the rank programs
+ * ({@link #toJson}, {@link #fromJson}). Lesson 05 runs the experiment; {@link SpeedupExperiment#defaultConfig()}
+ * is the preset for this machine.
  */
 public final class SpeedupConfig {
-    /** {@code cnn}: the lesson CNN (conv-BN-ReLU-pool twice, 128 hidden, 10 out); {@code mlp}: 784-256-10. */
-    public String model = "cnn";
-    /** Channels of the CNN's two convolutions. */
-    public int channels1 = 32;
-    public int channels2 = 64;
-    /** {@code fashion}: Fashion-MNIST (IDX files); {@code synthetic-cifar}: a seeded CIFAR-shaped set (3x32x32, 10 classes). */
-    public String data = "fashion";
-    /** Fashion-MNIST folder (null: $MPI2NCCL_FASHION_MNIST or Debian's). */
-    public Path dataDir;
-    /** Training examples used (0: all; synthetic: the set's size, default 50000). */
-    public int trainExamples = 0;
-    /** Test examples used (0: all; synthetic: default 10000). */
-    public int testExamples = 0;
-    public int epochs = 5;
-    /** Examples per rank per step. */
-    public int batchPerRank = 128;
-    /** 0: {@link #batchPerRank} on every rank (weak scaling). Else a fixed total batch split over the ranks (strong scaling). */
-    public int globalBatch = 0;
-    /** {@code sgd} (momentum 0.9) or {@code adam}. */
-    public String optimizer = "sgd";
-    /** Learning rate for one rank; see {@link #lrScaling}. */
-    public float lr = 0.05f;
-    /** {@code linear}: N ranks use N x lr (their global batch is N times larger; Goyal et al. 2017); {@code sqrt}; {@code none}. */
-    public String lrScaling = "linear";
-    /** Epochs over which a scaled learning rate is reached, linearly from one rank's (0: at once). */
-    public double lrWarmupEpochs = 1;
-    public long seed = 1;
-    /** Steps trained and then undone before the first epoch: JIT, kernel loading and memory pools warm up. */
-    public int warmupSteps = 10;
-    /**
-     * The warm-up of GPU runs (`mpi2nccl run --device cuda`): see SpeedupCommand. 1000: after 300, the host's time
-     * between steps still fell for the first 700-900 timed steps of every run on 2x H200 (Fashion-MNIST, 1 and 2
-     * GPUs, `results/gpu-2026-11-22-s8/`), so the first epochs timed a rank that had not settled.
-     */
-    public static final int GPU_WARMUP_STEPS = 1000;
-    public boolean overlap = true;
-    public long bucketBytes = DataParallel.Options.DEFAULT_BUCKET_BYTES;
-    /** {@link GpuOptions#lastBucketBytes}. */
-    public long lastBucketBytes;
-    /**
-     * {@link GpuOptions#overlapCtas} (NCCL route only): 4 here, where the library's default is NCCL's choice.
-     * On 2x H200 the lesson CNN's backward (CIFAR-shaped) lost 4-5 us less per step beside 4-CTA all-reduces, and the
-     * step's tail took no longer (`results/gpu-2026-11-22-s8/`).
-     */
-    public int overlapCtas = 4;
-    /** GPU steps replayed from CUDA graphs ({@link GpuOptions#cudaGraphs}). */
-    public boolean cudaGraphs;
-    /** With CUDA graphs: NCCL's all-reduces recorded too ({@link GpuOptions#graphCollectives}). */
-    public boolean graphCollectives = true;
     /** {@code cpu} or {@code cuda} (rank r on GPU r % count). */
+    @Option(names = "--device", description = "cpu or cuda (default: cuda when a GPU is usable)")
     public String device = "cpu";
 
-    /** The arguments of one rank program run on {@code route}. */
-    public List<String> toArgs(Route route) {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("route", route.label());
-        m.put("model", model);
-        m.put("channels", channels1 + "," + channels2);
-        m.put("data", data);
-        if (dataDir != null) m.put("data-dir", dataDir.toAbsolutePath().toString());
-        m.put("train-examples", Integer.toString(trainExamples));
-        m.put("test-examples", Integer.toString(testExamples));
-        m.put("epochs", Integer.toString(epochs));
-        m.put("batch", Integer.toString(batchPerRank));
-        m.put("global-batch", Integer.toString(globalBatch));
-        m.put("optimizer", optimizer);
-        m.put("lr", Float.toString(lr));
-        m.put("lr-scaling", lrScaling);
-        m.put("lr-warmup", Double.toString(lrWarmupEpochs));
-        m.put("seed", Long.toString(seed));
-        m.put("warmup", Integer.toString(warmupSteps));
-        m.put("overlap", Boolean.toString(overlap));
-        m.put("bucket-bytes", Long.toString(bucketBytes));
-        m.put("last-bucket-bytes", Long.toString(lastBucketBytes));
-        m.put("overlap-ctas", Integer.toString(overlapCtas));
-        m.put("cuda-graphs", Boolean.toString(cudaGraphs));
-        m.put("graph-collectives", Boolean.toString(graphCollectives));
-        m.put("device", device);
-        List<String> out = new ArrayList<>();
-        m.forEach((k, v) -> out.add(k + "=" + v));
-        return out;
+    /** {@code cnn}: the lesson CNN (conv-BN-ReLU-pool twice, 128 hidden, 10 out); {@code mlp}: 784-256-10. */
+    @Option(names = "--model", description = "cnn (the lesson CNN) or mlp")
+    public String model = "cnn";
+
+    /** Channels of the CNN's two convolutions. */
+    @Option(names = "--channels", split = ",", description = "CNN channels, e.g. 32,64")
+    public int[] channels = {32, 64};
+
+    /** {@code fashion}: Fashion-MNIST (IDX files); {@code synthetic-cifar}: a seeded CIFAR-shaped set (3x32x32, 10 classes). */
+    @Option(names = "--data", description = "fashion or synthetic-cifar (3x32x32, 10 classes, seeded)")
+    public String data = "fashion";
+
+    /** Fashion-MNIST folder (null: $MPI2NCCL_FASHION_MNIST or Debian's); "{rank}" in it becomes the rank. */
+    @Option(names = "--data-dir", description = "Fashion-MNIST folder (default $MPI2NCCL_FASHION_MNIST or /usr/share/datasets/fashion-mnist)")
+    public Path dataDir;
+
+    /** Training examples used (0: all; synthetic: the set's size, default 50000). */
+    @Option(names = "--train-examples", description = "training examples (0 = all)")
+    public int trainExamples = 0;
+
+    /** Test examples used (0: all; synthetic: default 10000). */
+    @Option(names = "--test-examples", description = "test examples (0 = all)")
+    public int testExamples = 0;
+
+    @Option(names = "--epochs")
+    public int epochs = 5;
+
+    /** Examples per rank per step. */
+    @Option(names = "--batch-per-rank", description = "examples per rank per step (fixed as ranks are added)")
+    public int batchPerRank = 128;
+
+    /** 0: {@link #batchPerRank} on every rank (weak scaling). Else a fixed total batch split over the ranks (strong scaling). */
+    @Option(names = "--global-batch", description = "instead: a fixed total batch split over the ranks (must divide)")
+    public int globalBatch = 0;
+
+    /** {@code sgd} (momentum 0.9) or {@code adam}. */
+    @Option(names = "--optimizer", description = "sgd (momentum 0.9) or adam")
+    public String optimizer = "sgd";
+
+    /** Learning rate for one rank; see {@link #lrScaling}. */
+    @Option(names = "--lr", description = "learning rate of one rank")
+    public float lr = 0.05f;
+
+    /** {@code linear}: N ranks use N x lr (their global batch is N times larger; Goyal et al. 2017); {@code sqrt}; {@code none}. */
+    @Option(names = "--lr-scaling", description = "linear, sqrt or none: how the rate grows with the global batch")
+    public String lrScaling = "linear";
+
+    /** Epochs over which a scaled learning rate is reached, linearly from one rank's (0: at once). */
+    @Option(names = "--lr-warmup-epochs", description = "epochs over which a scaled rate is reached from one rank's (default 1)")
+    public double lrWarmupEpochs = 1;
+
+    @Option(names = "--seed")
+    public long seed = 1;
+
+    /** Steps trained and then undone before the first epoch (null: by device, {@link #warmupSteps()}). */
+    @Option(names = "--warmup-steps", description = "steps run and undone before timing (default " + SpeedupConfig.CPU_WARMUP_STEPS
+            + " on CPUs, " + SpeedupConfig.GPU_WARMUP_STEPS + " on GPUs)")
+    public Integer warmupSteps;
+
+    /** The warm-up of CPU ranks: the JIT compiles the hot loops within a few steps. */
+    public static final int CPU_WARMUP_STEPS = 10;
+
+    /**
+     * The warm-up of GPU ranks. A GPU step takes milliseconds, and the host's time between steps keeps falling for
+     * several hundred steps (JIT, GPU memory pool; measured on 2x H200 with Fashion-MNIST): a run with N ranks has
+     * N times fewer steps per epoch, so a shorter warm-up would flatter one rank.
+     */
+    public static final int GPU_WARMUP_STEPS = 1000;
+
+    /** All-reduce each gradient bucket while backward still runs ({@link DataParallel.Options#overlap}). */
+    @Option(names = "--no-overlap", negatable = true, description = "--no-overlap: all-reduce only after backward has finished")
+    public boolean overlap = true;
+
+    @Option(names = "--bucket-kib", description = "gradient bucket size in KiB (default 1024)")
+    public int bucketKib = (int) (DataParallel.Options.DEFAULT_BUCKET_BYTES / 1024);
+
+    /** {@link GpuOptions#lastBucketBytes}, in KiB. */
+    @Option(names = "--last-bucket-kib", description = {"the model's first parameters, up to this many KiB, get the last gradient",
+            "bucket to themselves: a small all-reduce after backward (default 0: filled like the others)"})
+    public int lastBucketKib;
+
+    /**
+     * {@link GpuOptions#overlapCtas} (NCCL route only): 4 here, where the library leaves it to NCCL, because
+     * beside 4-CTA all-reduces the lesson CNN's backward lost less time per step on 2x H200, and the step's tail took
+     * no longer.
+     */
+    @Option(names = "--overlap-ctas", description = {"NCCL: the all-reduces beside backward use at most this many CTAs (SMs), through",
+            "a second communicator; the one after backward keeps them all (default 4; 0: NCCL's choice)"})
+    public int overlapCtas = 4;
+
+    /** GPU steps replayed from CUDA graphs ({@link GpuOptions#cudaGraphs}); null: by device, {@link #cudaGraphs()}. */
+    @Option(names = "--cuda-graphs", negatable = true, description = {"GPUs: replay each step's forward, backward and optimizer from",
+            "CUDA graphs (a few launches per step instead of dozens of kernels and cuBLAS calls).",
+            "Default: on with --device cuda; --no-cuda-graphs launches every kernel from Java"})
+    public Boolean cudaGraphs;
+
+    /** With CUDA graphs: NCCL's all-reduces recorded too ({@link GpuOptions#graphCollectives}). */
+    @Option(names = "--no-graph-collectives", negatable = true, description = {"--no-graph-collectives: with CUDA graphs, leave NCCL's all-reduces out of the graphs",
+            "(the host calls them between the pieces of backward) instead of recording them too"})
+    public boolean graphCollectives = true;
+
+    /** The warm-up in effect: as set, else {@link #GPU_WARMUP_STEPS} on GPUs and {@link #CPU_WARMUP_STEPS} on CPUs. */
+    public int warmupSteps() {
+        return warmupSteps != null ? warmupSteps : device.equals("cuda") ? GPU_WARMUP_STEPS : CPU_WARMUP_STEPS;
     }
 
-    /** Parses {@link #toArgs}'s output; returns the config and sets {@code route[0]}. */
-    public static SpeedupConfig fromArgs(String[] args, Route[] route) {
-        SpeedupConfig c = new SpeedupConfig();
-        for (String a : args) {
-            int eq = a.indexOf('=');
-            if (eq < 1) throw new IllegalArgumentException("argument '" + a + "' is not key=value");
-            String k = a.substring(0, eq), v = a.substring(eq + 1);
-            switch (k) {
-                case "route" -> route[0] = Route.parse(v);
-                case "model" -> c.model = v;
-                case "channels" -> {
-                    String[] p = v.split(",");
-                    c.channels1 = Integer.parseInt(p[0].trim());
-                    c.channels2 = Integer.parseInt(p[1].trim());
-                }
-                case "data" -> c.data = v;
-                case "data-dir" -> c.dataDir = Path.of(v);
-                case "train-examples" -> c.trainExamples = Integer.parseInt(v);
-                case "test-examples" -> c.testExamples = Integer.parseInt(v);
-                case "epochs" -> c.epochs = Integer.parseInt(v);
-                case "batch" -> c.batchPerRank = Integer.parseInt(v);
-                case "global-batch" -> c.globalBatch = Integer.parseInt(v);
-                case "optimizer" -> c.optimizer = v;
-                case "lr" -> c.lr = Float.parseFloat(v);
-                case "lr-scaling" -> c.lrScaling = v;
-                case "lr-warmup" -> c.lrWarmupEpochs = Double.parseDouble(v);
-                case "seed" -> c.seed = Long.parseLong(v);
-                case "warmup" -> c.warmupSteps = Integer.parseInt(v);
-                case "overlap" -> c.overlap = Boolean.parseBoolean(v);
-                case "bucket-bytes" -> c.bucketBytes = Long.parseLong(v);
-                case "last-bucket-bytes" -> c.lastBucketBytes = Long.parseLong(v);
-                case "overlap-ctas" -> c.overlapCtas = Integer.parseInt(v);
-                case "cuda-graphs" -> c.cudaGraphs = Boolean.parseBoolean(v);
-                case "graph-collectives" -> c.graphCollectives = Boolean.parseBoolean(v);
-                case "device" -> c.device = v;
-                default -> throw new IllegalArgumentException("unknown setting '" + k + "'");
-            }
+    /** Whether steps are replayed from CUDA graphs: as set, else on GPUs. */
+    public boolean cudaGraphs() {
+        return cudaGraphs != null ? cudaGraphs : device.equals("cuda");
+    }
+
+    public long bucketBytes() {
+        return bucketKib * 1024L;
+    }
+
+    public long lastBucketBytes() {
+        return lastBucketKib * 1024L;
+    }
+
+    /** The plain data-parallel step's options these settings give. */
+    public DataParallel.Options trainerOptions() {
+        return DataParallel.Options.defaults().overlap(overlap).bucketBytes(bucketBytes());
+    }
+
+    /** The GPU machinery's options these settings give (CUDA graphs, the small last bucket, fewer CTAs beside backward). */
+    public GpuOptions gpuOptions() {
+        return GpuOptions.defaults().lastBucketBytes(lastBucketBytes()).overlapCtas(overlapCtas)
+                .cudaGraphs(cudaGraphs()).graphCollectives(graphCollectives);
+    }
+
+    /** Paths travel absolute: a rank may start in another folder. */
+    private static final Gson JSON = new GsonBuilder().registerTypeHierarchyAdapter(Path.class, new TypeAdapter<Path>() {
+        @Override
+        public void write(JsonWriter out, Path p) throws IOException {
+            out.value(p.toAbsolutePath().toString());
         }
+
+        @Override
+        public Path read(JsonReader in) throws IOException {
+            return Path.of(in.nextString());
+        }
+    }.nullSafe()).create();
+
+    /** These settings as one JSON argument of a rank program. */
+    public String toJson() {
+        return JSON.toJson(this);
+    }
+
+    /** Reads {@link #toJson}'s output and checks it. */
+    public static SpeedupConfig fromJson(String json) {
+        SpeedupConfig c = JSON.fromJson(json, SpeedupConfig.class);
         c.validate();
         return c;
     }
@@ -158,15 +199,16 @@ public final class SpeedupConfig {
             throw new IllegalArgumentException("--lr-scaling must be linear, sqrt or none, got " + lrScaling);
         if (!device.equals("cpu") && !device.equals("cuda")) throw new IllegalArgumentException("--device must be cpu or cuda, got " + device);
         if (lrWarmupEpochs < 0) throw new IllegalArgumentException("--lr-warmup-epochs must be >= 0, got " + lrWarmupEpochs);
-        if (warmupSteps < 0) throw new IllegalArgumentException("--warmup-steps must be >= 0, got " + warmupSteps);
-        if (channels1 < 1 || channels2 < 1) throw new IllegalArgumentException("--channels must be two positive numbers");
-        if (lastBucketBytes < 0) throw new IllegalArgumentException("--last-bucket-kib must be >= 0 (0: the last bucket filled like the others), got " + lastBucketBytes / 1024);
+        if (warmupSteps() < 0) throw new IllegalArgumentException("--warmup-steps must be >= 0, got " + warmupSteps);
+        if (channels.length != 2) throw new IllegalArgumentException("--channels takes two numbers, e.g. 32,64");
+        if (channels[0] < 1 || channels[1] < 1) throw new IllegalArgumentException("--channels must be two positive numbers");
+        if (lastBucketKib < 0) throw new IllegalArgumentException("--last-bucket-kib must be >= 0 (0: the last bucket filled like the others), got " + lastBucketKib);
         if (overlapCtas < 0) throw new IllegalArgumentException("--overlap-ctas must be >= 0 (0: NCCL's choice), got " + overlapCtas);
     }
 
     /** The batch each of {@code ranks} ranks computes per step (checked: a fixed total batch must divide over the ranks). */
     public int batchFor(int ranks) {
-        return globalBatch > 0 ? org.mpi2nccl.dist.DataChecks.perRankBatch(globalBatch, ranks) : batchPerRank;
+        return globalBatch > 0 ? DataChecks.perRankBatch(globalBatch, ranks) : batchPerRank;
     }
 
     /** The learning rate of a run on {@code ranks} ranks (scaled with the global batch; a fixed total batch keeps it). */
@@ -181,14 +223,14 @@ public final class SpeedupConfig {
 
     /** One line for tables and plot titles. */
     public String describe() {
-        String m = model.equals("cnn") ? "lesson CNN (" + channels1 + "," + channels2 + " channels)" : "MLP 784-256-10";
+        String m = model.equals("cnn") ? "lesson CNN (" + channels[0] + "," + channels[1] + " channels)" : "MLP 784-256-10";
         String d = data.equals("fashion") ? "Fashion-MNIST" : "synthetic CIFAR-shaped";
         String n = trainExamples == 0 ? "" : " (" + trainExamples + " training examples)";
         String batch = globalBatch > 0 ? "total batch " + globalBatch + " split over the ranks" : "batch " + batchPerRank + " per rank";
         return String.format(Locale.ROOT, "%s on %s%s, %s, %s lr %.3g (%s), %d epochs, %s",
                 m, d, n, batch, optimizer, lr, globalBatch > 0 ? "same for all rank counts" : lrScaling + " scaling with ranks"
                         + (lrWarmupEpochs > 0 && !lrScaling.equals("none") ? ", reached over " + lrWarmupEpochs + " epoch(s)" : ""),
-                epochs, (device.equals("cpu") ? "CPU" : !cudaGraphs ? "GPU"
+                epochs, (device.equals("cpu") ? "CPU" : !cudaGraphs() ? "GPU"
                         : graphCollectives ? "GPU, steps replayed from CUDA graphs" : "GPU, steps replayed from CUDA graphs, all-reduces called by the host")
                         + (device.equals("cuda") ? knobs() : ""));
     }
@@ -197,7 +239,7 @@ public final class SpeedupConfig {
     private String knobs() {
         String k = "";
         if (overlapCtas > 0) k += ", NCCL beside backward on at most " + overlapCtas + " CTAs";
-        if (lastBucketBytes > 0) k += ", last bucket at most " + lastBucketBytes + " bytes";
+        if (lastBucketKib > 0) k += ", last bucket at most " + lastBucketBytes() + " bytes";
         return k;
     }
 }

@@ -60,35 +60,49 @@ public final class SpeedupExperiment {
     }
 
     /**
-     * The embedded default: with GPUs, the lesson CNN on Fashion-MNIST over NCCL and MPI on 1..all GPUs (steps replayed
-     * from CUDA graphs); without,
-     * a Fashion-MNIST subset on 1 and 2 CPU ranks (more where there are more cores, up to 4) over MPI, small
-     * enough to finish in a few minutes on two cores.
+     * The embedded default: with GPUs, the lesson CNN on Fashion-MNIST over NCCL and MPI on 1, 2, 4 ... all GPUs (steps
+     * replayed from CUDA graphs); without, a Fashion-MNIST subset on 1 and 2 CPU ranks (4 where there are 4 cores)
+     * over MPI, small enough to finish in a few minutes on two cores.
      */
     public static SpeedupExperiment defaults() {
+        SpeedupConfig c = defaultConfig();
+        return new SpeedupExperiment(c, routesFor(c.device), rankCountsFor(c.device));
+    }
+
+    /** The settings of {@link #defaults()}: {@code mpi2nccl run} starts from these too. */
+    public static SpeedupConfig defaultConfig() {
         SpeedupConfig c = new SpeedupConfig();
-        if (Cuda.isAvailable() && Cuda.deviceCount() > 0) {
+        if (Cuda.isAvailable()) {
             c.device = "cuda";
-            c.cudaGraphs = true;                                  // as `mpi2nccl run --device cuda` (the notebooks too)
-            c.warmupSteps = SpeedupConfig.GPU_WARMUP_STEPS;
-            List<Integer> ranks = new ArrayList<>();
-            for (int n = 1; n <= Cuda.deviceCount(); n *= 2) ranks.add(n);
-            if (!ranks.contains(Cuda.deviceCount())) ranks.add(Cuda.deviceCount());
-            return new SpeedupExperiment(c, List.of(Route.NCCL, Route.MPI), ranks);
+            return c;
         }
         c.device = "cpu";
-        c.channels1 = 8;
-        c.channels2 = 16;
+        c.channels = new int[] {8, 16};
         c.trainExamples = 8000;
         c.testExamples = 2000;
         c.epochs = 3;
         c.batchPerRank = 32;
         c.lr = 0.02f;
-        return new SpeedupExperiment(c, List.of(Route.MPI), cpuRankCounts());
+        return c;
+    }
+
+    /** GPUs: NCCL and MPI (host-staged); CPUs: MPI. */
+    public static List<Route> routesFor(String device) {
+        return device.equals("cuda") ? List.of(Route.NCCL, Route.MPI) : List.of(Route.MPI);
+    }
+
+    /** GPUs: 1, 2, 4 ... and all of them; CPUs: {@link #cpuRankCounts()}. */
+    public static List<Integer> rankCountsFor(String device) {
+        if (!device.equals("cuda")) return cpuRankCounts();
+        int gpus = Math.max(1, Cuda.deviceCount());   // none: 1, and the constructor says that no GPU is usable
+        List<Integer> ranks = new ArrayList<>();
+        for (int n = 1; n <= gpus; n *= 2) ranks.add(n);
+        if (!ranks.contains(gpus)) ranks.add(gpus);
+        return ranks;
     }
 
     /** 1, 2, 4 ranks as far as there are cores (at least 1 and 2: two ranks share one core on a 1-core machine). */
-    static List<Integer> cpuRankCounts() {
+    public static List<Integer> cpuRankCounts() {
         int cores = Runtime.getRuntime().availableProcessors();
         List<Integer> out = new ArrayList<>(List.of(1, 2));
         if (cores >= 4) out.add(4);
@@ -172,7 +186,7 @@ public final class SpeedupExperiment {
     private JobResult launch(Route route, int n, String label, boolean gpu) {
         EpochBars bars = new EpochBars(label);
         JobBuilder job = Mpj.launch(SpeedupRank.class).ranks(n).device(gpu ? MpjDevice.NIODEV : MpjDevice.MULTICORE)
-                .args(config.toArgs(route)).timeout(runTimeout).onLine(bars::onLine);
+                .args(route.label(), config.toJson()).timeout(runTimeout).onLine(bars::onLine);
         if (!gpu) {
             // One core per rank: the CPU backend sizes its parallelism from the processor count the JVM reports, so
             // with 1 it computes on the rank's own thread only; BLAS single-threaded too.

@@ -35,8 +35,8 @@ import org.mpi2nccl.tensor.NDArray;
 /**
  * One run of the speedup experiment, as an MPJ rank program: data-parallel training of the configured model
  * on every rank of the job over one {@link Route}, reporting each epoch (time, throughput, where the time
- * went, loss and test accuracy of all ranks together) from rank 0 with {@link Report#emit}. Arguments: a
- * {@link SpeedupConfig} as {@code key=value}. Rank r computes on the CPU or on GPU r % count.
+ * went, loss and test accuracy of all ranks together) from rank 0 with {@link Report#emit}. Arguments: the
+ * {@link Route} and a {@link SpeedupConfig} as JSON. Rank r computes on the CPU or on GPU r % count.
  *
  * <p>Before training, the ranks check together that every rank could load the data and sees the same data
  * set, that NCCL gets a GPU per rank and that no rank's share is empty: a problem becomes an error on every
@@ -50,9 +50,8 @@ public final class SpeedupRank {
 
     public static void main(String[] args) throws Exception {
         String[] rest = MPI.Init(args);
-        Route[] routeOut = {Route.MPI};
-        SpeedupConfig cfg = SpeedupConfig.fromArgs(rest, routeOut);
-        Route route = routeOut[0];
+        Route route = Route.parse(rest[0]);
+        SpeedupConfig cfg = SpeedupConfig.fromJson(rest[1]);
         try (MpjCommunicator host = MpjCommunicator.world()) {
             run(cfg, route, host);
         }
@@ -78,10 +77,7 @@ public final class SpeedupRank {
 
         Communicator comm = route.open(host, device);
         try (Module model = model(cfg, device);
-             GpuDataParallel dp = new GpuDataParallel(model, comm,
-                     DataParallel.Options.defaults().overlap(cfg.overlap).bucketBytes(cfg.bucketBytes),
-                     GpuOptions.defaults().lastBucketBytes(cfg.lastBucketBytes).overlapCtas(cfg.overlapCtas)
-                             .cudaGraphs(cfg.cudaGraphs).graphCollectives(cfg.graphCollectives))) {
+             GpuDataParallel dp = new GpuDataParallel(model, comm, cfg.trainerOptions(), cfg.gpuOptions())) {
             if (rank == 0) {
                 System.out.printf(Locale.ROOT, "%s x%d on %s: %d parameters in %d bucket(s), %d training / %d test examples,"
                                 + " %d steps per epoch, global batch %d, lr %.4g%n", route.description(), ranks,
@@ -105,7 +101,7 @@ public final class SpeedupRank {
                     Report.emit(row(batch, route, ranks, device, dp, epoch, opt.lr(), tr, times, te));
                 }
             }
-            if (cfg.cudaGraphs) {
+            if (cfg.cudaGraphs()) {
                 System.out.println("rank " + rank + ": " + dp.graphReplays() + " steps replayed from CUDA graphs"
                         + (dp.graphsOff() != null ? "; graphs off: " + dp.graphsOff() : ""));
             }
@@ -172,8 +168,8 @@ public final class SpeedupRank {
 
     static Module model(SpeedupConfig cfg, Device device) {
         if (cfg.model.equals("mlp")) return Models.mlp(256, device, cfg.seed);
-        return cfg.data.equals("fashion") ? Models.cnn(1, 28, cfg.channels1, cfg.channels2, device, cfg.seed)
-                : Models.cnn(3, 32, cfg.channels1, cfg.channels2, device, cfg.seed);
+        return cfg.data.equals("fashion") ? Models.cnn(1, 28, cfg.channels[0], cfg.channels[1], device, cfg.seed)
+                : Models.cnn(3, 32, cfg.channels[0], cfg.channels[1], device, cfg.seed);
     }
 
     /**
@@ -196,19 +192,20 @@ public final class SpeedupRank {
      * put back as it was: the epochs measured start from the same weights as without warm-up.
      */
     private static void warmUp(SpeedupConfig cfg, DataParallel dp, DataLoader loader, SoftmaxCrossEntropyLoss lossFn) {
-        if (cfg.warmupSteps == 0) return;
+        int steps = cfg.warmupSteps();
+        if (steps == 0) return;
         Map<String, NDArray> saved = new LinkedHashMap<>();
         dp.model().state().forEach((k, v) -> saved.put(k, ArrayScope.outside(v::copy)));
         try (Optimizer scratch = optimizer(cfg, dp.model(), 1e-6f)) {
             int done = 0;
             // as many passes as the steps need (a short shard has fewer batches than the warm-up)
-            for (int pass = 0, before = -1; done < cfg.warmupSteps && done > before; pass++) {
+            for (int pass = 0, before = -1; done < steps && done > before; pass++) {
                 before = done;
                 for (Batch b : loader.epoch(1_000_000 + pass)) {
                     try (ArrayScope step = ArrayScope.open(); b) {
-                        if (done < cfg.warmupSteps) dp.step(b, scratch, lossFn);
+                        if (done < steps) dp.step(b, scratch, lossFn);
                     }
-                    if (++done >= cfg.warmupSteps) break;
+                    if (++done >= steps) break;
                 }
             }
             dp.model().loadState(saved);

@@ -5,6 +5,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.commons.math3.stat.StatUtils;
+import org.apache.commons.math3.stat.descriptive.rank.Median;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.LongColumn;
@@ -289,7 +291,7 @@ public final class SpeedupResults {
         }
         if (each.isEmpty()) return new double[] {Double.NaN, Double.NaN, Double.NaN};
         double[] v = each.stream().mapToDouble(Double::doubleValue).toArray();
-        return new double[] {Arrays.stream(v).min().getAsDouble(), Arrays.stream(v).max().getAsDouble(), median(v)};
+        return new double[] {StatUtils.min(v), StatUtils.max(v), median(v)};
     }
 
     private static Table inRound(Table t, int round) {
@@ -298,14 +300,12 @@ public final class SpeedupResults {
 
     /** The test accuracy after the last epoch, averaged over the rounds (each round trains from the same start). */
     private static double lastAccuracy(Table t) {
-        double sum = 0;
-        int n = 0;
+        List<Double> last = new ArrayList<>();
         for (int k : t.intColumn("round").unique()) {
             Table r = inRound(t, k);
-            sum += r.doubleColumn("test_acc").getDouble(r.rowCount() - 1);
-            n++;
+            last.add(r.doubleColumn("test_acc").getDouble(r.rowCount() - 1));
         }
-        return n == 0 ? Double.NaN : sum / n;
+        return StatUtils.mean(last.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     /** The rows of the first round a run has (the per-epoch curves: later rounds repeat the same training). */
@@ -313,10 +313,9 @@ public final class SpeedupResults {
         return run.rowCount() == 0 ? run : inRound(run, (int) run.intColumn("round").min());
     }
 
+    /** The middle value (the mean of the two middle ones for an even count); NaN for none. */
     static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s.length == 0 ? Double.NaN : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+        return new Median().evaluate(v);
     }
 
     /** What a step costs per phase, and what each run's step adds to one rank's ({@link StepCosts}). */

@@ -1,75 +1,124 @@
 package org.mpi2nccl.bench;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.mpi2nccl.dist.Route;
+import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.dist.gpu.GpuOptions;
 
-/** The experiment's settings travel to every rank program as key=value arguments: nothing may be lost on the way. */
+/** The experiment's settings travel to every rank program as JSON: nothing may be lost on the way. */
 class SpeedupConfigTest {
     @Test
     void everySettingSurvivesTheTripToARankProgram() {
         SpeedupConfig c = new SpeedupConfig();
-        c.channels1 = 8;
-        c.channels2 = 16;
+        c.channels = new int[] {8, 16};
+        c.data = "synthetic-cifar";
+        c.dataDir = Path.of("data", "rank{rank}");
+        c.trainExamples = 640;
+        c.testExamples = 160;
         c.epochs = 3;
         c.batchPerRank = 64;
+        c.globalBatch = 128;
+        c.optimizer = "adam";
         c.lr = 0.02f;
+        c.lrScaling = "sqrt";
+        c.lrWarmupEpochs = 0.5;
+        c.seed = 42;
         c.warmupSteps = 7;
         c.overlap = false;
-        c.bucketBytes = 4096;
-        c.lastBucketBytes = 2048;
+        c.bucketKib = 4;
+        c.lastBucketKib = 2;
         c.overlapCtas = 6;
         c.cudaGraphs = true;
         c.graphCollectives = false;
         c.device = "cuda";
-        List<String> args = c.toArgs(Route.NCCL);
-        Route[] route = new Route[1];
-        SpeedupConfig back = SpeedupConfig.fromArgs(args.toArray(new String[0]), route);
-        assertEquals(Route.NCCL, route[0]);
-        assertEquals(args, back.toArgs(Route.NCCL));
-        assertTrue(back.cudaGraphs);
-        assertFalse(back.graphCollectives, "graph-collectives=false reached the rank: " + args);
+        String json = c.toJson();
+        SpeedupConfig back = SpeedupConfig.fromJson(json);
+        assertEquals(json, back.toJson());
+        assertArrayEquals(new int[] {8, 16}, back.channels);
+        assertEquals("synthetic-cifar", back.data);
+        assertEquals(Path.of("data", "rank{rank}").toAbsolutePath(), back.dataDir, "a rank may start in another folder");
+        assertEquals(640, back.trainExamples);
+        assertEquals(160, back.testExamples);
+        assertEquals(3, back.epochs);
+        assertEquals(64, back.batchPerRank);
+        assertEquals(128, back.globalBatch);
+        assertEquals("adam", back.optimizer);
+        assertEquals(0.02f, back.lr);
+        assertEquals("sqrt", back.lrScaling);
+        assertEquals(0.5, back.lrWarmupEpochs);
+        assertEquals(42, back.seed);
+        assertEquals(7, back.warmupSteps());
+        assertTrue(back.cudaGraphs());
+        assertFalse(back.graphCollectives, "graph-collectives=false reached the rank: " + json);
         assertFalse(back.overlap);
-        assertEquals(4096, back.bucketBytes);
-        assertEquals(2048, back.lastBucketBytes);
+        assertEquals(4096, back.bucketBytes());
+        assertEquals(2048, back.lastBucketBytes());
         assertEquals(6, back.overlapCtas);
+        assertEquals("cuda", back.device);
+        assertEquals(4096, back.trainerOptions().bucketBytes());
+        GpuOptions o = back.gpuOptions();
+        assertEquals(2048, o.lastBucketBytes());
+        assertEquals(6, o.overlapCtas());
+        assertFalse(o.graphCollectives());
+        assertTrue(o.cudaGraphs());
     }
 
     @Test
-    void aNegativeLastBucketOrCtaCountIsRefusedNamingTheOption() {
+    void settingsLeftUnsetStayUnsetAndFollowTheDevice() {
         SpeedupConfig c = new SpeedupConfig();
-        c.lastBucketBytes = -1024;
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, c::validate);
-        assertTrue(e.getMessage().contains("--last-bucket-kib"), e.getMessage());
-        c.lastBucketBytes = 0;
-        c.overlapCtas = -2;
-        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, c::validate);
-        assertTrue(e.getMessage().contains("--overlap-ctas"), e.getMessage());
+        SpeedupConfig back = SpeedupConfig.fromJson(c.toJson());
+        assertNull(back.dataDir);
+        assertNull(back.warmupSteps);
+        assertEquals(SpeedupConfig.CPU_WARMUP_STEPS, back.warmupSteps());
+        assertFalse(back.cudaGraphs());
+        back.device = "cuda";
+        assertEquals(SpeedupConfig.GPU_WARMUP_STEPS, back.warmupSteps(), "GPU runs warm up longer");
+        assertTrue(back.cudaGraphs(), "GPU steps are replayed from CUDA graphs unless said otherwise");
     }
 
     @Test
-    void theReportsCommandLineRepeatsTheTrainersKnobs() {
-        SpeedupCommand c = new SpeedupCommand();
-        new picocli.CommandLine(c).parseArgs("--overlap-ctas", "2", "--last-bucket-kib", "4", "--bucket-kib", "512");
-        List<String> said = c.commandLine();
-        assertTrue(said.containsAll(List.of("--overlap-ctas 2", "--last-bucket-kib 4", "--bucket-kib 512")), said.toString());
+    void aBadSettingIsRefusedOnArrival() {
+        SpeedupConfig c = new SpeedupConfig();
+        c.optimizer = "rmsprop";
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SpeedupConfig.fromJson(c.toJson()));
+        assertTrue(e.getMessage().contains("--optimizer"), e.getMessage());
+    }
+
+    @Test
+    void aNegativeLastBucketOrCtaCountOrAThirdChannelIsRefusedNamingTheOption() {
+        SpeedupConfig c = new SpeedupConfig();
+        c.lastBucketKib = -1;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, c::validate);
+        assertTrue(e.getMessage().contains("--last-bucket-kib"), e.getMessage());
+        c.lastBucketKib = 0;
+        c.overlapCtas = -2;
+        e = assertThrows(IllegalArgumentException.class, c::validate);
+        assertTrue(e.getMessage().contains("--overlap-ctas"), e.getMessage());
+        c.overlapCtas = 0;
+        c.channels = new int[] {8, 16, 32};
+        e = assertThrows(IllegalArgumentException.class, c::validate);
+        assertTrue(e.getMessage().contains("--channels takes two numbers"), e.getMessage());
     }
 
     @Test
     void theExperimentLimitsTheAllReducesBesideBackwardToFourCtasTheLibraryLeavesItToNccl() {
         assertEquals(4, new SpeedupConfig().overlapCtas);
-        assertEquals(0, org.mpi2nccl.dist.gpu.GpuOptions.defaults().overlapCtas());
-        assertEquals(0, org.mpi2nccl.dist.gpu.GpuOptions.defaults().lastBucketBytes());
+        assertEquals(0, GpuOptions.defaults().overlapCtas());
+        assertEquals(0, GpuOptions.defaults().lastBucketBytes());
+        assertEquals(DataParallel.Options.DEFAULT_BUCKET_BYTES, new SpeedupConfig().bucketBytes(), "the library's bucket size");
     }
 
     @Test
     void theAllReducesAreRecordedIntoTheGraphsUnlessSaidOtherwise() {
         assertTrue(new SpeedupConfig().graphCollectives);
-        assertTrue(org.mpi2nccl.dist.gpu.GpuOptions.defaults().graphCollectives());
-        assertFalse(org.mpi2nccl.dist.gpu.GpuOptions.defaults().graphCollectives(false).graphCollectives());
+        assertTrue(GpuOptions.defaults().graphCollectives());
+        assertFalse(GpuOptions.defaults().graphCollectives(false).graphCollectives());
     }
 }

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpi2nccl.Cli;
+import org.mpi2nccl.cli.Main;
 import org.mpi2nccl.dist.Route;
 import tech.tablesaw.api.Table;
 
@@ -30,8 +30,7 @@ class SpeedupExperimentTest {
         c.data = "synthetic-cifar";
         c.trainExamples = 320;
         c.testExamples = 80;
-        c.channels1 = 4;
-        c.channels2 = 8;
+        c.channels = new int[] {4, 8};
         c.epochs = 2;
         c.batchPerRank = 16;
         c.warmupSteps = 2;
@@ -114,7 +113,7 @@ class SpeedupExperimentTest {
         assertTrue(SpeedupReport.charts(merged).containsKey("breakdown-mpi"));
         assertFalse(SpeedupReport.charts(merged).containsKey("breakdown-ddp"), "no breakdown for a peer that measured none");
         Path again = dir.resolve("merged");
-        assertEquals(0, Cli.run("run", "--from-csv", dir.resolve("epochs.csv") + "," + ddp, "--out", again.toString()));
+        assertEquals(0, Main.run("run", "--from-csv", dir.resolve("epochs.csv") + "," + ddp, "--out", again.toString()));
         assertTrue(Files.size(again.resolve("speedup.png")) > 100);
         System.out.println(SpeedupReport.text(r));
     }
@@ -142,8 +141,8 @@ class SpeedupExperimentTest {
         IllegalArgumentException batch = assertThrows(IllegalArgumentException.class,
                 () -> new SpeedupExperiment(small, List.of(Route.MPI), List.of(1, 4)));
         assertTrue(batch.getMessage().contains("smaller than the number of ranks"), batch.getMessage());
-        assertEquals(2, Cli.run("run", "--device", "cpu", "--routes", "nccl"), "the command says no and exits 2");
-        assertEquals(2, Cli.run("run", "--device", "cpu", "--global-batch", "3", "--ranks", "1,2"));
+        assertEquals(2, Main.run("run", "--device", "cpu", "--routes", "nccl"), "the command says no and exits 2");
+        assertEquals(2, Main.run("run", "--device", "cpu", "--global-batch", "3", "--ranks", "1,2"));
         if (!org.mpi2nccl.cuda.Cuda.isAvailable()) {
             IllegalArgumentException gpu = assertThrows(IllegalArgumentException.class, () -> {
                 SpeedupConfig c = tiny();

@@ -73,8 +73,8 @@ class SpeedupRoundsTest {
     }
 
     /**
-     * A peer whose host made its second round faster for 1 and 2 GPUs alike (PyTorch DDP's CIFAR-shaped epochs of
-     * session 8): the pooled medians pair round 1's 1-GPU epochs with round 2's 2-GPU ones and give 1.972x, above both
+     * A peer whose host made its second round faster for 1 and 2 GPUs alike (PyTorch DDP's CIFAR-shaped epochs on
+     * 2x H200): the pooled medians pair round 1's 1-GPU epochs with round 2's 2-GPU ones and give 1.972x, above both
      * rounds' own 1.805x and 1.725x; the paired median stays between them.
      */
     @Test

@@ -28,7 +28,7 @@ class LauncherKilledTest {
     void killingTheLauncherStopsItsJob(MpjDevice device) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process launcher = new ProcessBuilder(java, JobBuilder.NATIVE_ACCESS, "-cp", System.getProperty("java.class.path"),
-                "org.mpi2nccl.Cli", "mpjrun", "-np", "3", "--device", device.mpjName(), "--timeout", "120s",
+                "org.mpi2nccl.cli.Main", "mpjrun", "-np", "3", "--device", device.mpjName(), "--timeout", "120s",
                 HangingRank.class.getName()).redirectErrorStream(true).start();
         List<ProcessHandle> job;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8))) {

@@ -64,7 +64,7 @@ class MultiHostTest {
         Path machines = Files.writeString(jobHomes.get(0).resolve("machines.cluster"), ip[0] + "\n" + ip[1] + "\n");
         String cp = System.getProperty("java.class.path");
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns[0], java.toString(),
-                JobBuilder.NATIVE_ACCESS, "-cp", cp, "org.mpi2nccl.Cli", "mpjrun", "-np", "4", "--device", "niodev",
+                JobBuilder.NATIVE_ACCESS, "-cp", cp, "org.mpi2nccl.cli.Main", "mpjrun", "-np", "4", "--device", "niodev",
                 "--machines", machines.toString(), "--running-daemons", Integer.toString(DAEMON_PORT),
                 "--timeout", "60s", "--mpj-home", home.dir().toString(), HostRank.class.getName()));
         cli = new ProcessBuilder(cmd).redirectErrorStream(true).start();

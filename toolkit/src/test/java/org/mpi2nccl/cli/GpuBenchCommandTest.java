@@ -1,4 +1,4 @@
-package org.mpi2nccl.cuda;
+package org.mpi2nccl.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,8 +1,9 @@
-package org.mpi2nccl.cuda;
+package org.mpi2nccl.cli;
 
 import com.google.gson.GsonBuilder;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.cuda.Kernel;
 import org.mpi2nccl.doctor.CudaReport;
 import org.mpi2nccl.doctor.Finding;
 import picocli.CommandLine.Command;

@@ -1,4 +1,4 @@
-package org.mpi2nccl.bench;
+package org.mpi2nccl.cli;
 
 import java.nio.file.Path;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package org.mpi2nccl.cuda;
+package org.mpi2nccl.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.mpi2nccl.cuda.Kernel;
 import picocli.CommandLine;
 
 /** doctor-gpu --kernels: every kernel, as the sanitizer script reads it; no GPU needed. */

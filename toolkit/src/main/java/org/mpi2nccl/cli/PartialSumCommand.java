@@ -1,7 +1,13 @@
-package org.mpi2nccl.launch;
+package org.mpi2nccl.cli;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.launch.JobResult;
+import org.mpi2nccl.launch.Mpj;
+import org.mpi2nccl.launch.MpjDevice;
+import org.mpi2nccl.launch.MpjJobException;
+import org.mpi2nccl.launch.MpjLaunchException;
+import org.mpi2nccl.launch.PartialSum;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import tech.tablesaw.api.Table;
@@ -9,7 +15,7 @@ import tech.tablesaw.api.Table;
 /**
  * {@code mpi2nccl partial-sum}: the partial-sum lesson: N ranks each add up a block of 1..N and Allreduce the
  * partial sums; prints a table (rank, range, partial, allreduced, expected, time) and fails when any rank's
- * total is not N(N+1)/2. (It was the first main job; {@code ./build.sh run} is now the speedup experiment.)
+ * total is not N(N+1)/2.
  */
 @Command(name = "partial-sum", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Partial sums over MPJ ranks, combined with Allreduce (the first distributed program).")
@@ -18,14 +24,14 @@ public final class PartialSumCommand implements Callable<Integer> {
     int ranks;
 
     @Option(names = {"-dev", "--device"}, description = "multicore or niodev (default ${DEFAULT-VALUE})",
-            defaultValue = "multicore", converter = MpjRunCommand.DeviceConverter.class)
+            defaultValue = "multicore", converter = Converters.MpjDeviceConverter.class)
     MpjDevice device;
 
     @Option(names = "-n", description = "sum 1..N (default ${DEFAULT-VALUE})", defaultValue = "100000000")
     long n;
 
     @Option(names = "--timeout", description = "default ${DEFAULT-VALUE}", defaultValue = "120s",
-            converter = MpjRunCommand.DurationConverter.class)
+            converter = Converters.DurationConverter.class)
     Duration timeout;
 
     @Override

@@ -1,14 +1,18 @@
-package org.mpi2nccl.launch;
+package org.mpi2nccl.cli;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.launch.JobBuilder;
+import org.mpi2nccl.launch.JobResult;
+import org.mpi2nccl.launch.Mpj;
+import org.mpi2nccl.launch.MpjDevice;
+import org.mpi2nccl.launch.MpjJobException;
+import org.mpi2nccl.launch.MpjLaunchException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -25,11 +29,11 @@ public final class MpjRunCommand implements Callable<Integer> {
     int ranks;
 
     @Option(names = {"-dev", "--device"}, description = "multicore or niodev (default ${DEFAULT-VALUE})",
-            defaultValue = "multicore", converter = DeviceConverter.class)
+            defaultValue = "multicore", converter = Converters.MpjDeviceConverter.class)
     MpjDevice device;
 
     @Option(names = "--timeout", description = "stop the job after this long: 90s, 5m, 500ms (default ${DEFAULT-VALUE})",
-            defaultValue = "10m", converter = DurationConverter.class)
+            defaultValue = "10m", converter = Converters.DurationConverter.class)
     Duration timeout;
 
     @Option(names = {"--machines", "-machinesfile"}, description = "niodev: machines file, one host a line")
@@ -88,35 +92,6 @@ public final class MpjRunCommand implements Callable<Integer> {
         } catch (MpjJobException e) {
             err.println("mpjrun: " + e.getMessage());
             return 1;
-        }
-    }
-
-    static final class DeviceConverter implements ITypeConverter<MpjDevice> {
-        @Override
-        public MpjDevice convert(String value) {
-            return MpjDevice.parse(value);
-        }
-    }
-
-    /** 90s, 5m, 1h, 500ms, or ISO-8601 (PT90S). */
-    static final class DurationConverter implements ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            return parseDuration(value);
-        }
-    }
-
-    static Duration parseDuration(String value) {
-        String v = value.trim().toLowerCase();
-        try {
-            if (v.startsWith("p")) return Duration.parse(value.trim().toUpperCase());
-            if (v.endsWith("ms")) return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-            if (v.endsWith("s")) return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
-            if (v.endsWith("m")) return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
-            if (v.endsWith("h")) return Duration.ofHours(Long.parseLong(v.substring(0, v.length() - 1)));
-            return Duration.ofSeconds(Long.parseLong(v));
-        } catch (NumberFormatException | DateTimeParseException e) {
-            throw new IllegalArgumentException("'" + value + "' is not a duration: use e.g. 90s, 5m, 500ms");
         }
     }
 }

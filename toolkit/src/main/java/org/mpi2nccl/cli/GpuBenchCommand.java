@@ -1,4 +1,4 @@
-package org.mpi2nccl.cuda;
+package org.mpi2nccl.cli;
 
 import com.google.gson.GsonBuilder;
 import java.io.IOException;
@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.mpi2nccl.bench.gpu.GemmBench;
+import org.mpi2nccl.cuda.Cuda;
+import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.bench.gpu.GpuFigure;
 import org.mpi2nccl.bench.gpu.KernelBandwidthBench;
 import org.mpi2nccl.bench.gpu.LaunchCostBench;

@@ -1,4 +1,4 @@
-package org.mpi2nccl.bench;
+package org.mpi2nccl.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,14 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpi2nccl.Cli;
+import org.mpi2nccl.bench.BenchResults;
 
 /** {@code mpi2nccl bandwidth} on 2 MPJ ranks: CSV and plot written, every result checked; bad options refused. */
 class BandwidthCommandTest {
 
     @Test
     void runsTheHarnessOnMpjRanksAndWritesCsvAndPlot(@TempDir Path out) throws Exception {
-        int rc = Cli.run("bandwidth", "-np", "2", "--comms", "mpj,ring", "-b", "8", "-e", "4K", "-f", "8", "-n", "3",
+        int rc = Main.run("bandwidth", "-np", "2", "--comms", "mpj,ring", "-b", "8", "-e", "4K", "-f", "8", "-n", "3",
                 "-w", "1", "--min-iters", "1", "--out", out.toString());
         assertEquals(0, rc);
         BenchResults r = BenchResults.readCsv(out.resolve("bandwidth.csv"));
@@ -27,7 +27,7 @@ class BandwidthCommandTest {
 
     @Test
     void unknownCommunicatorsAndGpuOnMulticoreAreRefused() {
-        assertEquals(2, Cli.run("bandwidth", "--comms", "mpj,carrier-pigeon"));
-        assertEquals(2, Cli.run("bandwidth", "--comms", "nccl", "-dev", "multicore"));
+        assertEquals(2, Main.run("bandwidth", "--comms", "mpj,carrier-pigeon"));
+        assertEquals(2, Main.run("bandwidth", "--comms", "nccl", "-dev", "multicore"));
     }
 }

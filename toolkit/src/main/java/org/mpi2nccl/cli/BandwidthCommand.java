@@ -1,20 +1,21 @@
-package org.mpi2nccl.bench;
+package org.mpi2nccl.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.bench.BandwidthJob;
+import org.mpi2nccl.bench.BenchResults;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.MpjJobException;
 import org.mpi2nccl.launch.MpjLaunchException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /**
  * {@code mpi2nccl bandwidth}: the bandwidth harness on N MPJ ranks, nccl-tests style, for any of the
- * communicators ({@link RankCommunicators#NAMES}). Prints nccl-tests' table per communicator, writes
+ * communicators ({@link org.mpi2nccl.bench.RankCommunicators#NAMES}). Prints nccl-tests' table per communicator, writes
  * {@code bandwidth.csv} and {@code busbw.png} (one line per communicator) into {@code --out}, and fails when a
  * result was wrong.
  */
@@ -29,7 +30,7 @@ public final class BandwidthCommand implements Callable<Integer> {
             description = "communicators, comma-separated: mpj, mpj-staged, ring, ring-staged, ring-shm, naive, nccl, nccl-checked (default ${DEFAULT-VALUE})")
     List<String> comms;
 
-    @Option(names = {"-dev", "--device"}, converter = BandwidthCommand.DeviceArg.class,
+    @Option(names = {"-dev", "--device"}, converter = Converters.MpjDeviceConverter.class,
             description = "MPJ device: multicore or niodev (default: niodev when a communicator uses the GPU, else multicore)")
     MpjDevice device;
 
@@ -81,7 +82,7 @@ public final class BandwidthCommand implements Callable<Integer> {
     @Option(names = "--rank-heap", defaultValue = "auto", description = "-Xmx of each rank JVM (default: auto)")
     String rankHeap;
 
-    @Option(names = "--timeout", defaultValue = "60m", converter = BandwidthCommand.DurationArg.class,
+    @Option(names = "--timeout", defaultValue = "60m", converter = Converters.DurationConverter.class,
             description = "whole job (default ${DEFAULT-VALUE})")
     Duration timeout;
 
@@ -101,8 +102,7 @@ public final class BandwidthCommand implements Callable<Integer> {
             if (!rankHeap.equals("auto")) {
                 job.rankHeap(rankHeap);
             }
-            job.rankArgs();
-            job.effectiveDevice();
+            job.validate();
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 2;
@@ -127,26 +127,5 @@ public final class BandwidthCommand implements Callable<Integer> {
             return 1;
         }
         return 0;
-    }
-
-    /** "multicore" or "niodev". */
-    static final class DeviceArg implements ITypeConverter<MpjDevice> {
-        @Override
-        public MpjDevice convert(String value) {
-            return MpjDevice.parse(value);
-        }
-    }
-
-    /** "90s", "60m", "2h" or seconds. */
-    static final class DurationArg implements ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String v) {
-            String t = v.trim().toLowerCase(java.util.Locale.ROOT);
-            if (t.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-            }
-            long n = Long.parseLong(t.replaceAll("[smh]$", ""));
-            return t.endsWith("h") ? Duration.ofHours(n) : t.endsWith("m") ? Duration.ofMinutes(n) : Duration.ofSeconds(n);
-        }
     }
 }

@@ -1,19 +1,18 @@
-package org.mpi2nccl.bench;
+package org.mpi2nccl.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import org.mpi2nccl.bench.BenchResults;
+import org.mpi2nccl.bench.BenchSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code mpi2nccl bandwidth-compare}: puts the CSVs of several bandwidth runs (the toolkit's harness, or a
- * peer such as results/device/torch_allreduce.py writing the same columns) on one plot per placement, and
+ * peer such as scripts/gpu/torch_allreduce.py writing the same columns) on one plot per placement, and
  * prints the busbw ratio of two communicators size by size (e.g. nccl / torch.distributed).
  */
 @Command(name = "bandwidth-compare", mixinStandardHelpOptions = true, sortOptions = false,
@@ -58,42 +57,10 @@ public final class BandwidthCompareCommand implements Callable<Integer> {
                 System.err.println("bandwidth-compare: --ratio wants A/B, e.g. nccl/torch.distributed");
                 return 2;
             }
-            String table = ratioTable(all, ab[0], ab[1], BenchSpec.parseBytes(ratioFrom));
+            String table = all.ratioTable(ab[0], ab[1], BenchSpec.parseBytes(ratioFrom));
             Files.writeString(out.resolve("ratio.txt"), table);
             System.out.print(table);
         }
         return 0;
-    }
-
-    /** Size by size: busbw of a and b (in place, else out of place) and a/b; the minimum ratio at the end. */
-    static String ratioTable(BenchResults all, String a, String b, long from) {
-        Map<Long, double[]> bySize = new TreeMap<>();
-        for (BenchRow r : all.rows()) {
-            if (r.bytes() < from || !(r.communicator().equals(a) || r.communicator().equals(b))) {
-                continue;
-            }
-            double[] v = bySize.computeIfAbsent(r.bytes(), k -> new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN});
-            int col = r.communicator().equals(a) ? 0 : 1;
-            if (r.placement().equals("in-place")) {
-                v[col] = r.busbw();
-            } else {
-                v[col + 2] = r.busbw();
-            }
-        }
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "# busbw (GB/s), %s vs %s%n# %12s %10s %10s %8s%n",
-                a, b, "size", a.length() > 10 ? a.substring(0, 10) : a, b.length() > 10 ? b.substring(0, 10) : b, "ratio"));
-        double min = Double.POSITIVE_INFINITY;
-        for (Map.Entry<Long, double[]> e : bySize.entrySet()) {
-            double[] v = e.getValue();
-            double x = Double.isNaN(v[0]) ? v[2] : v[0];
-            double y = Double.isNaN(v[1]) ? v[3] : v[1];
-            double q = x / y;
-            if (Double.isFinite(q)) {
-                min = Math.min(min, q);
-            }
-            s.append(String.format(Locale.ROOT, "  %12s %10.2f %10.2f %8.3f%n", BenchSpec.formatBytes(e.getKey()), x, y, q));
-        }
-        s.append(String.format(Locale.ROOT, "# lowest ratio: %.3f%n", min));
-        return s.toString();
     }
 }

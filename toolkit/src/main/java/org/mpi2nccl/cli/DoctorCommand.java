@@ -1,8 +1,9 @@
-package org.mpi2nccl.doctor;
-
-import picocli.CommandLine.Command;
+package org.mpi2nccl.cli;
 
 import java.util.concurrent.Callable;
+import org.mpi2nccl.doctor.Doctor;
+import org.mpi2nccl.doctor.MachineReport;
+import picocli.CommandLine.Command;
 
 /** {@code mpi2nccl doctor}: the machine report in the terminal; exit status 1 when a check failed. */
 @Command(name = "doctor", mixinStandardHelpOptions = true,

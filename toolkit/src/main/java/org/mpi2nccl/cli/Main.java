@@ -1,0 +1,24 @@
+package org.mpi2nccl.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The toolkit's command line: {@code ./build.sh cli SUBCOMMAND} here, {@code bin/mpi2nccl SUBCOMMAND} in the
+ * GPU bundle. Every subcommand is a class of this package; this class only lists them.
+ */
+@Command(name = "mpi2nccl", mixinStandardHelpOptions = true, version = "mpi2nccl 0.1.0",
+        description = "From MPI reduction on the CPU to NCCL all-reduce on GPUs.",
+        subcommands = {CommandLine.HelpCommand.class, MpjRunCommand.class, SpeedupCommand.class, PartialSumCommand.class,
+                GpuDoctorCommand.class, GpuBenchCommand.class, DoctorCommand.class, TrainFashionMnistCommand.class,
+                MatmulBenchCommand.class, BandwidthCommand.class, BandwidthCompareCommand.class})
+public final class Main {
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line without exiting the JVM (tests and the notebook kernel call this). */
+    public static int run(String... args) {
+        return new CommandLine(new Main()).execute(args);
+    }
+}
