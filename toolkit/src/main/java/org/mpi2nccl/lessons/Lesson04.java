@@ -23,7 +23,7 @@ import org.mpi2nccl.comm.nccl.NcclNatives;
 import org.mpi2nccl.comm.nccl.NcclOptions;
 
 /**
- * Lesson 04, NCCL: the seed's bootstrap one step at a time (unique id on rank 0, its bytes broadcast over MPJ,
+ * Lesson 04, NCCL: the communicator's bootstrap one step at a time (unique id on rank 0, its bytes broadcast over MPJ,
  * ncclCommInitRank on every rank), a first all-reduce on the GPUs, the bandwidth sweep of NCCL against the MPI route
  * (live with GPUs; otherwise the results recorded on the GPU machine, said so), and the exercise: nccl-tests' bus
  * bandwidth.
@@ -144,8 +144,8 @@ public final class Lesson04 {
 
     /**
      * The sweep recorded on the GPU machine: a newer comm-check's CSVs from {@value #RECORDED_NEW} when present,
-     * else the 2026-11-22 runs (NCCL from its log, torch.distributed from its CSV, the MPI route of the first
-     * session's prototype). Prints where they come from; null when none is in this checkout.
+     * else the recording in {@value #RECORDED_OLD} (NCCL from its log, torch.distributed from its CSV, the MPI
+     * route staged through host memory at 3 sizes). Prints where they come from; null when none is in this checkout.
      */
     public static BenchResults recorded() throws IOException {
         List<BenchResults> parts = new ArrayList<>();
@@ -174,9 +174,9 @@ public final class Lesson04 {
                 parts.add(BenchResults.readCsv(p));
             }
         }
-        System.out.println("RECORDED results (not this machine): 2x H200 (NVLink), " + RECORDED_OLD + "/. NCCL was then"
-                + " in its non-blocking mode (every call polled: slow below 16 MiB; blocking is the default now);"
-                + " torch.distributed in the same run; the MPI route from the first session's prototype (3 sizes).");
+        System.out.println("RECORDED results (not this machine): 2x H200 (NVLink), " + RECORDED_OLD + "/. NCCL ran"
+                + " in its non-blocking mode there (every call polled: slow below 16 MiB; the toolkit's default is"
+                + " blocking); torch.distributed in the same run; the MPI route staged through host memory (3 sizes).");
         return BenchResults.concat(parts);
     }
 
