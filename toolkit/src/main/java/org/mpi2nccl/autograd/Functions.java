@@ -19,7 +19,7 @@ public final class Functions {
 
     /** Inverted dropout with probability p, masks drawn from {@code rng}. */
     public static Tensor dropout(Tensor x, float p, Rng rng) {
-        return new Dropout(p, rng).apply(x);
+        return new DropoutFunction(p, rng).apply(x);
     }
 
     /** Batch normalisation of x (N, C, H, W) with batch statistics (training mode). */

@@ -171,10 +171,10 @@ public final class Tensor implements AutoCloseable {
     public Tensor sigmoid() { return new Ops.Sigmoid().apply(this); }
 
     /** Sum over axes (none = all). */
-    public Tensor sum(int... axes) { return new Reductions.Sum(axes, false).apply(this); }
-    public Tensor sumKeepDims(int... axes) { return new Reductions.Sum(axes, true).apply(this); }
-    public Tensor max(int... axes) { return new Reductions.Max(axes, false).apply(this); }
-    public Tensor maxKeepDims(int... axes) { return new Reductions.Max(axes, true).apply(this); }
+    public Tensor sum(int... axes) { return new ReductionFunctions.Sum(axes, false).apply(this); }
+    public Tensor sumKeepDims(int... axes) { return new ReductionFunctions.Sum(axes, true).apply(this); }
+    public Tensor max(int... axes) { return new ReductionFunctions.Max(axes, false).apply(this); }
+    public Tensor maxKeepDims(int... axes) { return new ReductionFunctions.Max(axes, true).apply(this); }
 
     public Tensor mean(int... axes) {
         long count = 1;

@@ -1,7 +1,6 @@
 package org.mpi2nccl.launch;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -22,10 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
-import org.mpi2nccl.launch.rank.Lifeline;
-import org.mpi2nccl.launch.rank.MulticoreBoot;
-import org.mpi2nccl.launch.rank.NiodevBoot;
 import org.mpi2nccl.launch.rank.RankFailureRecord;
 import org.mpi2nccl.launch.rank.Wire;
 
@@ -38,6 +33,8 @@ import org.mpi2nccl.launch.rank.Wire;
  * MPJ daemon it started (whose children are the rank JVMs) and MPJ's starter. They also end when this JVM
  * ends, however it ends (a shutdown hook, and each of them watches its stdin pipe from this JVM:
  * {@link org.mpi2nccl.launch.rank.Lifeline}).
+ *
+ * <p>The command lines are {@link JobCommands}'; how an ended job is reported is {@link JobEnding}.
  */
 public final class RunningJob implements AutoCloseable {
     /** After a rank failed, how long the others may go on printing before everything is stopped. */
@@ -84,7 +81,8 @@ public final class RunningJob implements AutoCloseable {
         spec.checkMainClass(cp);
         startNanos = System.nanoTime();
         try {
-            main = spec.device == MpjDevice.MULTICORE ? startMulticore(java, home, cp) : startNiodev(java, home, cp);
+            main = spec.device == MpjDevice.MULTICORE ? startProcess(JobCommands.multicore(spec, java, home, cp))
+                    : startNiodev(java, home, cp);
         } catch (RuntimeException e) {
             cleanUp();
             throw e;
@@ -99,25 +97,6 @@ public final class RunningJob implements AutoCloseable {
         return this;
     }
 
-    private Process startMulticore(Path java, MpjHome home, List<String> cp) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java.toString());
-        cmd.add(JobBuilder.NATIVE_ACCESS);
-        cmd.addAll(spec.jvmArgs);
-        cmd.add("-cp");
-        cmd.add(ToolkitClasspath.joined());   // the ranks' class path goes to their own class loaders
-        cmd.add(MulticoreBoot.class.getName());
-        cmd.add(Integer.toString(spec.ranks));
-        cmd.add(home.dir().toString());
-        cmd.add(String.join(File.pathSeparator, cp));
-        cmd.add(spec.mainClass);
-        cmd.addAll(spec.args);
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().putAll(spec.env);
-        pb.environment().put("MPJ_HOME", home.dir().toString());
-        return startProcess(pb);
-    }
-
     private Process startNiodev(Path java, MpjHome home, List<String> cp) {
         int port;
         Path machines;
@@ -127,41 +106,14 @@ public final class RunningJob implements AutoCloseable {
             // Not probed here: a bare connection makes MPJ's daemon log a stack trace. If a daemon is missing,
             // MPJ's starter says so and finish() turns that into an MpjLaunchException.
             jobHome = home.createJobHome(port, JobBuilder.freePort(), JobBuilder.freePort());
-            // Daemons build a rank's class path from the starter's MPJ_HOME, here the job home in this
-            // host's temp directory, which other hosts do not have. MPJ's runtime jars are added from the
-            // real MPJ_HOME, which a cluster has at the same path on every host (mpj-config/README.md).
-            cp = new ArrayList<>(cp);
-            cp.add(home.lib("loader1.jar").toString());
-            cp.add(home.lib("mpj.jar").toString());
+            cp = JobCommands.withMpjRuntime(home, cp);
         } else {
             daemon = startLocalDaemon(java, home);
             port = daemon.port();
             owned.add(daemon.process());
             machines = spec.machinesFile != null ? spec.machinesFile.toAbsolutePath() : writeLocalMachines();
         }
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java.toString());
-        cmd.add(JobBuilder.NATIVE_ACCESS);
-        // MPJ's starter, run through Lifeline: it ends when the launcher's JVM does.
-        cmd.add("-cp");
-        cmd.add(jobHome.resolve("lib").resolve("starter.jar") + File.pathSeparator + ToolkitClasspath.joined());
-        cmd.add(Lifeline.class.getName());
-        cmd.add("runtime.starter.MPJRun");
-        cmd.addAll(List.of("-np", Integer.toString(spec.ranks), "-dev", "niodev",
-                "-machinesfile", machines.toString(), "-dport", Integer.toString(port),
-                "-wdir", workingDirectory().toString()));
-        // Options the starter does not know are handed to every rank JVM.
-        cmd.add(JobBuilder.NATIVE_ACCESS);
-        cmd.addAll(spec.jvmArgs);
-        cmd.add("-cp");
-        cmd.add(String.join(File.pathSeparator, cp));
-        cmd.add(NiodevBoot.class.getName());
-        cmd.add(spec.mainClass);
-        cmd.addAll(spec.args);
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().putAll(spec.env);
-        pb.environment().put("MPJ_HOME", jobHome.toString());
-        return startProcess(pb);
+        return startProcess(JobCommands.niodev(spec, java, jobHome, cp, machines, port, workingDirectory()));
     }
 
     /** A daemon on a free port (or the one asked for); a port taken meanwhile by someone else is retried. */
@@ -354,43 +306,12 @@ public final class RunningJob implements AutoCloseable {
             failed = List.copyOf(failures);
             mpjSaid = mpjLines.stream().filter(l -> !MpjChatter.isChatter(l)).toList();
         }
-        List<Integer> unfinished = result.unfinishedRanks();
-        String job = spec.ranks + "-rank " + spec.device + " job " + spec.mainClass;
-        if (!failed.isEmpty()) {
-            String why = failed.stream().map(RankFailure::summary).collect(Collectors.joining("; "));
-            String hint = failed.stream().anyMatch(RankFailure::isJniLoadedByAnotherRank)
-                    ? (spec.device == MpjDevice.MULTICORE
-                        ? ". A JNI library (JCuda, JavaCPP) loads in one class loader per JVM and multicore runs"
-                          + " every rank in one JVM: use niodev for GPU jobs (device(NIODEV), --device niodev)"
-                        : ". A JNI library was loaded twice in one JVM")
-                    : "";
-            future.completeExceptionally(new RankFailedException(job + " failed: " + why
-                    + (unfinished.isEmpty() ? "" : "; stopped ranks " + unfinished) + hint, result, failed));
-        } else if (timedOut) {
-            future.completeExceptionally(new JobTimeoutException(job + " timed out after " + MpjSaid.human(spec.timeout)
-                    + ": ranks " + unfinished + " had not finished (all stopped); raise the timeout or look for a"
-                    + " rank that waits for a message nobody sends" + MpjSaid.lastWords(mpjSaid), result, unfinished,
-                    spec.timeout));
-        } else if (stopRequested) {
-            future.completeExceptionally(new MpjJobException(job + " was stopped: ranks " + unfinished
-                    + " had not finished", result, unfinished));
-        } else if (MpjSaid.noDaemon(mpjSaid) != null) {
-            future.completeExceptionally(new MpjLaunchException(MpjSaid.noDaemon(mpjSaid)));
-        } else if (!unfinished.isEmpty()) {
-            String said = MpjSaid.lastWords(mpjSaid);
-            String which = daemon != null && !daemon.isAlive() && main.isAlive() ? "the MPJ daemon" : "the job's JVM";
-            List<RankFailure> lost = unfinished.stream().map(r -> new RankFailure(r, "process ended", 
-                    "rank " + r + " ended before its main returned", "", "")).toList();
-            future.completeExceptionally(new RankFailedException(job + " failed: ranks " + unfinished
-                    + " ended before main returned (" + which + " exited" + exitCode() + "; a rank called"
-                    + " System.exit, crashed or was killed)" + said, result, lost));
-        } else {
+        RuntimeException why = JobEnding.why(spec, result, failed, timedOut, stopRequested, mpjSaid, main, daemon);
+        if (why == null) {
             future.complete(result);
+        } else {
+            future.completeExceptionally(why);
         }
-    }
-
-    private String exitCode() {
-        return main.isAlive() ? "" : " with status " + main.exitValue();
     }
 
     // --- the caller's side ------------------------------------------------------------------------------

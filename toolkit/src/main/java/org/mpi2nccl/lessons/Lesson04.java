@@ -22,7 +22,7 @@ import org.mpi2nccl.comm.nccl.NcclNatives;
 import org.mpi2nccl.comm.nccl.NcclOptions;
 
 /**
- * Lesson 04, NCCL: the seed's bootstrap one step at a time (unique id on rank 0, its bytes broadcast over MPJ,
+ * Lesson 04, NCCL: the communicator's bootstrap one step at a time (unique id on rank 0, its bytes broadcast over MPJ,
  * ncclCommInitRank on every rank), a first all-reduce on the GPUs, the bandwidth sweep of NCCL against the MPI route
  * (live with GPUs; otherwise the results recorded on the GPU machine, said so), and the exercise: nccl-tests' bus
  * bandwidth.

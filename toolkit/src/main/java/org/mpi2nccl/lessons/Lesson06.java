@@ -218,7 +218,7 @@ public final class Lesson06 {
         return Table.create("NCCL_DEBUG=INFO, read together", line, meaning);
     }
 
-    /** The NCCL results the seeds report, in NCCL's words with the toolkit's hint for each (from NcclException). */
+    /** The NCCL results a failed NCCL call most often returns, in NCCL's words with the toolkit's hint for each (from NcclException). */
     public static Table errorCauses() {
         StringColumn code = StringColumn.create("ncclResult"), message = StringColumn.create("the toolkit's error message");
         int[] codes = {2, 1, 5, 4, 6, 3};

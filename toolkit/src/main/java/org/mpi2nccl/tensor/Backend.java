@@ -1,7 +1,7 @@
 package org.mpi2nccl.tensor;
 
 /**
- * The primitives one device computes with: the contract every backend (CPU now, CUDA next) implements.
+ * The primitives one device computes with: the contract every backend (CPU, CUDA) implements.
  * {@link NDArray} does shapes, strides, views and broadcasting on top of these and calls nothing else, so a
  * model runs on any device that implements this interface. The test suite
  * {@code org.mpi2nccl.tensor.BackendContractTest} checks a backend against plain-Java reference results;

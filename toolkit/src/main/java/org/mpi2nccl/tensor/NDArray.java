@@ -13,12 +13,12 @@ import java.util.Arrays;
  * close frees the memory. Inside an {@link ArrayScope} arrays are closed for you.
  *
  * <p>This class is the API; the longer rules live next to it, one concern per class: {@link ArrayViews} (reshape,
- * permute, broadcast, slices), {@link BroadcastOps} (binary ops between arrays), {@link AxisReductions},
- * {@link BatchedMatmul} and {@link ArrayJoins} (stack, concat).
+ * permute, broadcast, slices), {@link ArrayCopies} (copies, device moves, in-place writes), {@link BroadcastOps}
+ * (binary ops between arrays), {@link AxisReductions}, {@link BatchedMatmul} and {@link ArrayJoins} (stack, concat).
  */
 public final class NDArray implements AutoCloseable {
 
-    // package-private: the tensor package's ArrayViews, BroadcastOps, AxisReductions, BatchedMatmul read them
+    // package-private: the tensor package's ArrayViews, ArrayCopies, BroadcastOps, AxisReductions, BatchedMatmul read them
     final SharedStorage shared;
     final int[] shape;
     final long[] strides;
@@ -197,83 +197,25 @@ public final class NDArray implements AutoCloseable {
     }
 
     /** A new compact array with the same elements. */
-    public NDArray copy() {
-        checkOpen("copy");
-        NDArray out = empty(device(), shape);
-        stridedCopy(this, out);
-        return out;
-    }
+    public NDArray copy() { return ArrayCopies.copy(this); }
 
     /** A compact copy on {@code target} (a new reference to this array when it is already there and compact). */
-    public NDArray to(Device target) {
-        if (target.equals(device())) return compact();
-        try (NDArray c = compact()) {
-            float[] host = c.toArray();
-            return of(target, host, shape);
-        }
-    }
+    public NDArray to(Device target) { return ArrayCopies.to(this, target); }
 
     /** The elements in row-major order, copied to the host. */
-    public float[] toArray() {
-        checkOpen("toArray");
-        float[] host = new float[(int) size];
-        if (isContiguous()) {
-            backend().copyToHost(storage(), offset, host, 0, (int) size);
-        } else {
-            try (NDArray c = copy()) {
-                backend().copyToHost(c.storage(), 0, host, 0, (int) size);
-            }
-        }
-        return host;
-    }
+    public float[] toArray() { return ArrayCopies.toArray(this); }
 
     /** The only element of a one-element array. */
-    public float item() {
-        if (size != 1) throw new IllegalArgumentException("item: array of shape " + Shapes.str(shape) + " has " + size + " elements, not 1");
-        float[] v = new float[1];
-        backend().copyToHost(storage(), offset, v, 0, 1);
-        return v[0];
-    }
+    public float item() { return ArrayCopies.item(this); }
 
     /** Copies {@code src} (broadcast to this shape, same device) into this view, in place. Returns this. */
-    public NDArray assign(NDArray src) {
-        checkOpen("assign");
-        requireSameDevice(src, "assign");
-        if (src.shared == shared && src != this) {
-            try (NDArray tmp = src.copy()) {
-                return assign(tmp);
-            }
-        }
-        try (NDArray b = src.broadcastTo(Shapes.broadcastTarget(src.shape, shape, "assign"))) {
-            stridedCopy(b, this);
-        }
-        return this;
-    }
-
-    /** dst = src elementwise (same shape, same device), with adjacent contiguous axes merged first. */
-    private static void stridedCopy(NDArray src, NDArray dst) {
-        long[][] st = new long[2][];
-        int[] s = Shapes.coalesce(src.shape, new long[][] {src.strides, dst.strides}, st);
-        src.backend().copyStrided(src.storage(), src.offset, st[0], dst.storage(), dst.offset, st[1], s);
-    }
+    public NDArray assign(NDArray src) { return ArrayCopies.assign(this, src); }
 
     /** Sets every element of this view to {@code value}, in place. Returns this. */
-    public NDArray fill(float value) {
-        checkOpen("fill");
-        if (isContiguous()) backend().fill(storage(), offset, size, value);
-        else backend().fillStrided(storage(), offset, strides, shape, value);
-        return this;
-    }
+    public NDArray fill(float value) { return ArrayCopies.fill(this, value); }
 
     /** {@code this += other} in place (other broadcast to this shape); this must be compact. Returns this. */
-    public NDArray addInPlace(NDArray other) {
-        if (!isCompact()) throw new IllegalStateException("addInPlace: needs a compact array, got a view of shape " + Shapes.str(shape));
-        requireSameDevice(other, "addInPlace");
-        try (NDArray b = other.broadcastTo(Shapes.broadcastTarget(other.shape, shape, "addInPlace")); NDArray bc = b.compact()) {
-            backend().binary(BinaryOp.ADD, storage(), bc.storage(), storage(), size);
-        }
-        return this;
-    }
+    public NDArray addInPlace(NDArray other) { return ArrayCopies.addInPlace(this, other); }
 
     // ---- elementwise ------------------------------------------------------------------------------------------
 

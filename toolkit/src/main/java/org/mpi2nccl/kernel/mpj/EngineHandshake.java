@@ -2,10 +2,13 @@ package org.mpi2nccl.kernel.mpj;
 
 import com.google.gson.JsonObject;
 import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.launch.Mpj;
+import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.MpjJobException;
 import org.mpi2nccl.launch.RunningJob;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -14,11 +17,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.stream.Collectors;
 
 /**
- * The start of a rank-engine job: each rank connects to the kernel's port and says hello with the job's token;
+ * The start of a rank-engine job: the kernel opens a local port and launches the job through the toolkit's
+ * launcher ({@link #launch}); each rank connects to the kernel's port and says hello with the job's token;
  * the kernel keeps one link per rank and learns who is where (pid, host, local rank). A connection without the
  * token is not one of ours and is dropped; a job that ends or a rank that does not connect within
  * {@link RankEngines#START_TIMEOUT} fails the start with the launcher's last lines.
@@ -29,8 +34,56 @@ final class EngineHandshake {
     private EngineHandshake() {
     }
 
+    /** The launched job, the kernel's port and one accepted link per rank. */
+    record Launched(ServerSocket server, RunningJob job, List<EngineWire> wires, List<RankEngines.Rank> ranks) {
+        /** Closes the links and the port and stops the job (a start that failed after the handshake). */
+        void close() {
+            wires.forEach(w -> { if (w != null) w.close(); });
+            job.stop();
+            closeQuietly(server);
+        }
+    }
+
+    /**
+     * Opens a local port, launches {@code n} ranks of {@link RankEngine} that connect back to it with a fresh
+     * token, and accepts their links. The launcher's lines go to {@code early} meanwhile.
+     */
+    static Launched launch(int n, MpjDevice device, List<String> jvmArgs, BlockingQueue<EngineEvent> early, long t0)
+            throws CellError {
+        ServerSocket server;
+        try {
+            server = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
+            server.setSoTimeout(200);
+        } catch (IOException e) {
+            throw RankEngines.engineError("cannot open a local port for the rank engines: " + e.getMessage());
+        }
+        String token = UUID.randomUUID().toString();
+        RunningJob job;
+        try {
+            job = Mpj.launch(RankEngine.class)
+                    .ranks(n)
+                    .device(device)
+                    .args("127.0.0.1", Integer.toString(server.getLocalPort()), token)
+                    .timeout(Duration.ofDays(365)) // engines live as long as the kernel wants them
+                    .jvmArgs(jvmArgs.toArray(new String[0]))
+                    .onLine(line -> early.add(new EngineEvent(line.rank(), null, line)))
+                    .start();
+        } catch (RuntimeException e) {
+            closeQuietly(server);
+            throw RankEngines.engineError("the rank engines could not be started: " + e.getMessage());
+        }
+        List<EngineWire> wires = new ArrayList<>();
+        try {
+            return new Launched(server, job, wires, accept(n, server, token, job, wires, early, t0));
+        } catch (CellError | RuntimeException e) {
+            new Launched(server, job, wires, List.of()).close();
+            throw e instanceof CellError ? (CellError) e
+                    : RankEngines.engineError("the rank engines could not be started: " + e);
+        }
+    }
+
     /** Accepts one link per rank and checks who is on the other side. */
-    static List<RankEngines.Rank> accept(int n, ServerSocket server, String token, RunningJob job,
+    private static List<RankEngines.Rank> accept(int n, ServerSocket server, String token, RunningJob job,
                                         List<EngineWire> wires, BlockingQueue<EngineEvent> early, long t0)
             throws CellError {
         for (int i = 0; i < n; i++) {
@@ -102,6 +155,14 @@ final class EngineHandshake {
                 .collect(Collectors.toList());
         int from = Math.max(0, lines.size() - LAST_LINES);
         return lines.isEmpty() ? "" : "\nlast lines:\n" + String.join("\n", lines.subList(from, lines.size()));
+    }
+
+    static void closeQuietly(java.io.Closeable c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // nothing to do
+        }
     }
 
     /** What the launcher says about how the job ended ("" while it runs). */

@@ -3,7 +3,6 @@ package org.mpi2nccl.kernel.mpj;
 import com.google.gson.JsonObject;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.SplitCell;
-import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.RankLine;
 import org.mpi2nccl.launch.RunningJob;
@@ -11,7 +10,6 @@ import tech.tablesaw.api.Table;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,10 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -64,7 +60,7 @@ public final class RankEngines implements AutoCloseable {
     private final ServerSocket server;
     private final Map<Integer, EngineWire> wires = new HashMap<>();
     private final List<Rank> ranks = new ArrayList<>();
-    private final BlockingQueue<EngineEvent> events = new LinkedBlockingQueue<>();
+    private final EngineEvents events = new EngineEvents();
     private final RecentLines recentLines = new RecentLines();
     private final PrintStream log;
     private final long startedNanos;
@@ -106,40 +102,16 @@ public final class RankEngines implements AutoCloseable {
             throw engineError("a job needs at least 1 rank, not " + n + ": use %mpj start -np 2 (or more)");
         }
         long t0 = System.nanoTime();
-        ServerSocket server;
-        try {
-            server = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
-            server.setSoTimeout(200);
-        } catch (IOException e) {
-            throw engineError("cannot open a local port for the rank engines: " + e.getMessage());
-        }
-        String token = UUID.randomUUID().toString();
         BlockingQueue<EngineEvent> early = new LinkedBlockingQueue<>();
-        RunningJob job;
+        EngineHandshake.Launched launched = EngineHandshake.launch(n, device, jvmArgs, early, t0);
         try {
-            job = Mpj.launch(RankEngine.class)
-                    .ranks(n)
-                    .device(device)
-                    .args("127.0.0.1", Integer.toString(server.getLocalPort()), token)
-                    .timeout(Duration.ofDays(365)) // engines live as long as the kernel wants them
-                    .jvmArgs(jvmArgs.toArray(new String[0]))
-                    .onLine(line -> early.add(new EngineEvent(line.rank(), null, line)))
-                    .start();
-        } catch (RuntimeException e) {
-            closeQuietly(server);
-            throw engineError("the rank engines could not be started: " + e.getMessage());
-        }
-        List<EngineWire> wires = new ArrayList<>();
-        try {
-            List<Rank> ranks = EngineHandshake.accept(n, server, token, job, wires, early, t0);
-            RankEngines engines = new RankEngines(t0, device, job, server, log, wires, ranks);
+            RankEngines engines = new RankEngines(t0, device, launched.job(), launched.server(), log, launched.wires(),
+                    launched.ranks());
             engines.takeOver(early, classPath);
             engines.startupTime = Duration.ofNanos(System.nanoTime() - t0);
             return engines;
         } catch (CellError | RuntimeException e) {
-            wires.forEach(w -> { if (w != null) w.close(); });
-            job.stop();
-            closeQuietly(server);
+            launched.close();
             throw e instanceof CellError ? (CellError) e : engineError("the rank engines could not be started: " + e);
         }
     }
@@ -155,33 +127,13 @@ public final class RankEngines implements AutoCloseable {
             welcome.addProperty("ownJvm", device == MpjDevice.NIODEV); // only then may it load CUDA
             send(r.rank(), welcome);
         }
-        for (Map.Entry<Integer, EngineWire> e : wires.entrySet()) {
-            int rank = e.getKey();
-            EngineWire w = e.getValue();
-            Thread reader = new Thread(() -> readLink(rank, w), "rank-engine-link-" + rank);
-            reader.setDaemon(true);
-            reader.start();
-        }
-        // From now on, launcher lines go through the same queue as the links' messages.
-        Thread lines = new Thread(() -> {
-            try {
-                while (!closed) {
-                    EngineEvent ev = early.poll(200, TimeUnit.MILLISECONDS);
-                    if (ev != null) {
-                        events.add(ev);
-                    }
-                }
-            } catch (InterruptedException ignored) {
-                // closing
-            }
-        }, "rank-engine-lines");
-        lines.setDaemon(true);
-        lines.start();
+        events.readLinks(wires);
+        events.forwardLines(early, () -> closed); // from now on, launcher lines come through the same queue
 
         Set<Integer> waiting = new TreeSet<>(wires.keySet());
         long deadline = startedNanos + START_TIMEOUT.toNanos();
         while (!waiting.isEmpty()) {
-            EngineEvent ev = poll(deadline);
+            EngineEvent ev = events.pollUntil(deadline);
             if (ev == null) {
                 throw engineError("rank engines " + waiting + " did not get ready within " + START_TIMEOUT.toSeconds()
                         + " s" + recent(waiting));
@@ -198,18 +150,6 @@ public final class RankEngines implements AutoCloseable {
                 waiting.remove(r);
             }
         }
-    }
-
-    private void readLink(int rank, EngineWire w) {
-        try {
-            JsonObject m;
-            while ((m = w.receive()) != null) {
-                events.add(new EngineEvent(rank, m, null));
-            }
-        } catch (IOException e) {
-            // a broken link: the same as a closed one
-        }
-        events.add(new EngineEvent(rank, null, null));
     }
 
     /**
@@ -311,7 +251,7 @@ public final class RankEngines implements AutoCloseable {
     private String stopJob() {
         closed = true;
         wires.values().forEach(EngineWire::close);
-        closeQuietly(server);
+        EngineHandshake.closeQuietly(server);
         job.stop();
         return EngineHandshake.jobOutcome(job);
     }
@@ -393,16 +333,7 @@ public final class RankEngines implements AutoCloseable {
 
     /** The next event, waiting at most {@code millis}; null if none came. */
     EngineEvent nextEvent(long millis) throws InterruptedException {
-        return events.poll(millis, TimeUnit.MILLISECONDS);
-    }
-
-    private EngineEvent poll(long deadlineNanos) {
-        try {
-            return events.poll(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+        return events.poll(millis);
     }
 
     void remember(RankLine line) {
@@ -422,14 +353,6 @@ public final class RankEngines implements AutoCloseable {
 
     static CellError engineError(String message) {
         return new CellError(CellError.Kind.ENGINE, "RankEngineError", message, List.of(message.split("\n")));
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // nothing to do
-        }
     }
 
     private static void sleep(long ms) {

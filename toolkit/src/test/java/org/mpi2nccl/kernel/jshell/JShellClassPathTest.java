@@ -14,10 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * JShell's class indexer once overwrote the class path given to an evaluator with the JVM's own (see
- * {@link JShellEvaluator}: the class path now goes in before the source analysis that starts the indexer).
- * It struck about 1 cold JVM in 2 when several evaluators started at once in a JVM whose class path lacks
- * the jar, as rank engines under MPJ multicore did. With the old order this test failed in 2 runs of 2.
+ * JShell's class indexer can overwrite the class path given to an evaluator with the JVM's own when it starts
+ * before that class path is set ({@link JShellEvaluator} sets the class path before the source analysis that
+ * starts the indexer). The race shows when several evaluators start at once in a cold JVM whose class path lacks
+ * the jar, as rank engines under MPJ multicore do: set in the other order, this test fails about 1 JVM in 2.
  */
 class JShellClassPathTest {
     @Test
@@ -26,7 +26,7 @@ class JShellClassPathTest {
         String probeClasses = location(ConcurrentStartProbe.class);
         String toolkitClasses = location(JShellEvaluator.class);
         // Jars on the JVM's class path, as in an engine JVM (the toolkit's jar and gson): javac reads their
-        // manifests when it works out its default class path, which widens the race's window to what it was there.
+        // manifests when it works out its default class path, which widens the race's window to what it is there.
         String gson = location(com.google.gson.Gson.class);
         String picocli = location(picocli.CommandLine.class);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

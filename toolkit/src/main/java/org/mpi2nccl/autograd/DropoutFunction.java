@@ -3,13 +3,16 @@ package org.mpi2nccl.autograd;
 import org.mpi2nccl.tensor.NDArray;
 import org.mpi2nccl.tensor.Rng;
 
-/** Inverted dropout: zeroes each element with probability p and scales the rest by 1/(1-p). */
-final class Dropout extends Function {
+/**
+ * Inverted dropout as an autograd function: zeroes each element with probability p and scales the rest by
+ * 1/(1-p). The layer that uses it is {@code nn.Dropout}.
+ */
+final class DropoutFunction extends Function {
     private final float p;
     private final Rng rng;
     private NDArray mask;
 
-    Dropout(float p, Rng rng) {
+    DropoutFunction(float p, Rng rng) {
         if (!(p >= 0f && p < 1f)) throw new IllegalArgumentException("dropout: probability must be in [0, 1), got " + p);
         this.p = p;
         this.rng = rng;

@@ -4,9 +4,12 @@ import org.mpi2nccl.tensor.NDArray;
 import org.mpi2nccl.tensor.ReduceOp;
 import org.mpi2nccl.tensor.Shapes;
 
-/** Sum and max over axes. Their gradients spread the output gradient back over the reduced axes. */
-final class Reductions {
-    private Reductions() {}
+/**
+ * Sum and max over axes as autograd functions: the forward is {@code NDArray.reduce}, the backward spreads the
+ * output gradient back over the reduced axes.
+ */
+final class ReductionFunctions {
+    private ReductionFunctions() {}
 
     /** The output shape with the reduced axes kept as 1 (what the gradient is broadcast from). */
     static int[] keptShape(int[] shape, int[] axes) {
