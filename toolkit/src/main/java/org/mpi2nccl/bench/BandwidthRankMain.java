@@ -38,7 +38,7 @@ public final class BandwidthRankMain {
                             + BenchSpec.formatBytes(spec.maxBytes()));
                 }
                 if (made.communicator() instanceof org.mpi2nccl.comm.nccl.NcclCommunicator n) {
-                    // every rank's own line (the launcher prefixes its rank): comm-check reads the init times from here
+                    // every rank's own line (the launcher prefixes its rank): scripts/gpu/bandwidth.sh reads the init times from here
                     System.out.printf(java.util.Locale.ROOT, "bench: %s init on rank %d (cuda:%d): rendezvous %.1f ms,"
                             + " ncclCommInitRank %.1f ms, NCCL %s%n", name, n.rank(), n.device(), n.rendezvousNanos() / 1e6,
                             n.initNanos() / 1e6, org.mpi2nccl.comm.nccl.NcclNatives.version());

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Did a change move the one-GPU training step? bench-gpu's CNN step (lesson CNN 32/64, SGD with momentum) timed
+# with the bundle's own toolkit jar (B) and with another build's jar (A), in alternating rounds on the same GPU.
+# Usage, from the repository root with the bundle unpacked:
+#   BUNDLE=/tmp/bundle OUT=/tmp/out JAR_A=path/to/other-toolkit.jar bash scripts/gpu/train-step-ab.sh
+# ROUNDS (default 3) rounds of A then B; BATCHES (default "128 2048") per round. Prints one line per run and the
+# median step time of each side per batch ($OUT/train-step-ab.txt).
+set -uo pipefail
+source "$(dirname "$0")/cuda-common.sh"
+header "train-step-ab"
+[ -f "${JAR_A:-}" ] || { note "JAR_A is not a file: set JAR_A=path/to/toolkit.jar (the build to compare against)"; exit 2; }
+ROUNDS=${ROUNDS:-3}
+BATCHES=${BATCHES:-128 2048}
+jar_b=$(ls "$BUNDLE"/lib/mpi2nccl-toolkit*.jar 2>/dev/null | head -1)
+[ -f "$jar_b" ] || { note "no toolkit jar in $BUNDLE/lib"; exit 2; }
+copy=$(mktemp -d)
+trap 'rm -rf "$copy"' EXIT
+# A: the same bundle, its toolkit jar swapped
+cp -a "$BUNDLE" "$copy/bundle-a" && cp "$JAR_A" "$copy/bundle-a/lib/$(basename "$jar_b")"
+table="$OUT/train-step-ab.tsv"
+printf 'round\tside\tbatch\tms\n' > "$table"
+for r in $(seq 1 "$ROUNDS"); do
+  for side in A B; do
+    b=$BUNDLE; [ $side = A ] && b="$copy/bundle-a"
+    for batch in $BATCHES; do
+      name="train-$side-$batch-$r"
+      run "$name" 120 "$b/bin/mpi2nccl" bench-gpu --only train --batch "$batch" --json "$OUT/$name.json" || continue
+      # the first train figure is the whole step; its "ms" is the median time of one step
+      ms=$(grep -oE '"ms": *[0-9.eE+-]+' "$OUT/$name.json" | head -1 | grep -oE '[0-9.eE+-]+$')
+      printf '%s\t%s\t%s\t%s\n' "$r" "$side" "$batch" "$ms" >> "$table"
+    done
+  done
+done
+note "== median of the rounds (ms per step)"
+for batch in $BATCHES; do
+  for side in A B; do
+    med=$(awk -F'\t' -v s=$side -v b=$batch '$2==s && $3==b {print $4}' "$table" | sort -g |
+          awk '{v[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}')
+    note "   batch $batch  $side  $med"
+  done
+done
