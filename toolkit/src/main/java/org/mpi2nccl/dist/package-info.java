@@ -14,7 +14,7 @@
  *   <li>{@link org.mpi2nccl.dist.DistributedSampler}: each rank's share of the data, the same shares on every rank;</li>
  *   <li>{@link org.mpi2nccl.dist.DistributedTraining}: the epoch loop, loss and accuracy summed over the ranks;</li>
  *   <li>{@link org.mpi2nccl.dist.EquivalenceCheck}: the proof that N ranks with batch B/N train as one rank with
- *       batch B ({@link org.mpi2nccl.dist.EquivalenceRank} runs it on MPJ ranks);</li>
+ *       batch B ({@link org.mpi2nccl.dist.gpu.EquivalenceRank} runs it on MPJ ranks);</li>
  *   <li>{@link org.mpi2nccl.dist.Route}: MPI, the hand-written ring or NCCL, each a communicator;</li>
  *   <li>{@link org.mpi2nccl.dist.DataChecks}, {@code ModelFingerprint}: what the ranks check together before
  *       training, so that a mistake on one rank is an error on all of them, not a hang.</li>

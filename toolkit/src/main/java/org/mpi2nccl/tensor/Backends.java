@@ -5,16 +5,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
-import org.mpi2nccl.tensor.cpu.CpuBackend;
 
-/** The registry from {@link Device} to {@link Backend}: the CPU is built in, others come from a {@link BackendProvider}. */
+/**
+ * The registry from {@link Device} to {@link Backend}. Every backend, the CPU's too, comes from a {@link BackendProvider}
+ * found with {@link ServiceLoader}, so this package depends on none of them.
+ */
 public final class Backends {
     private Backends() {}
 
     private static final Map<Device, Backend> OPEN = new ConcurrentHashMap<>();
+    private static volatile Backend cpu;           // asked for on every CPU operation: kept apart from the map
 
     public static Backend get(Device device) {
-        if (device.isCpu()) return CpuBackend.instance();
+        if (device.isCpu()) {
+            Backend b = cpu;
+            return b != null ? b : (cpu = openProvided(device));
+        }
         return OPEN.computeIfAbsent(device, Backends::openProvided);
     }
 
@@ -23,6 +29,7 @@ public final class Backends {
         List<Device> devices = new ArrayList<>();
         devices.add(Device.cpu());
         for (BackendProvider p : providers()) {
+            if (p.kind() == Device.Kind.CPU) continue;
             for (int i = 0; i < safeCount(p); i++) devices.add(new Device(p.kind(), i));
         }
         return devices;
@@ -30,7 +37,6 @@ public final class Backends {
 
     /** True when a backend for this device can be opened here. */
     public static boolean isAvailable(Device device) {
-        if (device.isCpu()) return true;
         BackendProvider p = provider(device.kind());
         return p != null && device.index() < safeCount(p);
     }

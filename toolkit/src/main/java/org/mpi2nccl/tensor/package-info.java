@@ -6,7 +6,7 @@
  * {@link org.mpi2nccl.tensor.Storage}) and its whole API. Its longer rules sit beside it, one per file:
  * {@code ArrayViews} (views), {@code ArrayCopies}, {@code BroadcastOps}, {@code AxisReductions},
  * {@code BatchedMatmul}, {@code ArrayJoins}. Then {@link org.mpi2nccl.tensor.Backend}: the arithmetic, chosen by
- * the array's {@link org.mpi2nccl.tensor.Device}; the CPU backend lives in {@code tensor.cpu}.
+ * the array's {@link org.mpi2nccl.tensor.Device}; the CPU backend lives in {@code tensor.cpu}, found like the others through {@link org.mpi2nccl.tensor.BackendProvider}.
  *
  * <p>A GPU backend plugs in without this package knowing it: a class implementing
  * {@link org.mpi2nccl.tensor.BackendProvider} for {@code Device.Kind.CUDA}, listed in

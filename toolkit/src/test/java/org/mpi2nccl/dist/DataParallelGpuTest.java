@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpi2nccl.dist.gpu.EquivalenceRank;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.data.SyntheticDataset;

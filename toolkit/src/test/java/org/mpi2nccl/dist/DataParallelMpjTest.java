@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpi2nccl.dist.gpu.EquivalenceRank;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;

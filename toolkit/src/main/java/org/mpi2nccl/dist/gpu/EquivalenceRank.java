@@ -1,4 +1,4 @@
-package org.mpi2nccl.dist;
+package org.mpi2nccl.dist.gpu;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,8 +13,9 @@ import org.mpi2nccl.comm.MpjCommunicator;
 import org.mpi2nccl.data.Dataset;
 import org.mpi2nccl.data.FashionMnist;
 import org.mpi2nccl.data.SyntheticDataset;
-import org.mpi2nccl.dist.gpu.GpuDataParallel;
-import org.mpi2nccl.dist.gpu.GpuOptions;
+import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.dist.EquivalenceCheck;
+import org.mpi2nccl.dist.Route;
 import org.mpi2nccl.launch.Report;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.tensor.Device;
