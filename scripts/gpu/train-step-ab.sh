@@ -15,8 +15,13 @@ jar_b=$(ls "$BUNDLE"/lib/mpi2nccl-toolkit*.jar 2>/dev/null | head -1)
 [ -f "$jar_b" ] || { note "no toolkit jar in $BUNDLE/lib"; exit 2; }
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
-# A: the same bundle, its toolkit jar swapped
+# A: the same bundle, its toolkit jar swapped, started through the main class that jar has (MAIN_A, else looked up)
 cp -a "$BUNDLE" "$copy/bundle-a" && cp "$JAR_A" "$copy/bundle-a/lib/$(basename "$jar_b")"
+main_a=${MAIN_A:-$(python3 -c 'import sys, zipfile
+names = set(zipfile.ZipFile(sys.argv[1]).namelist())
+print("org.mpi2nccl.cli.Main" if "org/mpi2nccl/cli/Main.class" in names else "org.mpi2nccl.Cli")' "$JAR_A")}
+sed -i "s/org\.mpi2nccl\.cli\.Main/$main_a/" "$copy/bundle-a/bin/mpi2nccl"
+note "A: $JAR_A ($main_a); B: $jar_b"
 table="$OUT/train-step-ab.tsv"
 printf 'round\tside\tbatch\tms\n' > "$table"
 for r in $(seq 1 "$ROUNDS"); do
