@@ -5,6 +5,7 @@
 #   ./build.sh test      every test: mvn test, the Jupyter kernel, the notebooks, the browser
 #   ./build.sh bundle    build/mpi2nccl-bundle.tar.xz: runs on a GPU machine with CUDA but no Java
 #   ./build.sh notebook  Jupyter Notebook on localhost with notebooks/ open
+#   ./build.sh lessons   the student (answers blanked) and instructor versions of the lessons, in build/lessons/
 #   ./build.sh setup     only the set-up: packages, Maven build, MPJ_HOME, GPU kernels, Jupyter kernel
 #   ./build.sh cli ARGS  the toolkit's command line (./build.sh cli --help)
 #
@@ -23,7 +24,9 @@ case "$cmd" in
   cli)      bash "$S/setup.sh"; toolkit "$@" ;;
   bundle)   bash "$S/setup.sh"; bash "$S/bundle.sh" "$@" ;;
   notebook) bash "$S/setup.sh"; exec bash "$S/notebook.sh" "$@" ;;
+  lessons)  bash "$S/setup.sh"; "$JUPYTER_PY" "$S/lessons/versions.py" --student "$BUILD/lessons/student" \
+              --instructor "$BUILD/lessons/instructor" "$ROOT"/notebooks/*.ipynb ;;
   ""|-h|--help|help)
     awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" ;;
-  *) die "unknown command '$cmd'. Use one of: run, test, bundle, notebook, setup, cli." ;;
+  *) die "unknown command '$cmd'. Use one of: run, test, bundle, notebook, lessons, setup, cli." ;;
 esac

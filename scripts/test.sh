@@ -56,6 +56,10 @@ test_browser() {
   (cd "$ROOT" && node notebooks/test/browser/lesson01.mjs "$BUILD/browser")
 }
 
+# The kernel and notebook tests use this checkout's kernelspec (build/jupyter), whichever checkout installed the
+# user's last.
+export JUPYTER_PATH="$BUILD/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
+
 test_bundle_env
 say "== unit and integration tests (mvn test)"
 (cd "$ROOT" && mvn -B test)

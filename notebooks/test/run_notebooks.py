@@ -1,9 +1,12 @@
-"""Executes lesson notebooks headless with the mpi2nccl kernel (Debian's nbclient) and fails on any error.
+"""Executes every lesson twice, headless, with the mpi2nccl kernel (Debian's nbclient), from its source
+(scripts/lessons/versions.py makes the two versions):
 
-Exercise cells (tag "exercise", metadata mpi2nccl.exercise = NAME) are replaced by the reference answer in
-notebooks/test/answers/<notebook>/<NAME>.java before running, and MPI2NCCL_STRICT_CHECKS=1 makes a check cell that
-finds a wrong answer raise. Each notebook must also show at least one image (its plot). The executed notebooks
-are written to --out.
+* the instructor version (reference answers in), with MPI2NCCL_STRICT_CHECKS=1: a check that finds a wrong answer
+  raises, so every cell must run and every check cell (tag "check") must say RIGHT; each lesson shows a plot;
+* the student version (answers blanked): every cell must still run, and every check cell must print its hint
+  (NOT YET) instead of crashing.
+
+The executed notebooks are written to --out/instructor and --out/student.
 
     /usr/bin/python3 notebooks/test/run_notebooks.py --out build/notebooks notebooks/*.ipynb
 """
@@ -17,31 +20,10 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ANSWERS = os.path.join(HERE, "answers")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "lessons"))
+import versions  # noqa: E402  (scripts/lessons/versions.py)
+
 KERNEL = "mpi2nccl-java"
-
-
-def inject_answers(nb, stem):
-    """Puts the reference answers into the exercise cells; returns the exercise names."""
-    names = []
-    for cell in nb.cells:
-        if "exercise" not in cell.metadata.get("tags", []):
-            continue
-        name = cell.metadata.get("mpi2nccl", {}).get("exercise")
-        if not name:
-            raise SystemExit(f"{stem}: an exercise cell has no metadata mpi2nccl.exercise (its answer's name)")
-        path = os.path.join(ANSWERS, stem, name + ".java")
-        if not os.path.isfile(path):
-            raise SystemExit(f"{stem}: no reference answer for exercise '{name}': add {path}")
-        with open(path) as f:
-            cell.source = f.read().rstrip("\n")
-        names.append(name)
-    answers_dir = os.path.join(ANSWERS, stem)
-    if os.path.isdir(answers_dir):
-        orphans = sorted(set(f[:-5] for f in os.listdir(answers_dir) if f.endswith(".java")) - set(names))
-        if orphans:
-            raise SystemExit(f"{stem}: answers without an exercise cell: {orphans}")
-    return names
 
 
 def images(nb):
@@ -50,35 +32,65 @@ def images(nb):
                or "<img" in str(o.get("data", {}).get("text/html", "")))
 
 
-def run(path, out_dir, timeout):
-    stem = os.path.splitext(os.path.basename(path))[0]
-    nb = nbformat.read(path, as_version=4)
-    exercises = inject_answers(nb, stem)
+def check_outputs(nb):
+    """The text each check cell printed, one string per check cell."""
+    return ["\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in c.get("outputs", []))
+            for c in nb.cells if c.cell_type == "code" and "check" in c.metadata.get("tags", [])]
+
+
+def execute(nb, stem, kind, out_dir, timeout, cwd, strict):
+    os.environ["MPI2NCCL_STRICT_CHECKS"] = "1" if strict else "0"
     client = NotebookClient(nb, kernel_name=KERNEL, timeout=timeout, allow_errors=False,
-                            resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}})
-    t0 = time.monotonic()
+                            resources={"metadata": {"path": cwd}})
     try:
         client.execute()
+        return None
     except CellExecutionError as e:
-        print(f"FAIL {stem}: a cell raised an error\n{e}", file=sys.stderr)
-        return False, time.monotonic() - t0
+        return f"a cell raised an error\n{e}"
     finally:
-        os.makedirs(out_dir, exist_ok=True)
-        nbformat.write(nb, os.path.join(out_dir, stem + ".ipynb"))
-    elapsed = time.monotonic() - t0
+        os.makedirs(os.path.join(out_dir, kind), exist_ok=True)
+        nbformat.write(nb, os.path.join(out_dir, kind, stem + ".ipynb"))
+
+
+def run(path, out_dir, timeout):
+    stem = os.path.splitext(os.path.basename(path))[0]
+    cwd = os.path.dirname(os.path.abspath(path))
+    try:
+        student, instructor = versions.versions(nbformat.read(path, as_version=4), stem)
+    except versions.MarkerError as e:
+        print(f"FAIL {stem}: {e}", file=sys.stderr)
+        return False, 0.0
+    exercises = versions.exercises(instructor) or versions.exercises(nbformat.read(path, as_version=4))
+    t0 = time.monotonic()
     problems = []
-    if images(nb) == 0:
-        problems.append("no plot (image) in its outputs")
+    error = execute(instructor, stem, "instructor", out_dir, timeout, cwd, strict=True)
+    if error:
+        problems.append("instructor version: " + error)
+    else:
+        if images(instructor) == 0:
+            problems.append("no plot (image) in its outputs")
+        checks = check_outputs(instructor)
+        if exercises and not checks:
+            problems.append("no cell tagged 'check'")
+        wrong = [i + 1 for i, text in enumerate(checks) if "RIGHT: " not in text]
+        if wrong:
+            problems.append(f"instructor version: check cell(s) {wrong} did not say RIGHT")
+    t1 = time.monotonic()
+    error = execute(student, stem, "student", out_dir, timeout, cwd, strict=False)
+    if error:
+        problems.append("student version: " + error)
+    else:
+        silent = [i + 1 for i, text in enumerate(check_outputs(student)) if "NOT YET: " not in text]
+        if silent:
+            problems.append(f"student version: check cell(s) {silent} did not print a hint (NOT YET) for the blank answer")
+    elapsed = time.monotonic() - t0
     if not exercises:
         problems.append("no exercise cell")
-    checks = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if "RIGHT: " in str(o.get("data", {}).get("text/plain", ""))]
-    if exercises and not checks:
-        problems.append("no check cell said RIGHT for the reference answers")
     if problems:
         print(f"FAIL {stem}: " + "; ".join(problems), file=sys.stderr)
         return False, elapsed
-    print(f"ok   {stem}: {len(nb.cells)} cells, {len(exercises)} exercise(s), {images(nb)} image(s), {elapsed:.1f} s")
+    print(f"ok   {stem}: {len(instructor.cells)} cells, {len(exercises)} exercise(s), {images(instructor)} image(s);"
+          f" instructor {t1 - t0:.1f} s, student {elapsed - (t1 - t0):.1f} s")
     return True, elapsed
 
 
@@ -88,7 +100,6 @@ def main():
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     ap.add_argument("notebooks", nargs="+")
     a = ap.parse_args()
-    os.environ["MPI2NCCL_STRICT_CHECKS"] = "1"
     t0 = time.monotonic()
     results = [run(p, a.out, a.timeout) for p in a.notebooks]
     print(f"{sum(ok for ok, _ in results)}/{len(results)} notebooks ran clean in {time.monotonic() - t0:.1f} s")

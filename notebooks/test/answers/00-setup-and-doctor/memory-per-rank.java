@@ -1,1 +1,0 @@
-long perRankMiB = report.memoryBytes() / 4 / (1024 * 1024);
