@@ -56,7 +56,6 @@ public final class ShmTransport implements Transport {
      * @param slots     slots per ordered pair of ranks
      * @param slotBytes bytes per slot (a message larger than a slot travels in several)
      */
-    @SuppressWarnings("unchecked")
     public static ShmTransport open(Communicator bootstrap, int slots, int slotBytes) {
         if (slots < 2 || slotBytes < 64 || slotBytes % 8 != 0) {
             throw new IllegalArgumentException("shm: need at least 2 slots of at least 64 bytes (a multiple of 8); got "
@@ -71,6 +70,24 @@ public final class ShmTransport implements Transport {
         }
         bootstrap.broadcast(HostBuffer.of(name), 0);
         Path dir = base().resolve("mpi2nccl-shm-" + new String(name, java.nio.charset.StandardCharsets.US_ASCII));
+        ShmTransport t = openIn(dir, rank, size, slots, slotBytes, bootstrap::barrier);
+        if (rank == 0) {
+            try {
+                Files.deleteIfExists(dir);
+            } catch (IOException e) {
+                throw new CommException("rank 0: shared memory in " + dir + ": " + e.getMessage(), e);
+            }
+        }
+        return t;
+    }
+
+    /**
+     * Maps the channels in {@code dir}, which every rank names alike; {@code barrier} returns once every rank has
+     * reached it (a bootstrap communicator's barrier, or {@link CpuClique}'s marker files). Deletes this rank's files
+     * once all are mapped; the folder is the caller's.
+     */
+    @SuppressWarnings("unchecked")
+    static ShmTransport openIn(Path dir, int rank, int size, int slots, int slotBytes, Runnable barrier) {
         long fileBytes = HEADER + (long) slots * (SLOT_HEADER + slotBytes);
         MappedByteBuffer[] out = new MappedByteBuffer[size];
         MappedByteBuffer[] in = new MappedByteBuffer[size];
@@ -81,20 +98,17 @@ public final class ShmTransport implements Transport {
                     out[dst] = map(dir.resolve(rank + "-" + dst), fileBytes, true);
                 }
             }
-            bootstrap.barrier();                 // every outgoing file exists
+            barrier.run();                       // every outgoing file exists
             for (int src = 0; src < size; src++) {
                 if (src != rank) {
                     in[src] = map(dir.resolve(src + "-" + rank), fileBytes, false);
                 }
             }
-            bootstrap.barrier();                 // every file is mapped by both its ranks: names can go
+            barrier.run();                       // every file is mapped by both its ranks: names can go
             for (int dst = 0; dst < size; dst++) {
                 Files.deleteIfExists(dir.resolve(rank + "-" + dst));
             }
-            bootstrap.barrier();
-            if (rank == 0) {
-                Files.deleteIfExists(dir);
-            }
+            barrier.run();
         } catch (IOException e) {
             throw new CommException("rank " + rank + ": shared memory in " + dir + ": " + e.getMessage()
                     + " (is /dev/shm writable and large enough? " + size * (size - 1) * fileBytes + " bytes needed)", e);
@@ -126,7 +140,8 @@ public final class ShmTransport implements Transport {
         return folder;
     }
 
-    private static Path base() {
+    /** Where the files go: /dev/shm (memory), else the temporary folder. */
+    static Path base() {
         Path shm = Path.of("/dev/shm");
         return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
     }

@@ -3,36 +3,42 @@ package org.mpi2nccl.lessons;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import mpi.MPI;
 import org.mpi2nccl.bench.BenchResults;
 import org.mpi2nccl.bench.BenchSpec;
 import org.mpi2nccl.bench.BusBandwidth;
+import org.mpi2nccl.comm.Clique;
 import org.mpi2nccl.comm.Collective;
+import org.mpi2nccl.comm.CommBuffer;
+import org.mpi2nccl.comm.Communicator;
+import org.mpi2nccl.comm.CpuClique;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.MpjCommunicator;
-import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.nccl.DeviceArray;
 import org.mpi2nccl.comm.nccl.NcclCommunicator;
 import org.mpi2nccl.comm.nccl.NcclNatives;
 import org.mpi2nccl.comm.nccl.NcclOptions;
 
 /**
- * Lesson 04, NCCL: the communicator's bootstrap one step at a time (unique id on rank 0, its bytes broadcast over MPJ,
- * ncclCommInitRank on every rank), a first all-reduce on the GPUs, the bandwidth sweep of NCCL against the MPI route
- * (live with GPUs; otherwise the results recorded on the GPU machine, said so), and the exercise: nccl-tests' bus
- * bandwidth.
- *
- * <p>Without a GPU every NCCL step says so instead of pretending: the unique id is a labelled stand-in (the MPJ
- * broadcast of its bytes still runs for real) and ncclCommInitRank is skipped.
+ * Lesson 04, NCCL: the student writes the communicator's bootstrap (rank 0 makes the unique id, its bytes are
+ * broadcast over MPJ, every rank calls initRank(size, id, rank)) against a {@link Clique}: NCCL where there are GPUs,
+ * the {@link CpuClique} of the same shape where there are none, so the exercise runs everywhere. The check
+ * ({@link #checkBootstrap}, reasons in {@link Lesson04Bootstrap}) explains a wrong bootstrap. Then a first
+ * all-reduce, NCCL's bandwidth against the MPI route (live with GPUs, else recorded on the GPU machine, said so),
+ * and a second exercise: nccl-tests' bus bandwidth.
  */
 public final class Lesson04 {
     /** The bandwidth recorded on 2x H200 (nccl/, mpi/, torch_allreduce.csv, nccl-init.txt; its README says how). */
     public static final String RECORDED = "results/bandwidth-2gpu";
+    /** How long a rank waits for the others in the CPU clique's init: a wrong bootstrap fails after this. */
+    public static final Duration CPU_TIMEOUT = Duration.ofSeconds(5);
+    /** The same for NCCL's init (its first call on a GPU takes about a second). */
+    public static final Duration NCCL_TIMEOUT = Duration.ofSeconds(30);
 
     private Lesson04() {
     }
@@ -41,6 +47,12 @@ public final class Lesson04 {
     @FunctionalInterface
     public interface BusBandwidthFormula {
         double busbw(long bytes, double seconds, int ranks);
+    }
+
+    /** The bootstrap exercise: the three steps on every rank, returning this rank's communicator. */
+    @FunctionalInterface
+    public interface Bootstrap {
+        Communicator bootstrap(Clique clique);
     }
 
     /** True when NCCL can run here (a GPU and the NCCL library). */
@@ -52,28 +64,34 @@ public final class Lesson04 {
     public static String gpuStatus() {
         int n = NcclNatives.gpuCount();
         if (n > 0) {
-            return n + " GPU(s), NCCL " + NcclNatives.version() + ": the NCCL cells run for real.";
+            return n + " GPU(s), NCCL " + NcclNatives.version() + ": the bootstrap and the all-reduce run on NCCL.";
         }
-        return "no GPU: " + NcclNatives.whyNoGpu() + ". The NCCL cells below say so, and the bandwidth chart shows"
-                + " results RECORDED on a machine with two H200 GPUs.";
+        return "no GPU: " + NcclNatives.whyNoGpu() + ". The bootstrap and the all-reduce run on the CPU clique (the same"
+                + " three steps, over shared memory); the bandwidth chart shows results RECORDED on two H200 GPUs.";
     }
 
-    /**
-     * Step 1 on every rank: rank 0 makes the unique id ({@code ncclGetUniqueId}); the others make room for its 128
-     * bytes. Without a GPU rank 0 makes a random stand-in of the same size, and says so.
-     */
-    public static byte[] uniqueId(int rank) {
-        if (rank != 0) {
-            return new byte[128];
-        }
-        if (hasGpu()) {
+    /** The clique this machine offers: NCCL with GPUs, otherwise the CPU clique. */
+    public static Clique clique() {
+        return hasGpu() ? new Nccl(NCCL_TIMEOUT) : CpuClique.withTimeout(CPU_TIMEOUT);
+    }
+
+    /** NCCL as a {@link Clique}: ncclGetUniqueId and ncclCommInitRank, each rank on GPU rank mod GPUs. */
+    private record Nccl(Duration timeout) implements Clique {
+        @Override
+        public byte[] uniqueId() {
             return NcclCommunicator.uniqueId();
         }
-        System.out.println("no GPU: ncclGetUniqueId skipped; a random STAND-IN of 128 bytes is broadcast instead, so that"
-                + " the next step still shows the broadcast.");
-        byte[] standIn = new byte[128];
-        new SecureRandom().nextBytes(standIn);
-        return standIn;
+
+        @Override
+        public Communicator initRank(int size, byte[] id, int rank) {
+            return NcclCommunicator.initRank(id, rank, size, NcclOptions.defaults().timeout(timeout));
+        }
+
+        @Override
+        public String describe() {
+            return "NCCL " + NcclNatives.version() + " on " + NcclNatives.gpuCount() + " GPU(s): ncclGetUniqueId,"
+                    + " ncclCommInitRank (timeout " + timeout.toSeconds() + " s)";
+        }
     }
 
     /** The first {@code n} bytes in hex, to compare the id across ranks. */
@@ -81,26 +99,71 @@ public final class Lesson04 {
         return HexFormat.of().formatHex(id, 0, Math.min(n, id.length)) + (id.length > n ? "..." : "");
     }
 
+    // ---- the bootstrap exercise ---------------------------------------------------------------------------------
+
     /**
-     * Step 3 on every rank: {@code ncclCommInitRank} with the id every rank now holds (each rank on GPU rank mod
-     * GPUs). Without a GPU: skipped, and the init times recorded on the GPU machine are printed; returns null.
+     * The check, in a %%mpj cell: runs the student's bootstrap on every rank, compares what each rank did (who made
+     * an id, which id and arguments reached initRank), then all-reduces on the communicator it returned.
      */
-    public static NcclCommunicator initRank(byte[] id, int rank, int size) throws IOException {
-        if (!hasGpu()) {
-            if (rank == 0) {
-                System.out.println("no GPU: ncclCommInitRank skipped. RECORDED on 2x H200 (" + RECORDED + "):");
-                recordedInitLines().forEach(l -> System.out.println("  " + l));
-            }
-            return null;
+    public static Check checkBootstrap(int rank, int size, Clique clique, Bootstrap bootstrap) {
+        MpjCommunicator world = MpjCommunicator.builder().timeout(Duration.ofSeconds(120)).build();
+        try {
+            return checkBootstrap(world, clique, bootstrap);
+        } finally {
+            world.close();
         }
-        NcclCommunicator c = NcclCommunicator.initRank(id, rank, size, NcclOptions.defaults().timeout(Duration.ofSeconds(60)));
-        System.out.printf(Locale.ROOT, "ncclCommInitRank: rank %d of %d on cuda:%d in %.1f ms%n", rank, size, c.device(),
-                c.initNanos() / 1e6);
-        return c;
     }
 
-    /** The "NCCL INIT rank" lines of the recorded GPU test log (empty when the log is not in the repository). */
-    static List<String> recordedInitLines() throws IOException {
+    /** As above, the ranks' reports exchanged over {@code world} (MPJ in the notebook, thread ranks in the tests). */
+    public static Check checkBootstrap(Communicator world, Clique clique, Bootstrap bootstrap) {
+        return Lesson04Bootstrap.check(world, clique, bootstrap);
+    }
+
+    /**
+     * The communicator for the cells after the exercise: the student's bootstrap, or, until it works, the toolkit's
+     * (the same three steps), with a line saying which.
+     */
+    public static Communicator communicator(int rank, int size, Clique clique, Bootstrap yours) {
+        try {
+            Communicator c = yours.bootstrap(clique);
+            if (c != null) {
+                return c;
+            }
+            System.out.println("rank " + rank + ": your bootstrap returned null: this cell uses the toolkit's");
+        } catch (RuntimeException e) {
+            System.out.println("rank " + rank + ": your bootstrap is not working yet (" + Lesson04Bootstrap.firstLine(e)
+                    + "): this cell uses the toolkit's");
+        }
+        byte[] id = rank == 0 ? clique.uniqueId() : new byte[Clique.ID_BYTES];
+        MPI.COMM_WORLD.Bcast(id, 0, id.length, MPI.BYTE, 0);
+        return clique.initRank(size, id, rank);
+    }
+
+    /** A buffer where {@code comm} reads it: GPU memory for NCCL, the array itself otherwise. Close it after. */
+    public static Placed place(Communicator comm, float[] data) {
+        if (comm instanceof NcclCommunicator nccl) {
+            DeviceArray a = DeviceArray.of(nccl.device(), HostBuffer.of(data));
+            return new Placed(a.buffer(), () -> (float[]) a.toHost().array(), a::close);
+        }
+        HostBuffer h = HostBuffer.of(data);
+        return new Placed(h, () -> data, () -> { });
+    }
+
+    /** A buffer placed for a communicator: {@link #buffer()} to pass to it, {@link #read()} to see the values. */
+    public record Placed(CommBuffer buffer, java.util.function.Supplier<float[]> reader, Runnable free)
+            implements AutoCloseable {
+        public float[] read() {
+            return reader.get();
+        }
+
+        @Override
+        public void close() {
+            free.run();
+        }
+    }
+
+    /** The "NCCL INIT rank" lines of the recorded GPU test log (a note when the log is not in the repository). */
+    public static List<String> recordedInit() throws IOException {
         Path log = find(RECORDED + "/nccl-init.txt");
         List<String> out = new ArrayList<>();
         if (log == null) {
@@ -116,18 +179,7 @@ public final class Lesson04 {
         return out;
     }
 
-    /** A first all-reduce on the GPUs: every rank contributes rank + 1, every rank gets the sum. */
-    public static String allReduceDemo(NcclCommunicator nccl) {
-        float[] mine = new float[4];
-        java.util.Arrays.fill(mine, nccl.rank() + 1);
-        try (DeviceArray x = DeviceArray.of(nccl.device(), HostBuffer.of(mine))) {
-            nccl.allReduce(x.buffer(), Reduction.SUM);
-            nccl.synchronize();
-            HostBuffer h = x.toHost();
-            return String.format(Locale.ROOT, "rank %d on cuda:%d: %.0f (expected %d)", nccl.rank(), nccl.device(),
-                    h.getDouble(0), nccl.size() * (nccl.size() + 1) / 2);
-        }
-    }
+    // ---- NCCL against the MPI route -------------------------------------------------------------------------------
 
     /** The live sweep on GPUs: NCCL (as nccl-tests runs it) and the MPI route (D2H, MPJ Allreduce, H2D), 1 KiB .. 64 MiB. */
     public static BenchResults liveSweep(MpjCommunicator mpj) {
