@@ -36,16 +36,54 @@ import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 /**
- * Lesson 06, troubleshooting: reading NCCL_DEBUG=INFO output, the errors NCCL reports and their causes,
- * faults run on purpose (a collective called with different sizes, a collective one rank skips, a rank that
- * crashes) and how long each takes to become an error, and the exercise (uneven shards: agree on the number of
- * steps before the loop).
+ * Lesson 06, troubleshooting: reading NCCL_DEBUG=INFO output, the errors NCCL reports and their causes, and two
+ * exercises. DIAGNOSE: failing jobs' outputs (live fault runs and recorded NCCL logs, {@link Lesson06Diagnosis}), each
+ * to be named by its {@link Cause}. Then the faults run on purpose (a collective called with different sizes, a
+ * collective one rank skips, a rank that crashes) with how long each takes to become an error, and uneven shards:
+ * agree on the number of steps before the loop.
  */
 public final class Lesson06 {
     /** The communicator timeout of the fault runs: a skipped collective becomes an error after this. */
     public static final Duration TIMEOUT = Duration.ofSeconds(4);
 
     private Lesson06() {
+    }
+
+    // ---- the diagnosis exercise ------------------------------------------------------------------------------------
+
+    /** What made a job fail; {@link #sign()} is what its output shows. */
+    public enum Cause {
+        SKIPPED_COLLECTIVE("a rank never reached a collective the others called: the others wait in it until their"
+                + " timeout, which names the call and whose message never came, and no rank failed before"),
+        MISMATCHED_CALLS("the ranks called different collectives, or one collective with different sizes: every rank"
+                + " says 'collective mismatch' at once and names both calls"),
+        RANK_CRASHED("a rank died (an exception, out of memory, killed): its own exception comes first, then the"
+                + " launcher stops the other ranks"),
+        NETWORK_INTERFACE("NCCL found no network interface to bootstrap over: an NCCL WARN about the bootstrap socket,"
+                + " with NCCL_SOCKET_IFNAME naming an interface that does not exist or does not connect the ranks"),
+        DIFFERENT_IDS("the ranks did not share one unique id (each made its own, or the broadcast was missing): the"
+                + " communicator's init times out on every rank, naming the ranks that never joined with its id");
+
+        private final String sign;
+
+        Cause(String sign) {
+            this.sign = sign;
+        }
+
+        /** What an output with this cause shows. */
+        public String sign() {
+            return sign;
+        }
+    }
+
+    /** The failing jobs to diagnose, labelled A, B, ...: live fault runs on this machine and recorded NCCL outputs. */
+    public static Lesson06Diagnosis failingJobs() throws IOException {
+        return Lesson06Diagnosis.make();
+    }
+
+    /** The check of the diagnosis exercise: each wrong answer explained with the clue in its output. */
+    public static Check checkDiagnosis(Lesson06Diagnosis jobs, java.util.Map<String, Cause> answers) {
+        return jobs.check(answers);
     }
 
     // ---- faults run on purpose ---------------------------------------------------------------------------------
