@@ -35,13 +35,14 @@ public final class Lesson00 {
         if (speedup[best] > 1.1 * cores) {
             s.append(", more than the cores allow: the one-thread run was slowed down (another program used the core"
                     + " then, or the clock speed changed). Run the cell again.");
-        } else if (!Double.isNaN(atCores) && atCores >= 0.8 * cores) {
-            s.append(String.format(Locale.ROOT, "; %.2fx with %d threads, close to the ideal: each thread had a core"
-                    + " of its own.", atCores, cores));
         } else if (!Double.isNaN(atCores)) {
-            s.append(String.format(Locale.ROOT, "; %.2fx with %d threads, below the ideal %d.0x: other programs were"
-                    + " using the cores (see the report's load line), so the threads took turns with them.",
-                    atCores, cores, cores));
+            // The speed-up with as many threads as cores is the one to hold against the ideal.
+            if (threads[best] != cores) {
+                s.append(String.format(Locale.ROOT, "; %.2fx with %d threads", atCores, cores));
+            }
+            s.append(atCores >= 0.8 * cores ? ", close to the ideal: each thread had a core of its own."
+                    : String.format(Locale.ROOT, ", below the ideal %d.0x with %d threads: other programs were using the"
+                    + " cores (see the report's load line), so the threads took turns with them.", cores, cores));
         } else {
             s.append('.');
         }

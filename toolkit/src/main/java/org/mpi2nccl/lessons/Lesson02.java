@@ -139,8 +139,10 @@ public final class Lesson02 {
             student.accept(buf);
             return null;
         } catch (UnsupportedOperationException e) {
-            return Check.wrong(who + "not written yet", e.getMessage() == null ? "write the function above, then run"
-                    + " this check again." : e.getMessage() + ": replace the line that throws with your code.");
+            String m = e.getMessage();
+            return Check.wrong(who + "not written yet", m == null || m.isEmpty() ? "Write the function above, then run"
+                    + " this check again." : Character.toUpperCase(m.charAt(0)) + m.substring(1) + ": replace the line"
+                    + " that throws with your code.");
         } catch (IndexOutOfBoundsException e) {
             return Check.wrong(who + "with " + n + " element" + (n == 1 ? "" : "s") + ", an index outside the buffer ("
                     + e.getMessage() + ")", "segment numbers must stay in 0..size-1: Java's % keeps the sign, so"
@@ -225,6 +227,10 @@ public final class Lesson02 {
                         : small > 0.9 ? "about the same" : String.format(Locale.ROOT, "ring %.2fx slower", 1 / small)));
         s.append(String.format(Locale.ROOT, "Small buffers cost the time per message, not per byte, and the ring's"
                 + " 2(p - 1) = %d steps follow one another: each waits for the one before.", 2 * (p - 1)));
+        if (small >= 1.1) {
+            s.append(" Here that did not show: other costs per call (ranks waiting for a core, the naive rank 0"
+                    + " handling every message) were larger.");
+        }
         return s.toString();
     }
 

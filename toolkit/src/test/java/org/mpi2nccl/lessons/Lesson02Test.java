@@ -240,7 +240,12 @@ class Lesson02Test {
                 row("ring", 1024, 100), row("ring", 4 << 20, 15000)));
         String t = Lesson02.timingSummary(ringLoses, 2);
         assertTrue(t.contains("the ring was slower (0.67x)") && t.contains("The 4 ranks share 2 cores"), t);
-        assertTrue(t.contains("(about the same)"), t);
+        assertTrue(t.contains("(about the same)") && !t.contains("did not show"), t);
+        assertFalse(s.contains("Here that did not show"), s);
+        BenchResults smallRingWins = new BenchResults(List.of(row("naive", 1024, 300), row("naive", 4 << 20, 10000),
+                row("ring", 1024, 100), row("ring", 4 << 20, 15000)));
+        assertTrue(Lesson02.timingSummary(smallRingWins, 2).contains("(ring 3.00x faster)"));
+        assertTrue(Lesson02.timingSummary(smallRingWins, 2).contains("Here that did not show"));
         assertTrue(Lesson02.timingSummary(ringLoses, 8).contains("Copies between threads"));
     }
 }
