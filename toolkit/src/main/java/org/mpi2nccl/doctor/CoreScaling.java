@@ -24,11 +24,16 @@ public final class CoreScaling {
     private CoreScaling() {
     }
 
-    /** Times {@link #WORK} split over 1..maxThreads threads (best of {@code repeats}); a row per thread count. */
+    /**
+     * Times {@link #WORK} split over 1..maxThreads threads (best of {@code repeats}); a row per thread count.
+     * A warm-up comes first: the first runs of {@link #sumOfRoots} are interpreted, then compiled by the JIT, and
+     * timing them would make the one-thread run slow and the speedups larger than the cores allow.
+     */
     public static Table measure(int maxThreads, int repeats) {
         if (maxThreads < 1 || repeats < 1) {
             throw new IllegalArgumentException("need at least 1 thread and 1 repeat (got " + maxThreads + ", " + repeats + ")");
         }
+        warmUp(maxThreads);
         IntColumn threads = IntColumn.create("threads");
         DoubleColumn seconds = DoubleColumn.create("seconds");
         DoubleColumn speedup = DoubleColumn.create("speedup");
@@ -59,6 +64,13 @@ public final class CoreScaling {
         XYSeries ideal = chart.addSeries("ideal: min(threads, cores)", t, best);
         ideal.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
         return chart;
+    }
+
+    /** Runs the work untimed on one thread and on {@code maxThreads}, until the JIT has compiled the loop. */
+    static void warmUp(int maxThreads) {
+        timeOnce(1);
+        timeOnce(maxThreads);
+        timeOnce(1);
     }
 
     private static double timeOnce(int threads) {

@@ -3,9 +3,12 @@ package org.mpi2nccl.lessons;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.mpi2nccl.bench.BandwidthHarness;
 import org.mpi2nccl.bench.BenchMemory;
@@ -19,18 +22,136 @@ import org.mpi2nccl.comm.MpjCommunicator;
 import org.mpi2nccl.comm.Reduction;
 
 /**
- * Lesson 02, all-reduce from scratch: the sweep that times the naive all-reduce, the ring and MPJ's own Allreduce
- * ({@link #time}), and the exercise: the ring's reduce-scatter half written by the student, checked against the
- * toolkit's ({@link #checkReduceScatter}).
+ * Lesson 02, all-reduce from scratch. The student writes the ring all-reduce: a reduce-scatter, then an all-gather,
+ * from Sendrecv, on float[] buffers of any length. {@link #checkReduceScatter} and {@link #checkAllReduce} run the
+ * student's function on every rank for several lengths and compare it with the communicator's own all-reduce
+ * (MPI's Allreduce in the notebook) on the same random numbers; {@link Lesson02Diagnosis} explains a wrong answer.
+ * After the exercise the lesson times the naive all-reduce, the toolkit's ring and MPJ's Allreduce ({@link #time})
+ * and says what the numbers showed ({@link #timingSummary}).
  */
 public final class Lesson02 {
-    /** Elements per segment in the exercise: each rank's buffer holds {@code size * SEGMENT} numbers. */
-    public static final int SEGMENT = 3;
-    /** Contributions are told apart by bit: rank q adds 2^q. Above this many ranks only the values are compared. */
-    private static final int DECODABLE_RANKS = 10;
-    private static final int STEP = 1024;
-
     private Lesson02() {
+    }
+
+    /** Segment {@code j}'s first element when {@code n} elements are cut into {@code size} balanced segments. */
+    public static int segmentStart(int n, int size, int j) {
+        return j * (n / size) + Math.min(j, n % size);
+    }
+
+    /** Segment {@code j}'s length: {@code n / size}, one more for the first {@code n % size} segments. */
+    public static int segmentLength(int n, int size, int j) {
+        return n / size + (j < n % size ? 1 : 0);
+    }
+
+    /**
+     * The buffer lengths the checks try on {@code size} ranks: 7, 1003, 1 and, from 3 ranks, size - 1 (fewer than the
+     * ranks). A wrong answer is explained at the first length that shows it: the middle-sized ones come first.
+     */
+    public static int[] checkLengths(int size) {
+        Set<Integer> n = new LinkedHashSet<>(List.of(7, 1000 + 3, 1));
+        if (size > 2) {
+            n.add(size - 1);
+        }
+        return n.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Rank {@code rank}'s random numbers for a buffer of {@code n}: whole numbers -99..99, so that sums are exact. */
+    public static float[] randomInput(int rank, int n) {
+        Random random = new Random(31L * n + rank);
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = random.nextInt(199) - 99;
+        }
+        return x;
+    }
+
+    /**
+     * Checks the student's reduce-scatter on this rank: afterwards segment {@code rank} of the buffer must hold the
+     * sum over all ranks of that segment (other segments may hold anything). Every rank calls it.
+     */
+    public static Check checkReduceScatter(Communicator world, Consumer<float[]> student) {
+        return check(world, student, true);
+    }
+
+    /** Checks the student's whole all-reduce on this rank: every element must hold the sum over all ranks. */
+    public static Check checkAllReduce(Communicator world, Consumer<float[]> student) {
+        return check(world, student, false);
+    }
+
+    private static Check check(Communicator world, Consumer<float[]> student, boolean halfOnly) {
+        int p = world.size();
+        int r = world.rank();
+        String who = "rank " + r + ": ";
+        int[] lengths = checkLengths(p);
+        // The right answers first, from the communicator's all-reduce, so that no stray message of the student's
+        // code can mix with it.
+        float[][] expected = new float[lengths.length][];
+        for (int k = 0; k < lengths.length; k++) {
+            expected[k] = randomInput(r, lengths[k]);
+            world.allReduce(HostBuffer.of(expected[k]), Reduction.SUM);
+        }
+        // Every rank makes the same calls, right or wrong, so that no rank waits for one that stopped early.
+        float[][] got = new float[lengths.length][];
+        float[][] labelled = new float[lengths.length][];
+        for (int k = 0; k < lengths.length; k++) {
+            got[k] = randomInput(r, lengths[k]);
+            labelled[k] = Lesson02Diagnosis.labelledInput(r, p, lengths[k]);
+            Check thrown = call(who, student, got[k], lengths[k]);
+            if (thrown == null) {
+                thrown = call(who, student, labelled[k], lengths[k]);
+            }
+            if (thrown != null) {
+                return thrown;
+            }
+        }
+        for (int k = 0; k < lengths.length; k++) {
+            int n = lengths[k];
+            int from = halfOnly ? segmentStart(n, p, r) : 0;
+            int to = halfOnly ? from + segmentLength(n, p, r) : n;
+            for (int i = from; i < to; i++) {
+                if (got[k][i] != expected[k][i]) {
+                    String what = halfOnly ? "segment " + r + " (elements " + range(from, to) + ") is not the sum over all "
+                            + p + " ranks" : "element " + i + " (segment " + Lesson02Diagnosis.segmentOf(n, p, i) + ") is "
+                            + fmt(got[k][i]) + ", not " + fmt(expected[k][i]);
+                    return Check.wrong(who + "with " + n + " element" + (n == 1 ? "" : "s") + ", " + what,
+                            Lesson02Diagnosis.explain(r, p, n, labelled[k], halfOnly, i, got[k][i], expected[k][i]));
+                }
+            }
+        }
+        int longest = lengths.length - 1;
+        for (int k = 0; k < lengths.length; k++) {
+            longest = lengths[k] > lengths[longest] ? k : longest;
+        }
+        if (halfOnly && p > 1 && Lesson02Diagnosis.complete(p, lengths[longest], labelled[longest])) {
+            return Check.wrong(who + "every segment holds the complete sum", "That is a whole all-reduce (or MPI's"
+                    + " Allreduce): right values, but this exercise is the reduce-scatter half, after which rank r holds"
+                    + " only segment r complete, having sent (p - 1)/p of the buffer instead of 2(p - 1)/p.");
+        }
+        String lens = java.util.Arrays.toString(lengths);
+        return Check.right(who + (halfOnly ? "segment " + r + " is the sum over all ranks" : "every element is the sum"
+                + " over all ranks"), "for buffers of " + lens + " elements, the same as MPI's Allreduce on the same"
+                + " random numbers, after " + (halfOnly ? "" : "2 x ") + (p - 1) + " steps around the ring.");
+    }
+
+    /** Runs the student's function on {@code buf}; a Check when it threw, else null. */
+    private static Check call(String who, Consumer<float[]> student, float[] buf, int n) {
+        try {
+            student.accept(buf);
+            return null;
+        } catch (UnsupportedOperationException e) {
+            String m = e.getMessage();
+            return Check.wrong(who + "not written yet", m == null || m.isEmpty() ? "Write the function above, then run"
+                    + " this check again." : Character.toUpperCase(m.charAt(0)) + m.substring(1) + ": replace the line"
+                    + " that throws with your code.");
+        } catch (IndexOutOfBoundsException e) {
+            return Check.wrong(who + "with " + n + " element" + (n == 1 ? "" : "s") + ", an index outside the buffer ("
+                    + e.getMessage() + ")", "segment numbers must stay in 0..size-1: Java's % keeps the sign, so"
+                    + " (rank - step - 1) % size is negative for small ranks; use Math.floorMod. Take each segment's"
+                    + " start and length from start(n, j) and length(n, j): segments differ in length, and some are"
+                    + " empty when the buffer has fewer elements than there are ranks.");
+        } catch (RuntimeException e) {
+            return Check.wrong(who + "your code threw " + e, "fix the error above, then run the check again.");
+        }
     }
 
     /** The lesson's sweep: 1 KiB .. 4 MiB by 4, out of place, few calls per size (a teaching machine has few cores). */
@@ -70,148 +191,69 @@ public final class Lesson02 {
     }
 
     /**
-     * The exercise's buffer on rank {@code rank} of {@code size}: {@code size * SEGMENT} numbers, element j being
-     * 2^rank + 1024 (j + 1). A sum over ranks then tells which ranks it holds (the bits) and how many times something
-     * was added (the multiple of 1024), so the check can say what a wrong answer did.
+     * What the sweep showed, in sentences computed from its out-of-place rows: the ring against the naive
+     * all-reduce at the smallest and the largest size, and why, given {@code cores} cores for the ranks.
      */
-    public static float[] exerciseInput(int rank, int size) {
-        if (rank < 0 || rank >= size) {
-            throw new IllegalArgumentException("rank " + rank + " is not a rank of " + size);
+    public static String timingSummary(BenchResults timed, int cores) {
+        List<BenchRow> naive = rows(timed, "naive");
+        List<BenchRow> ring = rows(timed, "ring");
+        if (naive.isEmpty() || ring.isEmpty() || naive.size() != ring.size()) {
+            return "the sweep needs rows of both \"naive\" and \"ring\" to compare them.";
         }
-        float[] x = new float[size * SEGMENT];
-        for (int j = 0; j < x.length; j++) {
-            x[j] = (1 << Math.min(rank, 30)) + (float) STEP * (j + 1);
-        }
-        return x;
-    }
-
-    /**
-     * Checks the student's reduce-scatter on this rank: {@code student} gets this rank's {@link #exerciseInput} and
-     * must leave, in segment {@code rank} (elements rank*SEGMENT ..), the sum over all ranks of that segment. The
-     * right values come from the toolkit's {@code reduceScatter} on {@code host} (run first, so that a student's
-     * stray message cannot mix with it). Every rank calls it.
-     */
-    public static Check checkReduceScatter(Communicator host, Consumer<float[]> student) {
-        int p = host.size();
-        int r = host.rank();
-        float[] mine = exerciseInput(r, p);
-        float[] right = new float[SEGMENT];
-        host.reduceScatter(HostBuffer.of(mine.clone()), HostBuffer.of(right), Reduction.SUM);
-        float[] buf = mine.clone();
-        String who = "rank " + r + ": ";
-        try {
-            student.accept(buf);
-        } catch (ArrayIndexOutOfBoundsException e) {
-            return Check.wrong(who + "an index outside the buffer (" + e.getMessage() + ")", "segment numbers must stay in"
-                    + " 0.." + (p - 1) + ". Java's % keeps the sign: (rank - step - 1) % size is negative for small ranks;"
-                    + " use Math.floorMod(rank - step - 1, size).");
-        } catch (RuntimeException e) {
-            return Check.wrong(who + "your code threw " + e, "fix the error above, then run the check again.");
-        }
-        return judge(r, p, mine, buf, right);
-    }
-
-    /** The verdict on {@code got} (the student's buffer after the call); {@code right} is segment r of the sum. */
-    static Check judge(int r, int p, float[] mine, float[] got, float[] right) {
-        String who = "rank " + r + ": ";
-        float[] seg = segment(got, r);
-        if (java.util.Arrays.equals(seg, right)) {
-            if (p > 1 && allSegmentsComplete(got, p)) {
-                return Check.wrong(who + "every segment holds the complete sum", "that is a whole all-reduce (or MPJ's"
-                        + " Allreduce): right values, but the exercise is the reduce-scatter half, after which rank r holds"
-                        + " only segment r complete, having sent (p-1)/p of the buffer instead of 2(p-1)/p.");
-            }
-            return Check.right(who + "segment " + r + " = " + fmt(seg), "the sum over all " + p + " ranks, as the toolkit's"
-                    + " reduceScatter gives it, after " + (p - 1) + " steps around the ring.");
-        }
-        String why;
-        if (java.util.Arrays.equals(got, mine)) {
-            why = "your buffer is unchanged: at each step send one segment to the right neighbour, receive one from the"
-                    + " left and ADD it to your own copy of that segment (buf[...] += received).";
-        } else if (p <= DECODABLE_RANKS) {
-            why = explainContents(r, p, got);
+        int p = ring.get(0).ranks();
+        BenchRow nBig = naive.get(naive.size() - 1);
+        BenchRow rBig = ring.get(ring.size() - 1);
+        BenchRow nSmall = naive.get(0);
+        BenchRow rSmall = ring.get(0);
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "At %s the ring took %.0f us, the naive"
+                + " all-reduce %.0f us: ", size(rBig.bytes()), rBig.timeUs(), nBig.timeUs()));
+        double big = nBig.timeUs() / rBig.timeUs();
+        if (big >= 1.1) {
+            s.append(String.format(Locale.ROOT, "the ring was %.2fx faster. With large buffers the bytes dominate:"
+                    + " rank 0 of the naive all-reduce moves 2(p - 1) = %d whole buffers, a ring rank 2(p - 1)/p = %.1f.",
+                    big, 2 * (p - 1), 2.0 * (p - 1) / p));
         } else {
-            why = "expected " + fmt(right) + ".";
+            s.append(String.format(Locale.ROOT, "%s (%.2fx). ", big > 0.9 ? "about the same" : "the ring was slower", big));
+            s.append(cores < p ? String.format(Locale.ROOT, "The %d ranks share %d core%s here, so they cannot all"
+                    + " send at once, and the ring's gain (every link busy at every step) needs ranks that run at the"
+                    + " same time.", p, cores, cores == 1 ? "" : "s")
+                    : "Copies between threads of one machine are cheap, so the ring's extra steps cost about as much"
+                    + " as the bytes it saves.");
+            s.append(" With a link per rank, as between GPUs, the ring wins at large sizes.");
         }
-        return Check.wrong(who + "segment " + r + " is " + fmt(seg) + ", not " + fmt(right), why);
+        double small = nSmall.timeUs() / rSmall.timeUs();
+        s.append(String.format(Locale.ROOT, " At %s: ring %.0f us, naive %.0f us (%s). ", size(rSmall.bytes()),
+                rSmall.timeUs(), nSmall.timeUs(), small >= 1.1 ? String.format(Locale.ROOT, "ring %.2fx faster", small)
+                        : small > 0.9 ? "about the same" : String.format(Locale.ROOT, "ring %.2fx slower", 1 / small)));
+        s.append(String.format(Locale.ROOT, "Small buffers cost the time per message, not per byte, and the ring's"
+                + " 2(p - 1) = %d steps follow one another: each waits for the one before.", 2 * (p - 1)));
+        if (small >= 1.1) {
+            s.append(" Here that did not show: other costs per call (ranks waiting for a core, the naive rank 0"
+                    + " handling every message) were larger.");
+        }
+        return s.toString();
     }
 
-    private static String explainContents(int r, int p, float[] got) {
-        int full = (1 << p) - 1;
-        for (int j = 0; j < p; j++) {
-            long[] mc = decode(got, j);
-            if (j != r && mc != null && mc[0] == full && mc[1] == p) {
-                return "the complete sum is in segment " + j + ", not " + r + ": your segment numbers are shifted by "
-                        + Math.floorMod(j - r, p) + ". At step s (from 0) send segment (r - s - 1) mod p and receive"
-                        + " segment (r - s - 2) mod p: after p - 1 steps segment r is the one completed.";
+    private static List<BenchRow> rows(BenchResults timed, String communicator) {
+        List<BenchRow> out = new ArrayList<>();
+        for (BenchRow row : timed.rows()) {
+            if (row.communicator().equals(communicator) && row.placement().equals("out-of-place")) {
+                out.add(row);
             }
         }
-        long[] mc = decode(got, r);
-        if (mc == null) {
-            return "these numbers are no sum of the ranks' inputs (did you overwrite instead of add, or send a"
-                    + " segment before it was complete?). Each step: receive into a separate array, then add it to"
-                    + " buf's segment.";
-        }
-        long mask = mc[0];
-        long adds = mc[1];
-        List<Integer> have = new ArrayList<>();
-        List<Integer> missing = new ArrayList<>();
-        for (int q = 0; q < p; q++) {
-            (((mask >> q) & 1) == 1 ? have : missing).add(q);
-        }
-        if (adds != Long.bitCount(mask)) {
-            return "segment " + r + " counts " + adds + " contributions, but only ranks " + have + " are distinct:"
-                    + " something was added twice. Add what arrives from the left to your own copy once per step, and"
-                    + " send the segment you completed in the previous step.";
-        }
-        if (!missing.isEmpty()) {
-            return "segment " + r + " holds the contributions of ranks " + have + " only; missing: " + missing + ". The"
-                    + " loop needs p - 1 = " + (p - 1) + " steps, and from the second step on each rank passes on the"
-                    + " partial sum it made in the step before (not its original data).";
-        }
-        return "the contributions look complete but differ from the expected values.";
+        out.sort(java.util.Comparator.comparingLong(BenchRow::bytes));
+        return out;
     }
 
-    /** {bitmask of ranks, number of contributions} of segment j, or null when the numbers are no such sum. */
-    private static long[] decode(float[] got, int j) {
-        int j0 = j * SEGMENT;
-        double v0 = got[j0];
-        double v1 = got[j0 + 1];
-        double count = (v1 - v0) / STEP;
-        if (count != Math.rint(count) || count < 1) {
-            return null;
-        }
-        double mask = v0 - (double) STEP * (j0 + 1) * count;
-        if (mask != Math.rint(mask) || mask < 1 || mask >= 1L << DECODABLE_RANKS) {
-            return null;
-        }
-        for (int k = 2; k < SEGMENT; k++) {      // the rest of the segment must follow the same pattern
-            if (got[j0 + k] != (float) (mask + (double) STEP * (j0 + k + 1) * count)) {
-                return null;
-            }
-        }
-        return new long[] {(long) mask, (long) count};
+    private static String size(long bytes) {
+        return bytes >= 1 << 20 ? bytes / (1 << 20) + " MiB" : bytes >= 1 << 10 ? bytes / (1 << 10) + " KiB" : bytes + " B";
     }
 
-    private static boolean allSegmentsComplete(float[] got, int p) {
-        for (int j = 0; j < p; j++) {
-            long[] mc = decode(got, j);
-            if (mc == null || mc[0] != (1L << p) - 1 || mc[1] != p) {
-                return false;
-            }
-        }
-        return true;
+    static String range(int from, int to) {
+        return to - from == 1 ? Integer.toString(from) : from + ".." + (to - 1);
     }
 
-    private static float[] segment(float[] a, int j) {
-        return java.util.Arrays.copyOfRange(a, j * SEGMENT, (j + 1) * SEGMENT);
-    }
-
-    private static String fmt(float[] a) {
-        StringBuilder s = new StringBuilder("[");
-        for (int i = 0; i < a.length; i++) {
-            s.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.0f", a[i]));
-        }
-        return s.append(']').toString();
+    static String fmt(float x) {
+        return x == Math.rint(x) && Math.abs(x) < 1e9 ? Long.toString((long) x) : Float.toString(x);
     }
 }

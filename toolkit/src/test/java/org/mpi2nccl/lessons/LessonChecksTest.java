@@ -32,6 +32,28 @@ class LessonChecksTest {
     }
 
     @Test
+    void coreScalingSummaryFollowsTheNumbers() {
+        String tooFast = Lesson00.scalingSummary(scaling(1, 1.9, 3.06, 2.0), 2);
+        assertTrue(tooFast.contains("Measured: 3.06x with 3 threads, more than the cores allow"), tooFast);
+        String ideal = Lesson00.scalingSummary(scaling(1, 1.9, 1.95, 1.97), 2);
+        assertTrue(ideal.contains("Measured: 1.97x with 4 threads; 1.90x with 2 threads, close to the ideal"), ideal);
+        String exact = Lesson00.scalingSummary(scaling(1, 2.0, 1.8, 1.1), 2);
+        assertTrue(exact.contains("Measured: 2.00x with 2 threads, close to the ideal"), exact);
+        assertTrue(ideal.contains("With 4 threads (more than the cores) it was 1.97x"), ideal);
+        String busy = Lesson00.scalingSummary(scaling(1, 1.19, 1.79, 2.04), 2);
+        assertTrue(busy.contains("Measured: 2.04x with 4 threads; 1.19x with 2 threads, below the ideal 2.0x"), busy);
+        String one = Lesson00.scalingSummary(scaling(1, 1.0), 1);
+        assertTrue(one.startsWith("This machine has 1 core:") && one.contains("extra threads only take turns"), one);
+    }
+
+    private static tech.tablesaw.api.Table scaling(double... speedups) {
+        return tech.tablesaw.api.Table.create("core scaling",
+                tech.tablesaw.api.IntColumn.create("threads", java.util.stream.IntStream.rangeClosed(1, speedups.length).toArray()),
+                tech.tablesaw.api.DoubleColumn.create("seconds", Arrays.stream(speedups).map(s -> 1 / s).toArray()),
+                tech.tablesaw.api.DoubleColumn.create("speedup", speedups));
+    }
+
+    @Test
     void globalMeanRightAnswer() {
         double right = Lesson01.globalMean(4);
         for (int r = 0; r < 4; r++) {
