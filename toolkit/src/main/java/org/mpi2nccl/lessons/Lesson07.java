@@ -9,11 +9,12 @@ import org.mpi2nccl.comm.nccl.NcclNatives;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.SyntheticDataset;
+import org.mpi2nccl.dist.DataParallel;
 import org.mpi2nccl.dist.DistributedSampler;
 import org.mpi2nccl.dist.EquivalenceCheck;
-import org.mpi2nccl.dist.Route;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.optim.Adam;
 import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
@@ -21,8 +22,10 @@ import org.mpi2nccl.tensor.NDArray;
 /**
  * Lesson 07, sharding the optimizer (ZeRO stage 1): the lesson's model and its training on flat arrays, the plain
  * data-parallel step the check compares with, and the check of the exercise (the sharded step: reduce-scatter the
- * gradients, update this rank's slice with its slice of the momentum, all-gather the parameters). The memory chart,
- * the communication volume and the choice of device live in {@link Lesson07Memory}.
+ * gradients, update this rank's slice with its slice of the momentum, all-gather the parameters); for the library
+ * part, each rank's device (its GPU when there is one per rank) and the plain data-parallel Adam run that
+ * {@link org.mpi2nccl.dist.ShardedOptimizer} is compared with. The memory chart and the communication volume live in
+ * {@link Lesson07Costs}; the check's probe in {@link Lesson07Probe}.
  */
 public final class Lesson07 {
     /** The single rank's batch: each of N ranks takes BATCH / N (N = 1, 2, 3, 4, 6 or 8). */
@@ -143,11 +146,6 @@ public final class Lesson07 {
         return NcclNatives.gpuCount() >= size ? Device.cuda(rank) : Device.cpu();
     }
 
-    /** How the ranks talk for {@code device}: NCCL between GPUs, else lesson 02's ring over MPJ. */
-    public static Route route(Device device) {
-        return device.isCpu() ? Route.RING : Route.NCCL;
-    }
-
     /** One line on where the library part runs on this machine. */
     public static String deviceStatus(int size) {
         int gpus = NcclNatives.gpuCount();
@@ -155,6 +153,28 @@ public final class Lesson07 {
         return (gpus == 0 ? "no GPU (" + NcclNatives.whyNoGpu() + ")" : "only " + gpus + " GPU(s) for " + size + " ranks")
                 + ": the ranks train on the CPU and talk through the ring over MPJ. With one GPU per rank the same cells"
                 + " run on the GPUs through NCCL.";
+    }
+
+    /**
+     * The library part's baseline: plain data parallelism ({@link DataParallel}, one all-reduce per step) with Adam at
+     * rate {@code lr}, {@code epochs} epochs of the lesson's model on {@code device}; rank r starts from seed
+     * {@code seed + r} and DataParallel broadcasts rank 0's weights. Returns the parameters after.
+     */
+    public static float[] trainPlainAdam(Communicator comm, Device device, long seed, int epochs, float lr) {
+        SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
+        DataLoader loader = loader(comm.rank(), comm.size(), device);
+        try (Module net = model(device, seed + comm.rank());
+             DataParallel dp = new DataParallel(net, comm);
+             Adam opt = new Adam(net.parameters(), lr)) {
+            for (int epoch = 0; epoch < epochs; epoch++) {
+                for (Batch b : loader.epoch(epoch)) {
+                    try (ArrayScope step = ArrayScope.open(); b) {
+                        dp.step(b, opt, lossFn);
+                    }
+                }
+            }
+            return EquivalenceCheck.flatParameters(net);
+        }
     }
 
     /** The floats of momentum each rank keeps in the sharded step: ceil(n / size). */
@@ -171,15 +191,22 @@ public final class Lesson07 {
         String who = "rank " + rank + ": ";
         int n = parameterCount(), shard = shardLength(n, size);
         Lesson07Probe probe = Lesson07Probe.run(rank, size, sharded);
-        float[] reference = train(rank, size, n, plainStep(comm));
+        float[] reference;
         String failed = null;
         float[] theirs = null;
-        if (!anyRank(comm, probe.threw())) {            // the ranks agree before calling collectives again
-            try {
-                theirs = train(rank, size, shard, sharded);
-            } catch (RuntimeException e) {
-                failed = Lesson07Probe.explainThrown(e, shard);
+        try {
+            reference = train(rank, size, n, plainStep(comm));
+            if (!anyRank(comm, probe.threw())) {        // the ranks agree before calling collectives again
+                try {
+                    theirs = train(rank, size, shard, sharded);
+                } catch (RuntimeException e) {
+                    failed = Lesson07Probe.explainThrown(e, shard);
+                }
             }
+        } catch (RuntimeException e) {                  // the communicator broke under the student's collectives
+            String hint = probe.hint() != null ? probe.hint() : Lesson07Probe.explainThrown(e, shard);
+            return Check.wrong(who + "the sharded step is not right yet", hint + (comm.isBroken() ? " The communicator is"
+                    + " broken now: run %mpj stop, then the cells again from %mpj start." : ""));
         }
         if (probe.hint() != null) return Check.wrong(who + "the sharded step is not right yet", probe.hint());
         if (failed != null) return Check.wrong(who + "the sharded step failed in training", failed);

@@ -35,22 +35,20 @@ public final class Lesson07Costs {
      * {@code unitBytes} and {@code unit} say how the y axis counts (1024 and "KiB", 1e9 and "GB").
      */
     public static XYChart stateChart(String model, long params, double unitBytes, String unit) {
-        XYChart c = new XYChartBuilder().width(640).height(360)
-                .title("Optimizer state per rank, " + model + " (" + String.format(Locale.ROOT, "%,d", params) + " parameters)")
+        XYChart c = new XYChartBuilder().width(820).height(380).title("Optimizer state per rank: " + model)
                 .xAxisTitle("number of ranks N").yAxisTitle("optimizer state per rank (" + unit + ")").build();
-        List<Double> x = new ArrayList<>();
-        for (int r : RANKS) x.add((double) r);
+        List<Double> x = new ArrayList<>();                 // log2 N, so that 1, 2, 4, ... lie evenly spaced
+        for (int r : RANKS) x.add(Math.log(r) / Math.log(2));
         String[] names = {"SGD momentum", "Adam"};
         for (int states = 1; states <= 2; states++) {
             for (boolean sharded : new boolean[] {false, true}) {
                 List<Double> y = new ArrayList<>();
                 for (int r : RANKS) y.add(stateBytes(params, states, r, sharded) / unitBytes);
-                c.addSeries(names[states - 1] + (sharded ? ", ZeRO-1 (sharded)" : ", plain data parallel"), x, y);
+                c.addSeries(names[states - 1] + (sharded ? ", ZeRO-1" : ", plain DP"), x, y);
             }
         }
-        c.getStyler().setXAxisLogarithmic(true);
-        c.getStyler().setXAxisDecimalPattern("0");
-        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        c.setCustomXAxisTickLabelsFormatter(v -> Math.abs(v - Math.rint(v)) < 1e-9 ? Long.toString(1L << Math.round(v)) : "");
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         return c;
     }
 

@@ -1,6 +1,8 @@
 package org.mpi2nccl.lessons;
 
 import java.util.Locale;
+import org.mpi2nccl.comm.CollectiveMismatchException;
+import org.mpi2nccl.comm.CollectiveTimeoutException;
 
 /**
  * The probe of lesson 07's check: two sharded steps on small arrays whose right answer, and the answers of the usual
@@ -39,8 +41,13 @@ record Lesson07Probe(boolean threw, String hint) {
         }
         if (e instanceof ArrayIndexOutOfBoundsException) {
             return "an index went past the end of an array (" + e.getMessage() + "). Did each rank update the whole"
-                    + " model? velocity holds only your slice's momentum, " + shard + " floats: update only your slice"
+                    + " model? velocity holds only your slice's momentum (velocity.length = " + shard + " here): update only your slice"
                     + " params[start .. start + shard) (and not past the end of params), with velocity[i - start].";
+        }
+        if (e instanceof CollectiveMismatchException || e instanceof CollectiveTimeoutException) {
+            return "the ranks did not call the same collectives in the same order: " + e.getMessage() + " Does your step"
+                    + " fail, or take another path, on some ranks only? (velocity[start + i] works on rank 0 alone:"
+                    + " velocity holds only your slice (velocity.length = " + shard + " here), so use velocity[i - start].)";
         }
         return "your step threw " + e + ".";
     }

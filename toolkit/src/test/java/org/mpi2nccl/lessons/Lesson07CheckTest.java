@@ -48,7 +48,8 @@ class Lesson07CheckTest {
 
     /**
      * The sharded step, right ("right") or with one usual mistake: "sum" (not divided), "gathered" (all-gathers the
-     * gradients), "tail" (slices of n / size), "whole" (every rank updates every parameter), "no-gather".
+     * gradients), "tail" (slices of n / size), "whole" (every rank updates every parameter), "no-gather", "global-index"
+     * (velocity indexed by the parameter's number, which only rank 0's slice can do).
      */
     private static Lesson07.FlatStep step(Communicator c, String mistake) {
         return (params, grads, velocity) -> {
@@ -63,11 +64,12 @@ class Lesson07CheckTest {
                 return;
             }
             int shard = mistake.equals("tail") ? n / size : velocity.length, start = c.rank() * shard;
+            int at = mistake.equals("global-index") ? start : 0;      // velocity[start + i]: past the end on rank 1
             float[] padded = Arrays.copyOf(grads, shard * size), mine = new float[shard], slice = new float[shard];
             c.reduceScatter(HostBuffer.of(padded), HostBuffer.of(mine), mistake.equals("sum") ? Reduction.SUM : Reduction.AVG);
             for (int i = 0; i < shard && start + i < n; i++) {
-                velocity[i] = Lesson07.MOMENTUM * velocity[i] + mine[i];
-                slice[i] = params[start + i] - Lesson07.LR * velocity[i];
+                velocity[at + i] = Lesson07.MOMENTUM * velocity[at + i] + mine[i];
+                slice[i] = params[start + i] - Lesson07.LR * velocity[at + i];
             }
             if (mistake.equals("no-gather")) {
                 System.arraycopy(slice, 0, params, start, Math.min(shard, n - start));
@@ -111,6 +113,9 @@ class Lesson07CheckTest {
         allSay(check(3, "tail"), "miss the tail");
         allSay(check(2, "whole"), "update the whole model");
         allSay(check(3, "no-gather"), "All-gather the updated slices");
+        List<Check> oneRankFails = check(2, "global-index");        // rank 1 throws, rank 0 waits in the all-gather
+        for (Check k : oneRankFails) System.out.println(k);
+        allSay(oneRankFails, "velocity[i - start]");
         List<Check> blank = onRanks(2, c -> Lesson07.checkShardedStep(c.rank(), c.size(), c, (p, g, v) -> {
             throw new UnsupportedOperationException("write the sharded step");
         }));
