@@ -16,6 +16,8 @@
  *   <li>{@link org.mpi2nccl.dist.EquivalenceCheck}: the proof that N ranks with batch B/N train as one rank with
  *       batch B ({@link org.mpi2nccl.dist.gpu.EquivalenceRank} runs it on MPJ ranks);</li>
  *   <li>{@link org.mpi2nccl.dist.Route}: MPI, the hand-written ring or NCCL, each a communicator;</li>
+ *   <li>{@link org.mpi2nccl.dist.ShardedOptimizer}: lesson 07's next step, the optimizer state sharded over the
+ *       ranks (ZeRO stage 1: reduce-scatter the gradients, update a slice, all-gather the parameters);</li>
  *   <li>{@link org.mpi2nccl.dist.DataChecks}, {@code ModelFingerprint}: what the ranks check together before
  *       training, so that a mistake on one rank is an error on all of them, not a hang.</li>
  * </ul>
