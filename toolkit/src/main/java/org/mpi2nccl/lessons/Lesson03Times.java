@@ -99,6 +99,9 @@ public final class Lesson03Times {
             out.add(String.format(Locale.ROOT, "Buckets: %.0f all-reduce calls per step instead of %.0f; the all-reduce time went"
                     + " from %.2f ms to %.2f ms per step (%s).", bucket.s.calls(), tensor.s.calls(), tensor.s.allReduce(),
                     bucket.s.allReduce(), ratio(tensor.s.allReduce(), bucket.s.allReduce(), "less", "more")));
+            out.add(bucket.s.allReduce() < 0.9 * tensor.s.allReduce()
+                    ? "So the fixed cost of each call was a large part of the all-reduce time, and fewer calls saved it."
+                    : "So here the time goes into moving the bytes (or waiting for the slower rank), not into the number of calls.");
         }
         if (bucket != null && overlap != null) {
             double a = bucket.s.step(), b = overlap.s.step();
@@ -118,6 +121,10 @@ public final class Lesson03Times {
         if (lib != null && overlap != null) {
             out.add(String.format(Locale.ROOT, "The toolkit's DataParallel took %.2f ms per step with %.0f all-reduce calls;"
                     + " your stage 4 took %.2f ms with %.0f.", lib.s.step(), lib.s.calls(), overlap.s.step(), overlap.s.calls()));
+        }
+        if (out.isEmpty() && lib != null) {
+            return String.format(Locale.ROOT, "The toolkit's DataParallel took %.2f ms per step with %.0f all-reduce calls."
+                    + " No stage of yours is measured yet: the table fills in as the stages' checks pass.", lib.s.step(), lib.s.calls());
         }
         if (out.isEmpty()) return "No stage measured yet: the table fills in as the stages' checks pass.";
         return String.join("\n", out);
