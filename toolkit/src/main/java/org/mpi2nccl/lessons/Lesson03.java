@@ -3,183 +3,338 @@ package org.mpi2nccl.lessons;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Consumer;
-import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.style.Styler;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.data.ArrayDataset;
 import org.mpi2nccl.data.Batch;
-import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.FashionMnist;
+import org.mpi2nccl.data.RandomSampler;
 import org.mpi2nccl.dist.DistributedSampler;
 import org.mpi2nccl.dist.EquivalenceCheck;
+import org.mpi2nccl.dist.GradientBuckets;
+import org.mpi2nccl.lessons.Lesson03Training.Run;
+import org.mpi2nccl.lessons.Lesson03Training.StepSync;
+import org.mpi2nccl.nn.Flatten;
+import org.mpi2nccl.nn.Linear;
 import org.mpi2nccl.nn.Module;
-import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
-import org.mpi2nccl.optim.SGD;
-import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.nn.ReLU;
+import org.mpi2nccl.nn.Sequential;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
+import org.mpi2nccl.tensor.Rng;
 
 /**
- * Lesson 03, data-parallel training over MPI: the equivalence of N ranks with batch B/N and one rank with
- * batch B, shown with numbers, and the exercise (average the gradients yourself with MPI's Allreduce).
+ * Lesson 03, data-parallel training over MPI, built in four stages as the student writes them: (1) each rank's share
+ * of the batch, (2) one all-reduce per gradient tensor, (3) gradients flattened into buckets, one all-reduce per
+ * bucket, (4) a bucket's all-reduce started while backward still runs. This class holds the plumbing (data, model,
+ * batches) and the checks: each trains {@link #STEPS} steps with the student's code, compares the parameters with
+ * one rank trained on the whole batch (computed here), explains a mismatch, and times the steps
+ * ({@link Lesson03Meter}, {@link Lesson03Times}). The algorithms are the student's.
  */
 public final class Lesson03 {
-    /** The single rank's batch: divisible by 1, 2, 3 and 4 ranks. */
-    public static final int BATCH = 24;
-    public static final int STEPS = 20;
-    private static final float LR = 0.1f;
-    private static final float MOMENTUM = 0.9f;
+    /** The one rank's batch B: 1, 2, 3 or 4 ranks take B/N each. */
+    public static final int BATCH = 48;
+    public static final int STEPS = 30;
+    public static final float LR = 0.1f;
+    public static final float MOMENTUM = 0.9f;
+    public static final long SEED = 7;
+    /** Hidden units of the lesson's MLP. */
+    public static final int HIDDEN = 256;
+    /** Stage 3 and 4's bucket size: the model's 8 gradient tensors (1.3 MB) fit in 3 buckets. */
+    public static final long BUCKET_BYTES = 300 * 1024;
+    /** Largest relative difference from the one rank's parameters after {@link #STEPS} steps that is float rounding. */
+    public static final double TOLERANCE = 1e-4;
+
+    /** Stage 1: rank {@code rank}'s examples at step {@code step}, {@code perRank} of them, from the epoch's {@code order}. */
+    @FunctionalInterface
+    public interface Share {
+        int[] indices(int[] order, int step, int perRank, int rank, int size);
+    }
+
+    /** Stage 2: after backward, every parameter's gradient becomes its mean over the ranks. */
+    @FunctionalInterface
+    public interface Averaging {
+        void average(List<Tensor> params, Communicator comm);
+    }
+
+    /** Stage 3: the parameters grouped into buckets of at most {@code bucketBytes} (a larger tensor alone). */
+    @FunctionalInterface
+    public interface Planner {
+        List<List<Tensor>> plan(List<Tensor> params, long bucketBytes);
+    }
+
+    /** Stage 3: after backward, each bucket's gradients averaged with one all-reduce. */
+    @FunctionalInterface
+    public interface BucketAveraging {
+        void average(List<List<Tensor>> buckets, Communicator comm);
+    }
+
+    /** Stage 4: one step's averaging, told of each gradient as backward finishes it. */
+    public interface Overlap {
+        /** Backward has finished {@code param}'s gradient. */
+        void gradientReady(Tensor param) throws Exception;
+
+        /** Backward is over: when this returns, every gradient is the mean over the ranks. */
+        void finish() throws Exception;
+    }
+
+    /** Stage 4: a new {@link Overlap} for each step; blocking all-reduces go to {@code commThread}. */
+    @FunctionalInterface
+    public interface OverlapFactory {
+        Overlap start(List<List<Tensor>> buckets, Communicator comm, ExecutorService commThread);
+    }
+
+    private static ArrayDataset data;
 
     private Lesson03() {
     }
 
-    /** The equivalence set-up of the lesson: the small MLP on 1200 Fashion-MNIST images, batch 24, 20 SGD steps. */
-    public static EquivalenceCheck.Setup setup() {
-        ArrayDataset data = FashionMnist.train().head(1200);
-        return new EquivalenceCheck.Setup("mlp", data, BATCH, STEPS, 7, LR, MOMENTUM);
+    // ---- plumbing: data, model, batches --------------------------------------------------------------------------
+
+    /** The {@code BATCH * STEPS} Fashion-MNIST images the lesson trains on (loaded once). */
+    public static synchronized ArrayDataset data() {
+        if (data == null) data = FashionMnist.train().head(BATCH * STEPS);
+        return data;
     }
 
-    /**
-     * {@link #STEPS} SGD steps of the set-up's model on this rank's share (batch B/N), calling {@code combine}
-     * between backward and the update: it is what makes the ranks' gradients one. Every rank starts from the
-     * same weights (the seed), so no broadcast is needed. Returns the parameters after.
-     */
-    public static float[] train(EquivalenceCheck.Setup s, int rank, int size, Consumer<Module> combine) {
-        if (BATCH % size != 0) throw new IllegalArgumentException("use a number of ranks that divides " + BATCH + " (1, 2, 3, 4)");
-        DistributedSampler sampler = new DistributedSampler(s.data().size(), rank, size, s.seed(), true, DistributedSampler.Tail.DROP);
-        try (Module net = EquivalenceCheck.model(s.model(), s.data(), Device.cpu(), s.seed());
-             SGD opt = new SGD(net.parameters(), s.lr(), s.momentum(), 0f)) {
-            DataLoader loader = new DataLoader(s.data(), s.globalBatch() / size, sampler, true, Device.cpu());
-            SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
-            int done = 0;
-            for (int epoch = 0; done < s.steps(); epoch++) {
-                for (Batch b : loader.epoch(epoch)) {
-                    try (ArrayScope step = ArrayScope.open(); b) {
-                        if (done >= s.steps()) continue;
-                        opt.zeroGrad();
-                        lossFn.forward(net.forward(Tensor.constant(b.x())), b.y()).backward();
-                        combine.accept(net);
-                        opt.step();
-                        done++;
-                    }
-                }
+    /** The epoch's order of the examples: the same permutation on every rank (same seed). */
+    public static int[] order() {
+        return RandomSampler.permutation(BATCH * STEPS, SEED, 0);
+    }
+
+    /** The lesson's MLP (784, 256, 256, 256, 10: 8 tensors), the same weights on every rank (the seed). */
+    public static Module model() {
+        Rng rng = new Rng(SEED);
+        Device cpu = Device.cpu();
+        return new Sequential(new Flatten(), new Linear(784, HIDDEN, cpu, rng), new ReLU(), new Linear(HIDDEN, HIDDEN, cpu, rng),
+                new ReLU(), new Linear(HIDDEN, HIDDEN, cpu, rng), new ReLU(), new Linear(HIDDEN, 10, cpu, rng));
+    }
+
+    /** The examples {@code indices} as one batch on the CPU (close it, or open an ArrayScope). */
+    public static Batch batch(int[] indices) {
+        ArrayDataset d = data();
+        int f = d.featureSize();
+        float[] x = new float[indices.length * f], y = new float[indices.length];
+        for (int i = 0; i < indices.length; i++) {
+            d.features(indices[i], x, i * f);
+            y[i] = d.label(indices[i]);
+        }
+        int[] shape = new int[1 + d.featureShape().length];
+        shape[0] = indices.length;
+        System.arraycopy(d.featureShape(), 0, shape, 1, shape.length - 1);
+        return new Batch(NDArray.of(x, shape), NDArray.of(y, indices.length));
+    }
+
+    /** The toolkit's share of step {@code step} for rank {@code rank} (DistributedSampler; stages 2-4 train on it). */
+    public static int[] share(int step, int rank, int size) {
+        int perRank = perRank(size);
+        int[] all = new DistributedSampler(BATCH * STEPS, rank, size, SEED, true, DistributedSampler.Tail.DROP).indices(0);
+        int[] mine = new int[perRank];
+        System.arraycopy(all, step * perRank, mine, 0, perRank);
+        return mine;
+    }
+
+    /** Every share is a non-empty array of examples of the data set (so that a batch can be made of it). */
+    private static boolean trainable(int[][][] s, int n) {
+        for (int[][] step : s) {
+            for (int[] mine : step) {
+                if (mine == null || mine.length == 0) return false;
+                for (int e : mine) if (e < 0 || e >= n) return false;
             }
-            return EquivalenceCheck.flatParameters(net);
         }
+        return true;
     }
 
-    /** Gradients averaged tensor by tensor with the communicator (what DataParallel does in buckets). */
-    public static Consumer<Module> mean(Communicator comm) {
-        return net -> {
-            for (Tensor p : net.parameters()) Tensors.allReduce(comm, p.grad(), Reduction.AVG);
-        };
+    static int perRank(int size) {
+        if (size < 1 || BATCH % size != 0) throw new IllegalArgumentException("use 1, 2, 3 or 4 ranks (they divide the batch of " + BATCH + ")");
+        return BATCH / size;
     }
 
-    /** Gradients summed over the ranks but not divided: N times too large a step. */
-    public static Consumer<Module> sum(Communicator comm) {
-        return net -> {
-            for (Tensor p : net.parameters()) Tensors.allReduce(comm, p.grad(), Reduction.SUM);
-        };
+    /** Parameter names of the lesson's model, in its order (for the hints). */
+    static List<String> names(Module net) {
+        return new ArrayList<>(net.namedParameters().keySet());
     }
 
-    /** No communication at all: every rank trains on its own share only. */
-    public static Consumer<Module> none() {
-        return net -> { };
-    }
+    // ---- the checks ---------------------------------------------------------------------------------------------
 
-    /** A number that changes when any weight changes (to see that the ranks agree, or not). */
-    public static double checksum(Module net) {
-        double s = 0;
-        int i = 0;
-        for (Tensor p : net.parameters()) {
-            for (float v : p.data().toArray()) s += v * (1 + (i++ % 7));
+    /** Stage 1: the student's shares, trained with the toolkit's averaging. Collective: run it on every rank. */
+    public static Check checkShares(int rank, int size, Communicator comm, Lesson03Times times, Share share) {
+        int perRank = perRank(size);
+        int[] order = order();
+        int[][][] s = new int[STEPS][size][];
+        try {
+            for (int k = 0; k < STEPS; k++) for (int r = 0; r < size; r++) s[k][r] = share.indices(order.clone(), k, perRank, r, size);
+        } catch (RuntimeException e) {
+            return failed(rank, "1", e);
         }
-        return s;
-    }
-
-    /** Test accuracy per epoch. */
-    public static XYChart accuracyChart(List<Double> percent, int ranks) {
-        XYChart c = new XYChartBuilder().width(560).height(320).title("Data-parallel MLP on " + ranks + " MPJ ranks")
-                .xAxisTitle("epoch").yAxisTitle("test accuracy (%)").build();
-        List<Double> x = new ArrayList<>();
-        for (int i = 1; i <= percent.size(); i++) x.add((double) i);
-        c.addSeries("test accuracy", x, percent);
-        c.getStyler().setLegendVisible(false);
-        c.getStyler().setXAxisDecimalPattern("0");
-        return c;
-    }
-
-    /** Relative difference from the single rank with batch B, per way of combining gradients (log scale). */
-    public static CategoryChart equivalenceChart(List<String> ways, List<Double> differences, int ranks) {
-        CategoryChart c = new CategoryChartBuilder().width(640).height(340)
-                .title(ranks + " ranks x batch " + BATCH / ranks + " vs 1 rank x batch " + BATCH + ", after " + STEPS + " steps")
-                .xAxisTitle("how the ranks combine their gradients").yAxisTitle("max relative difference").build();
-        List<Double> shown = new ArrayList<>();
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i < differences.size(); i++) {
-            double d = differences.get(i);
-            boolean diverged = !Double.isFinite(d) || d > 10;
-            shown.add(diverged ? 10 : Math.max(d, 1e-9));           // 0 cannot be drawn on a log axis
-            names.add(ways.get(i) + (diverged ? " (diverged)" : ""));
-        }
-        c.addSeries("difference", names, shown);
-        c.getStyler().setYAxisLogarithmic(true);
-        c.getStyler().setYAxisMin(1e-9);              // bars start at 0 unless told: log axes cannot show 0
-        c.getStyler().setYAxisMax(10.0);
-        c.getStyler().setLegendVisible(false);
-        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
-        return c;
-    }
-
-    /**
-     * Checks the exercise: trains with the student's {@code averageGradients} and compares with one rank on the
-     * whole batch. Collective: run it on every rank (a {@code %%mpj} cell).
-     */
-    public static Check checkAveraging(int rank, int size, Communicator comm, Consumer<Module> averageGradients) {
-        EquivalenceCheck.Setup s = setup();
-        float[] reference = EquivalenceCheck.singleRank(s, Device.cpu());
-        float[] theirs = train(s, rank, size, averageGradients);
-        double d = EquivalenceCheck.relativeDifference(theirs, reference);
-        // what the usual mistakes give (collectives: every rank computes them, whatever its own answer)
-        double summed = EquivalenceCheck.relativeDifference(theirs, train(s, rank, size, sum(comm)));
-        double alone = EquivalenceCheck.relativeDifference(theirs, train(s, rank, size, none()));
-        double[] spread = {checksum(theirs), -checksum(theirs)};
-        try (NDArray a = NDArray.of(new float[] {(float) spread[0], (float) spread[1]}, 2)) {
-            Tensors.allReduce(comm, a, Reduction.MAX);
-            float[] m = a.toArray();
-            spread[0] = m[0] + m[1];                   // max - min of the ranks' checksums
+        String problem = Lesson03Diagnosis.shares(s, order, perRank);
+        Run ref = reference(times);
+        Lesson03Meter meter = new Lesson03Meter(comm);
+        double d = Double.NaN;
+        if (trainable(s, order.length)) {
+            Module net = model();
+            try {
+                d = EquivalenceCheck.relativeDifference(Lesson03Training.train(net, k -> s[k][rank], () -> () -> {
+                    for (Tensor p : net.parameters()) Tensors.allReduce(meter.comm(), p.grad(), Reduction.AVG);
+                }, meter).params(), ref.params());
+            } catch (Exception e) {
+                return failed(rank, "1", e);
+            } finally {
+                net.close();
+            }
         }
         String who = "rank " + rank + ": ";
-        if (d < 1e-5) {
-            return Check.right(who + "same weights as one rank with batch " + BATCH, String.format(Locale.ROOT,
-                    "after %d steps the largest difference is %.1e of the weights' size: float rounding only.", STEPS, d));
+        if (problem == null && d < TOLERANCE) {
+            times.record(Lesson03Times.SHARES, perRank, meter.summary(), false);
+            return Check.right(who + "the shares of every step are the one rank's batch", sameAs(d, size));
         }
-        String why;
-        if (size > 1 && alone < 1e-7) {
-            why = "the weights are those of a rank that trained on its own share only: the gradients were not combined."
-                    + " Allreduce each parameter's gradient over the ranks.";
-        } else if (size > 1 && summed < 1e-5) {
-            why = "the gradients were summed but not divided: that is a step " + size + " times too large."
-                    + " Divide the sum by the number of ranks (size) to get the mean.";
-        } else if (spread[0] > 1e-3) {
-            why = "the ranks ended with different weights: every rank must apply the same, combined gradient.";
-        } else {
-            why = String.format(Locale.ROOT, "the weights differ from one rank with batch %d by %.1e (relative)."
-                    + " Each gradient must become the mean over the ranks, written back into p.grad().", BATCH, d);
-        }
-        return Check.wrong(who + "not the single rank's training", why);
+        return Check.wrong(who + "the shares are not the one rank's batches", (problem != null ? problem
+                : "the shares look right but the parameters differ by " + Lesson03Diagnosis.fmt(d) + ".")
+                + (Double.isNaN(d) ? "" : " After " + STEPS + " steps the parameters differ from one rank's by "
+                + Lesson03Diagnosis.fmt(d) + " (relative)."));
     }
 
-    private static double checksum(float[] v) {
-        double s = 0;
-        for (int i = 0; i < v.length; i++) s += v[i] * (1 + (i % 7));
-        return s;
+    /** Stage 2: the student's per-tensor averaging. Collective: run it on every rank. */
+    public static Check checkAveraging(int rank, int size, Communicator comm, Lesson03Times times, Averaging averaging) {
+        return checkStage("2", Lesson03Times.PER_TENSOR, rank, size, comm, times, (net, meter) -> {
+            List<Tensor> params = net.parameters();
+            return () -> () -> averaging.average(params, meter.comm());
+        }, "Allreduce each parameter's gradient over the ranks and write the result back into p.grad().");
+    }
+
+    /** Stage 3: the student's bucket plan and bucketed averaging. Collective: run it on every rank. */
+    public static Check checkBuckets(int rank, int size, Communicator comm, Lesson03Times times, Planner planner,
+                                     BucketAveraging averaging) {
+        return checkStage("3", Lesson03Times.BUCKETS, rank, size, comm, times, (net, meter) -> {
+            List<Tensor> params = net.parameters();
+            List<List<Tensor>> plan = planner.plan(params, BUCKET_BYTES);
+            String wrong = Lesson03Diagnosis.plan(plan, params, names(net), BUCKET_BYTES);
+            if (wrong != null) throw new WrongPlan(wrong);
+            return () -> () -> averaging.average(plan, meter.comm());
+        }, "Was its bucket all-reduced, and copied back from the flat buffer into p.grad()?");
+    }
+
+    /** Stage 4: the student's overlapped averaging, on the toolkit's bucket plan. Collective: run it on every rank. */
+    public static Check checkOverlap(int rank, int size, Communicator comm, Lesson03Times times, OverlapFactory factory) {
+        ExecutorService commThread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "lesson03-allreduce-rank-" + rank);
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            return checkStage("4", Lesson03Times.OVERLAP, rank, size, comm, times, (net, meter) -> {
+                List<List<Tensor>> plan = GradientBuckets.plan(net.parameters(), BUCKET_BYTES);
+                return () -> {
+                    Overlap o = factory.start(plan, meter.comm(), meter.watch(commThread));
+                    if (o == null) throw new IllegalStateException("overlapStep returned null: return an Overlap");
+                    return new StepSync() {
+                        @Override public boolean listens() { return true; }
+                        @Override public void gradientReady(Tensor p) throws Exception { o.gradientReady(p); }
+                        @Override public void afterBackward() throws Exception { o.finish(); }
+                    };
+                };
+            }, "Was its bucket launched when its last gradient was ready, and did finish() wait for every bucket's"
+                    + " all-reduce (Future.get()) and copy it back before returning?");
+        } finally {
+            commThread.shutdownNow();
+        }
+    }
+
+    /** The toolkit's DataParallel after {@link #STEPS} steps ({@code net}, timed by {@code meter}) against one rank. */
+    public static Check checkLibrary(int rank, int size, Module net, Lesson03Meter meter, Lesson03Times times) {
+        double d = EquivalenceCheck.relativeDifference(EquivalenceCheck.flatParameters(net), reference(times).params());
+        if (d < TOLERANCE && meter.steps() == STEPS) {
+            times.record(Lesson03Times.LIBRARY, perRank(size), meter.summary(), true);
+            return Check.right("rank " + rank + ": DataParallel trains like one rank on the whole batch", sameAs(d, size));
+        }
+        return Check.wrong("rank " + rank + ": DataParallel is not the one rank's training", "after " + meter.steps()
+                + " timed steps (expected " + STEPS + ", each on Lesson03.share(step, rank, size)) the parameters differ by "
+                + Lesson03Diagnosis.fmt(d) + ".");
+    }
+
+    /** Builds one stage's per-step averaging for a model, with the meter's communicator; may throw what the student's code threw. */
+    @FunctionalInterface
+    private interface StageOf {
+        Supplier<StepSync> of(Module net, Lesson03Meter meter) throws Exception;
+    }
+
+    private static Check checkStage(String n, String row, int rank, int size, Communicator comm, Lesson03Times times,
+                                    StageOf stage, String untouchedHint) {
+        Run ref = reference(times);
+        Lesson03Meter meter = new Lesson03Meter(comm);
+        Run run;
+        List<String> names;
+        try (Module net = model()) {
+            names = names(net);
+            run = Lesson03Training.train(net, k -> share(k, rank, size), stage.of(net, meter), meter);
+        } catch (WrongPlan e) {
+            return Check.wrong("rank " + rank + ": the bucket plan is not right yet", e.getMessage());
+        } catch (Exception e) {
+            return failed(rank, n, e);
+        }
+        double d = EquivalenceCheck.relativeDifference(run.params(), ref.params());
+        String who = "rank " + rank + ": ";
+        Lesson03Meter.Summary s = meter.summary();
+        if (d < TOLERANCE) {
+            if (n.equals("4") && s.overlapCalls() == 0 && meter.launchedInBackward() == 0) {
+                return Check.wrong(who + "right weights, but no overlap", "every all-reduce started after backward had"
+                        + " ended, as in stage 3. Start a bucket's all-reduce in gradientReady, on commThread, as soon as"
+                        + " its last gradient is ready; finish() only waits.");
+            }
+            times.record(row, perRank(size), s, true);
+            return Check.right(who + "same parameters as one rank with batch " + BATCH, sameAs(d, size)
+                    + String.format(Locale.ROOT, " Per step: %.0f all-reduce calls, %.2f ms in them, %.2f ms waited after backward.",
+                    s.calls(), s.allReduce(), s.waited()));
+        }
+        String why = Lesson03Diagnosis.gradients(names, run.local(), run.synced(), ref.local(), size, untouchedHint);
+        if (why == null) {
+            why = "the first step's gradients were right, but after " + STEPS + " steps the parameters differ by "
+                    + Lesson03Diagnosis.fmt(d) + ": does your code keep something from one step to the next (a buffer"
+                    + " added to instead of overwritten)?";
+        }
+        return Check.wrong(who + "not the one rank's training (parameters differ by " + Lesson03Diagnosis.fmt(d) + ")", why);
+    }
+
+    /** One rank on the whole batch: the reference every check compares with (recorded once in {@code times}). */
+    private static Run reference(Lesson03Times times) {
+        Lesson03Meter meter = new Lesson03Meter(null);
+        try (Module net = model()) {
+            Run r = Lesson03Training.train(net, k -> share(k, 0, 1), () -> Lesson03Training.NOTHING, meter);
+            if (!times.has(Lesson03Times.ONE_RANK)) times.record(Lesson03Times.ONE_RANK, BATCH, meter.summary(), false);
+            return r;
+        } catch (Exception e) {
+            throw new IllegalStateException("the one-rank reference failed: " + e, e);
+        }
+    }
+
+    private static String sameAs(double d, int size) {
+        return String.format(Locale.ROOT, "After %d steps on %d rank(s) the largest difference from one rank with batch %d is %s"
+                + " of the parameters' size: float rounding only (the ranks add in another order).", STEPS, size, BATCH,
+                Lesson03Diagnosis.fmt(d));
+    }
+
+    /** The student's code threw: not written yet (a stub), or what it threw. */
+    private static Check failed(int rank, String stage, Throwable e) {
+        while ((e instanceof ExecutionException || e.getClass() == RuntimeException.class) && e.getCause() != null) e = e.getCause();
+        if (e instanceof UnsupportedOperationException) {
+            return Check.wrong("rank " + rank + ": stage " + stage + " is not written yet", String.valueOf(e.getMessage()));
+        }
+        StackTraceElement at = e.getStackTrace().length > 0 ? e.getStackTrace()[0] : null;
+        return Check.wrong("rank " + rank + ": stage " + stage + "'s code threw " + e.getClass().getSimpleName(), e.getMessage()
+                + (at != null ? " (at " + at + ")" : "") + ". If one rank failed inside a collective, the others wait for it"
+                + " until the communicator's timeout; restart the engines (%mpj stop, %mpj start) if a call stays broken.");
+    }
+
+    /** A bucket plan that breaks the rules (said before training, identically on every rank). */
+    private static final class WrongPlan extends Exception {
+        WrongPlan(String why) {
+            super(why);
+        }
     }
 }
