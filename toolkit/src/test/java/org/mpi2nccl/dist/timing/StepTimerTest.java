@@ -13,7 +13,7 @@ import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.tensor.Device;
 
 /**
- * A {@link StepTimer} attached to the plain step (as lesson 03 does) on 2 CPU ranks: every step counted, one all-reduce
+ * A {@link StepTimer} attached to the plain step on 2 CPU ranks: every step counted, one all-reduce
  * per bucket and step with its bytes, the phases' host time; and the phases add up to the total.
  */
 class StepTimerTest {
