@@ -83,6 +83,21 @@ class Kernel:
             if reply["parent_header"].get("msg_id") == msg_id:
                 return Result(messages, reply, time.monotonic() - t0)
 
+    def _shell_request(self, msg_id, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.client.get_shell_msg(timeout=max(1, deadline - time.monotonic()))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply["content"]
+
+    def complete(self, code, cursor_pos=None, timeout=30):
+        """Tab at cursor_pos (default: the end): the complete_reply's content."""
+        return self._shell_request(self.client.complete(code, len(code) if cursor_pos is None else cursor_pos), timeout)
+
+    def inspect(self, code, cursor_pos, timeout=30):
+        """Shift-Tab at cursor_pos: the inspect_reply's content."""
+        return self._shell_request(self.client.inspect(code, cursor_pos), timeout)
+
     def interrupt(self):
         self.km.interrupt_kernel()
 

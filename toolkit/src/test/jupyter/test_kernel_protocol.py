@@ -72,9 +72,9 @@ class Displays(unittest.TestCase):
         r = self.run_ok('Table t = Table.create("squares", IntColumn.create("n", IntStream.range(0, 30).toArray()),\n'
                         '    IntColumn.create("n2", IntStream.range(0, 30).map(i -> i * i).toArray()));\nt')
         html = r.result["text/html"]
-        self.assertIn("<th>n2</th>", html)
-        self.assertIn("<td>361</td>", html)       # row 19 is shown
-        self.assertNotIn("<td>400</td>", html)    # row 20 is cut
+        self.assertIn('<th style="text-align:right">n2</th>', html)   # a number column: right-aligned
+        self.assertIn(">361</td>", html)       # row 19 is shown
+        self.assertNotIn(">400</td>", html)    # row 20 is cut
         self.assertIn("showing the first 20 of 30 rows", html)
 
     def test_chart_is_png_and_svg_on_request(self):
@@ -114,6 +114,58 @@ class Displays(unittest.TestCase):
         self.assertIn("cannot find symbol", evalue)
         self.assertIn("line 2", tb)
         self.assertIn("undefinedThing", tb)
+
+    def test_table_decimals_are_rounded(self):
+        r = self.run_ok('Table.create("t", DoubleColumn.create("time (ms)", 0.41185330750000004, 12.0))')
+        html = r.result["text/html"]
+        self.assertIn(">0.412</td>", html)
+        self.assertNotIn("0.41185", html)
+
+    def test_array_is_a_grid_of_its_corners(self):
+        r = self.run_ok("var a = org.mpi2nccl.tensor.NDArray.arange(org.mpi2nccl.tensor.Device.cpu(), 10000)"
+                        ".reshape(100, 100);\na")
+        html = r.result["text/html"]
+        self.assertIn("NDArray [100, 100] float32 on cpu", html)
+        for corner in (">0<", ">2<", ">99<", ">9900<", ">9999<"):
+            self.assertIn(corner, html)
+        self.assertNotIn(">5050<", html, "the middle is left out")
+        self.assertIn("NDArray [100, 100] float32 on cpu", r.result["text/plain"])
+
+    def test_chart_carries_its_display_size(self):
+        r = self.run_ok('XYChart small = new XYChartBuilder().width(320).height(240).build();\n'
+                        'small.addSeries("y", new double[]{1, 2}, new double[]{1, 4});\nsmall')
+        md = r.of_type("execute_result")[0]["content"]["metadata"]
+        self.assertEqual({"width": 320, "height": 240}, md["image/png"])
+
+    def test_exception_names_the_cell_lines(self):
+        r = self.k.execute("int zero = 0;\n\nint inverse(int v) {\n  return 1 / v;\n}\ninverse(zero)")
+        self.assertFalse(r.ok)
+        tb = r.error[2]
+        self.assertIn("java.lang.ArithmeticException", tb)
+        self.assertIn("at inverse(cell line 4)", tb)
+        self.assertIn("(cell line 6)", tb)
+        self.assertNotIn("#", tb)
+
+    def test_lines_after_a_line_magic_count_it(self):
+        r = self.k.execute("%classpath\nint c = 1;\nint d = c + missingOne;")
+        self.assertFalse(r.ok)
+        self.assertIn("line 3: cannot find symbol", r.error[2])
+
+    def test_an_array_given_to_a_communicator_gets_the_call_that_converts(self):
+        r = self.k.execute("org.mpi2nccl.comm.Communicator comm = null;\n"
+                           "var x = org.mpi2nccl.tensor.NDArray.zeros(org.mpi2nccl.tensor.Device.cpu(), 4);\n"
+                           "comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);")
+        self.assertFalse(r.ok)
+        self.assertIn("Tensors.allReduce(comm, array, Reduction.SUM)", r.error[2])
+
+    def test_complete_and_inspect_in_an_ordinary_cell(self):
+        self.run_ok("int completionTarget = 1;\nint twiceOf(int v) { return 2 * v; }")
+        c = self.k.complete("int y = completionTar")
+        self.assertIn("completionTarget", c["matches"])
+        self.assertEqual(8, c["cursor_start"])
+        i = self.k.inspect("twiceOf(2)", 3)
+        self.assertTrue(i["found"], i)
+        self.assertIn("int twiceOf(int v)", i["data"]["text/plain"])
 
     def test_exception_keeps_its_class(self):
         r = self.k.execute('Object o = "text";\nInteger i = (Integer) o;')
@@ -172,6 +224,30 @@ class RankEngines(unittest.TestCase):
             self.assertIn(f"[rank {k}] mine is {10 * k}\n", r.stdout)
         self.assertEqual("\n".join(f"[rank {k}] {10 * k + 1}" for k in range(4)), r.result["text/plain"])
         self.assertIn("<b>rank 3</b>", r.result["text/html"])
+
+    def test_complete_and_inspect_use_rank_0s_state(self):
+        r = self.mpj("int rankOnlyCounter = rank;\nint rankTwice(int v) { return 2 * v; }")
+        self.assertTrue(r.ok, r.describe())
+        code = "%%mpj\nint z = rankOnlyCou"
+        c = self.k.complete(code)
+        self.assertIn("rankOnlyCounter", c["matches"], c)
+        self.assertEqual(code.index("rankOnlyCou"), c["cursor_start"])
+        self.assertEqual(len(code), c["cursor_end"])
+        self.assertEqual([], self.k.complete("int z = rankOnlyCou")["matches"], "the kernel's own JShell has no such variable")
+        i = self.k.inspect("%%mpj\nrankTwice(3)", len("%%mpj\nrank"))
+        self.assertTrue(i["found"], i)
+        self.assertIn("int rankTwice(int v)", i["data"]["text/plain"])
+
+    def test_errors_name_the_notebook_lines_per_rank(self):
+        r = self.mpj("int boomAt(int r) {\n  if (r == 1) throw new IllegalStateException(\"boom\");\n  return r;\n}\n"
+                     "boomAt(rank)")
+        self.assertFalse(r.ok)
+        tb = r.error[2]
+        self.assertIn("[rank 1]   \tat boomAt(cell line 3)", tb)   # the %%mpj line is line 1
+        self.assertIn("[rank 1]   \tat (cell line 6)", tb)
+        r = self.mpj("int fine = 1;\nint broken = fine + notDeclaredAnywhere;")
+        self.assertFalse(r.ok)
+        self.assertIn("line 3: cannot find symbol", r.error[2])
 
     def test_collectives_work_inside_a_cell(self):
         r = self.mpj("double[] x = {rank + 1.0};\ndouble[] sum = new double[1];\n"

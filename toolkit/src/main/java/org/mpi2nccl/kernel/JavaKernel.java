@@ -6,9 +6,9 @@ import io.github.spencerpark.jupyter.kernel.ReplacementOptions;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import io.github.spencerpark.jupyter.kernel.magic.registry.Magics;
 import io.github.spencerpark.jupyter.kernel.magic.registry.UndefinedMagicException;
-import jdk.jshell.SourceCodeAnalysis;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellValue;
+import org.mpi2nccl.kernel.jshell.Completion;
 import org.mpi2nccl.kernel.jshell.JShellEvaluator;
 import org.mpi2nccl.kernel.magic.ClasspathMagics;
 import org.mpi2nccl.kernel.magic.MagicCell;
@@ -63,7 +63,7 @@ public final class JavaKernel extends BaseKernel {
         });
         Display.install(new JupyterDisplaySink(getIO()));
         ClasspathMagics cp = new ClasspathMagics(this::addToClassPath, () -> shell().classPath());
-        this.mpj = new MpjMagics(code -> shell().split(code), () -> List.copyOf(addedClassPath), log,
+        this.mpj = new MpjMagics((code, firstLine) -> shell().split(code, firstLine), () -> List.copyOf(addedClassPath), log,
                 () -> getIO().display);
         magics.registerLineMagic("jars", cp::jars);
         magics.registerLineMagic("classpath", cp::classpath);
@@ -126,7 +126,8 @@ public final class JavaKernel extends BaseKernel {
         CellValue value = CellValue.NONE;
         for (MagicCell.Part part : MagicCell.parts(code)) {
             if (part instanceof MagicCell.Code) {
-                value = shell().eval(((MagicCell.Code) part).source());
+                MagicCell.Code c = (MagicCell.Code) part;
+                value = shell().eval(c.source(), c.firstLine());
             } else {
                 MagicCell.LineMagic m = (MagicCell.LineMagic) part;
                 value = magicValue(magic(() -> magics.applyLineMagic(m.name(), m.args()), "%" + m.name()));
@@ -181,35 +182,53 @@ public final class JavaKernel extends BaseKernel {
         return evaluator.isDone() ? shell().isComplete(code) : IS_COMPLETE_MAYBE;
     }
 
+    /**
+     * Tab. In a {@code %%mpj} cell the body is completed against rank 0's state (its cells' variables), the
+     * cursor taken past the magic's line; without engines, or when rank 0 has nothing, against the kernel's.
+     */
     @Override
     public ReplacementOptions complete(String code, int at) {
-        int[] anchor = new int[1];
-        List<SourceCodeAnalysis.Suggestion> suggestions = shell().analysis().completionSuggestions(code, at, anchor);
-        if (suggestions == null || suggestions.isEmpty()) {
-            return null;
+        int body = mpjBodyStart(code);
+        Completion c = null;
+        if (body >= 0) {
+            if (at < body) {
+                return null; // on the %%mpj line itself
+            }
+            c = mpj.complete(code.substring(body), at - body);
+            if (c == null) {
+                c = shell().complete(code.substring(body), at - body);
+            }
+            c = c == null ? null : c.shifted(body);
+        } else {
+            c = shell().complete(code, at);
         }
-        List<String> options = suggestions.stream()
-                .sorted((a, b) -> Boolean.compare(b.matchesType(), a.matchesType()))
-                .map(SourceCodeAnalysis.Suggestion::continuation)
-                .distinct()
-                .collect(Collectors.toList());
-        return new ReplacementOptions(options, anchor[0], at);
+        return c == null ? null : new ReplacementOptions(c.options(), c.anchor(), at);
     }
 
+    /** Shift-Tab: the signature and documentation of what the cursor is on ({@code %%mpj}: as for Tab). */
     @Override
     public DisplayData inspect(String code, int at, boolean extraDetail) {
-        int end = at;
-        while (end < code.length() && Character.isJavaIdentifierPart(code.charAt(end))) {
-            end++;
+        int body = mpjBodyStart(code);
+        String text;
+        if (body >= 0) {
+            if (at < body) {
+                return null;
+            }
+            text = mpj.inspect(code.substring(body), at - body);
+            if (text == null) {
+                text = shell().inspect(code.substring(body), at - body);
+            }
+        } else {
+            text = shell().inspect(code, at);
         }
-        List<SourceCodeAnalysis.Documentation> docs = shell().analysis().documentation(code, end, true);
-        if (docs == null || docs.isEmpty()) {
-            return null;
-        }
-        String text = docs.stream()
-                .map(d -> d.signature() + (d.javadoc() == null ? "" : "\n" + d.javadoc()))
-                .collect(Collectors.joining("\n\n"));
-        return new DisplayData(text);
+        return text == null ? null : new DisplayData(text);
+    }
+
+    /** Where the body of a {@code %%mpj} cell starts (after its first line); -1 for any other cell. */
+    static int mpjBodyStart(String code) {
+        MagicCell.CellMagic m = MagicCell.cellMagic(code);
+        int newline = code.indexOf('\n');
+        return m == null || !m.name().equals("mpj") || newline < 0 ? -1 : newline + 1;
     }
 
     @Override

@@ -1,22 +1,17 @@
 package org.mpi2nccl.kernel.jshell;
 
-import jdk.jshell.Diag;
-import jdk.jshell.EvalException;
 import jdk.jshell.ExpressionSnippet;
 import jdk.jshell.JShell;
-import jdk.jshell.JShellException;
 import jdk.jshell.Snippet;
 import jdk.jshell.SnippetEvent;
 import jdk.jshell.SourceCodeAnalysis;
 import jdk.jshell.SourceCodeAnalysis.Completeness;
-import jdk.jshell.UnresolvedReferenceException;
 import jdk.jshell.VarSnippet;
 
 import java.io.File;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -36,9 +31,13 @@ public final class JShellEvaluator implements AutoCloseable {
     private volatile SourceCodeAnalysis analysis;
     private final Object analysisLock = new Object(); // not the evaluator's lock: completion works while a cell runs
 
+    private final SnippetPlaces places = new SnippetPlaces();
+    private final CellErrors errors;
+
     private JShellEvaluator(JShell shell, CellExecutionControl.Provider provider) {
         this.shell = shell;
         this.provider = provider;
+        this.errors = new CellErrors(shell, places);
     }
 
     /**
@@ -62,7 +61,7 @@ public final class JShellEvaluator implements AutoCloseable {
     /**
      * Starts JShell for a rank engine: cells run on threads of {@code runIn} (MPJ multicore ranks need their own
      * group) and come already split ({@link #eval(SplitCell)}), so JShell's source analysis and its class index
-     * are never made. The caller's first snippet must not call MPI (it still runs on JShell's own thread): a
+     * are not made at start (only rank 0's, when the notebook first asks it to complete a {@code %%mpj} cell). The caller's first snippet must not call MPI (it still runs on JShell's own thread): a
      * declaration such as {@code int rank = 2;}.
      */
     public static JShellEvaluator startForRank(ClassLoader parent, List<String> classPath, List<String> imports,
@@ -145,16 +144,32 @@ public final class JShellEvaluator implements AutoCloseable {
 
     /** Evaluates one cell and returns its value, or throws the first error. Not for two threads at once. */
     public CellValue eval(String cell) throws CellError {
-        return eval(split(cell));
+        return eval(split(cell, 1));
+    }
+
+    /** As {@link #eval(String)}, for code that starts on notebook line {@code firstLine} (after magics). */
+    public CellValue eval(String cell, int firstLine) throws CellError {
+        return eval(split(cell, firstLine));
+    }
+
+    /** Tab completion at {@code at} against this evaluator's state; null when there is nothing to offer. */
+    public Completion complete(String code, int at) {
+        return Completion.of(analysis(), code, at);
+    }
+
+    /** Shift-Tab: the signature and documentation of what the cursor is on; null when there is none. */
+    public String inspect(String code, int at) {
+        return Completion.inspect(analysis(), code, at);
     }
 
     /**
      * Cuts a cell into JShell snippets (JShell's completeness analysis: syntax only, so the pieces can be
      * evaluated by another evaluator, e.g. on a rank engine).
      *
+     * @param firstLine the notebook line the code starts on (2 for the body of a {@code %%mpj} cell)
      * @throws CellError (kind INCOMPLETE) when the cell ends in the middle of a statement: nothing was run
      */
-    public SplitCell split(String cell) throws CellError {
+    public SplitCell split(String cell, int firstLine) throws CellError {
         List<SplitCell.Part> parts = new ArrayList<>();
         String rest = cell;
         while (true) {
@@ -165,7 +180,7 @@ public final class JShellEvaluator implements AutoCloseable {
                             "the cell ends in the middle of a statement (a missing ';', ')' or '}'?)",
                             List.of("Incomplete input:", info.remaining().strip()));
                 }
-                return new SplitCell(cell, parts);
+                return new SplitCell(cell, firstLine, parts);
             }
             parts.add(new SplitCell.Part(cell.length() - rest.length(), info.source()));
             rest = info.remaining();
@@ -176,13 +191,14 @@ public final class JShellEvaluator implements AutoCloseable {
     public synchronized CellValue eval(SplitCell cell) throws CellError {
         stopRequested = false;
         running = true;
+        places.cellStarted();
         try {
             CellValue value = CellValue.NONE;
             for (SplitCell.Part part : cell.parts()) {
                 if (stopRequested) {
-                    throw interrupted();
+                    throw CellErrors.interrupted();
                 }
-                value = evalSnippet(part.source(), cell.cell(), part.offset());
+                value = evalSnippet(cell, part);
             }
             return value;
         } finally {
@@ -190,10 +206,25 @@ public final class JShellEvaluator implements AutoCloseable {
         }
     }
 
-    private CellValue evalSnippet(String source, String cell, int offset) throws CellError {
-        List<SnippetEvent> events = shell.eval(source);
+    private CellValue evalSnippet(SplitCell cell, SplitCell.Part part) throws CellError {
+        // A snippet starts with the blank lines before it; JShell numbers a snippet's lines from its first
+        // non-blank line whatever comes before, so they go: line 1 of the snippet is then its first line of code.
+        String source = part.source();
+        int lead = 0;
+        for (int i = 0; i < source.length() && Character.isWhitespace(source.charAt(i)); i++) {
+            if (source.charAt(i) == '\n') {
+                lead = i + 1;
+            }
+        }
+        int firstLine = cell.lineAt(part.offset() + lead);
+        List<SnippetEvent> events = shell.eval(source.substring(lead));
+        for (SnippetEvent event : events) {
+            if (event.causeSnippet() == null) {
+                places.put(event.snippet(), firstLine);
+            }
+        }
         if (provider.control().takeStopped()) {
-            throw interrupted();
+            throw CellErrors.interrupted();
         }
         CellValue value = CellValue.NONE;
         for (SnippetEvent event : events) {
@@ -201,10 +232,10 @@ public final class JShellEvaluator implements AutoCloseable {
                 continue; // a dependent snippet re-evaluated because of this one
             }
             if (event.exception() != null) {
-                throw fromException(event.exception());
+                throw errors.fromException(event.exception());
             }
             if (!event.status().isDefined()) {
-                throw compileError(event.snippet(), cell, offset);
+                throw errors.compileError(event.snippet(), firstLine);
             }
             value = valueOf(event);
         }
@@ -291,96 +322,5 @@ public final class JShellEvaluator implements AutoCloseable {
     @Override
     public void close() {
         shell.close();
-    }
-
-    private static CellError interrupted() {
-        return new CellError(CellError.Kind.INTERRUPTED, "Interrupted", "the cell was interrupted",
-                List.of("Interrupted: the cell was stopped before it finished."));
-    }
-
-    private CellError fromException(JShellException ex) {
-        if (ex instanceof UnresolvedReferenceException) {
-            Snippet s = ((UnresolvedReferenceException) ex).getSnippet();
-            String missing = s instanceof jdk.jshell.DeclarationSnippet
-                    ? shell.unresolvedDependencies((jdk.jshell.DeclarationSnippet) s).collect(Collectors.joining(", "))
-                    : "?";
-            return new CellError(CellError.Kind.EXCEPTION, "UnresolvedReference",
-                    "this calls code that uses something not declared yet: " + missing,
-                    List.of("UnresolvedReference: declare " + missing + " first, then run the cell again."));
-        }
-        if (ex instanceof EvalException) {
-            EvalException e = (EvalException) ex;
-            String name = e.getExceptionClassName();
-            if ("java.lang.ThreadDeath".equals(name)) {
-                return interrupted();
-            }
-            List<String> lines = new ArrayList<>();
-            Throwable t = e;
-            String prefix = "";
-            while (t != null) {
-                String tName = t instanceof EvalException ? ((EvalException) t).getExceptionClassName()
-                        : t.getClass().getName();
-                lines.add(prefix + tName + (t.getMessage() == null ? "" : ": " + t.getMessage()));
-                for (StackTraceElement el : t.getStackTrace()) {
-                    if (el.getClassName().startsWith("jdk.internal.reflect")
-                            || el.getClassName().startsWith("java.lang.reflect")
-                            || el.getClassName().startsWith("jdk.jshell")) {
-                        break; // below the cell: JShell's own machinery
-                    }
-                    lines.add("\tat " + userFrame(el));
-                }
-                t = t.getCause();
-                prefix = "Caused by: ";
-            }
-            return new CellError(CellError.Kind.EXCEPTION, name, String.valueOf(e.getMessage()), lines);
-        }
-        return new CellError(CellError.Kind.EXCEPTION, ex.getClass().getSimpleName(), String.valueOf(ex.getMessage()),
-                List.of(String.valueOf(ex)));
-    }
-
-    /** Cells' classes are named REPL.$JShell$12 and so on: show "cell" instead, the line number stays. */
-    private static String userFrame(StackTraceElement el) {
-        if (el.getClassName().startsWith("REPL.")) {
-            return "cell: " + el.getMethodName().replace("do_it$", "<cell>") + " (line " + el.getLineNumber() + ")";
-        }
-        return el.toString();
-    }
-
-    private CellError compileError(Snippet snippet, String cell, int offset) {
-        List<String> lines = new ArrayList<>();
-        String source = snippet.source();
-        int firstLine = 1 + (int) cell.substring(0, offset).chars().filter(c -> c == '\n').count();
-        String firstMessage = null;
-        for (Diag d : shell.diagnostics(snippet).collect(Collectors.toList())) {
-            if (!d.isError()) {
-                continue;
-            }
-            int pos = (int) Math.max(0, Math.min(d.getPosition(), source.length()));
-            int lineStart = source.lastIndexOf('\n', pos - 1) + 1;
-            int lineEnd = source.indexOf('\n', pos);
-            if (lineEnd < 0) {
-                lineEnd = source.length();
-            }
-            int lineNo = firstLine + (int) source.substring(0, lineStart).chars().filter(c -> c == '\n').count();
-            String message = d.getMessage(Locale.ROOT);
-            if (firstMessage == null) {
-                firstMessage = message.lines().findFirst().orElse(message);
-            }
-            lines.add("line " + lineNo + ": " + message.lines().findFirst().orElse(""));
-            message.lines().skip(1).filter(l -> !l.strip().startsWith("location:")).forEach(l -> lines.add("    " + l));
-            lines.add("    " + source.substring(lineStart, lineEnd));
-            lines.add("    " + " ".repeat(Math.max(0, pos - lineStart)) + "^");
-        }
-        if (firstMessage == null && snippet instanceof jdk.jshell.DeclarationSnippet) {
-            String missing = shell.unresolvedDependencies((jdk.jshell.DeclarationSnippet) snippet)
-                    .collect(Collectors.joining(", "));
-            firstMessage = "uses something not declared: " + missing;
-            lines.add(firstMessage);
-        }
-        if (firstMessage == null) {
-            firstMessage = "the snippet was not accepted (" + shell.status(snippet) + ")";
-            lines.add(firstMessage);
-        }
-        return new CellError(CellError.Kind.COMPILE, "CompilationError", firstMessage, lines);
     }
 }

@@ -17,7 +17,8 @@ public final class MagicCell {
     public sealed interface Part permits Code, LineMagic {
     }
 
-    public record Code(String source) implements Part {
+    /** Java code that starts on line {@code firstLine} of the cell (line magics before it are lines too). */
+    public record Code(String source, int firstLine) implements Part {
     }
 
     public record LineMagic(String name, List<String> args) implements Part {
@@ -52,21 +53,25 @@ public final class MagicCell {
         });
         List<Part> parts = new ArrayList<>();
         StringBuilder code = new StringBuilder();
+        int lineNo = 0;
+        int codeStart = 1;
         for (String line : marked.split("\n", -1)) {
+            lineNo++;
             if (line.startsWith(MARK)) {
-                addCode(parts, code);
+                addCode(parts, code, codeStart);
                 parts.add(magics.get(Integer.parseInt(line.substring(MARK.length()).trim())));
+                codeStart = lineNo + 1;
             } else {
                 code.append(line).append('\n');
             }
         }
-        addCode(parts, code);
+        addCode(parts, code, codeStart);
         return parts;
     }
 
-    private static void addCode(List<Part> parts, StringBuilder code) {
+    private static void addCode(List<Part> parts, StringBuilder code, int firstLine) {
         if (!code.toString().isBlank()) {
-            parts.add(new Code(code.toString()));
+            parts.add(new Code(code.toString(), firstLine));
         }
         code.setLength(0);
     }

@@ -4,6 +4,7 @@ import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import org.mpi2nccl.doctor.Gpus;
 import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.Completion;
 import org.mpi2nccl.kernel.jshell.SplitCell;
 import org.mpi2nccl.kernel.mpj.RankEngines;
 import org.mpi2nccl.kernel.mpj.RankResults;
@@ -37,8 +38,12 @@ public final class MpjMagics {
 
     /** Cuts a cell into JShell snippets (the kernel's own evaluator does it for the engines). */
     public interface Splitter {
-        SplitCell split(String cell) throws CellError;
+        /** {@code firstLine}: the notebook line the code starts on (error messages name notebook lines). */
+        SplitCell split(String cell, int firstLine) throws CellError;
     }
+
+    /** The notebook line a {@code %%mpj} cell's body starts on: line 1 is the magic. */
+    public static final int BODY_FIRST_LINE = 2;
 
     private final Splitter splitter;
     private final Supplier<List<String>> classPath;
@@ -138,7 +143,7 @@ public final class MpjMagics {
     /** {@code %%mpj [-np N] [--device D]} with the cell's body. */
     public DisplayData cell(List<String> args, String body, PrintStream out, PrintStream err) throws CellError {
         CellOptions o = parse(new CellOptions(), args);
-        SplitCell code = splitter.split(body); // an incomplete cell fails here, before any engine is started
+        SplitCell code = splitter.split(body, BODY_FIRST_LINE); // an incomplete cell fails here, before any engine is started
         RankEngines target;
         boolean oneShot = o.ranks != null;
         if (oneShot) {
@@ -184,6 +189,21 @@ public final class MpjMagics {
         }
         r.interrupt();
         return true;
+    }
+
+    /**
+     * Tab completion in a {@code %%mpj} cell's body, against rank 0's state (the variables its cells declared);
+     * null when no engines are running, or rank 0 has nothing to offer or does not answer in time.
+     */
+    public Completion complete(String body, int at) {
+        RankEngines e = engines;
+        return e == null || e.isClosed() ? null : e.complete(body, at);
+    }
+
+    /** Shift-Tab in a {@code %%mpj} cell's body, against rank 0's state; null as for {@link #complete}. */
+    public String inspect(String body, int at) {
+        RankEngines e = engines;
+        return e == null || e.isClosed() ? null : e.inspect(body, at);
     }
 
     /** Adds jars to the running engines' cells. */

@@ -16,6 +16,8 @@ import java.util.function.BooleanSupplier;
  */
 final class EngineEvents {
     private final BlockingQueue<EngineEvent> queue = new LinkedBlockingQueue<>();
+    /** Answers to completion requests: apart, so that asking never takes a cell's events (or a rank's death). */
+    private final BlockingQueue<JsonObject> replies = new LinkedBlockingQueue<>();
 
     /** Starts one daemon thread per link that reads its messages until the link closes or breaks. */
     void readLinks(Map<Integer, EngineWire> wires) {
@@ -32,7 +34,11 @@ final class EngineEvents {
         try {
             JsonObject m;
             while ((m = w.receive()) != null) {
-                queue.add(new EngineEvent(rank, m, null));
+                if ("completion".equals(EngineWire.str(m, "type"))) {
+                    replies.add(m);
+                } else {
+                    queue.add(new EngineEvent(rank, m, null));
+                }
             }
         } catch (IOException e) {
             // a broken link: the same as a closed one
@@ -56,6 +62,25 @@ final class EngineEvents {
         }, "rank-engine-lines");
         lines.setDaemon(true);
         lines.start();
+    }
+
+    /** The answer to completion request {@code req}, waiting until {@code deadlineNanos}; null if none came. */
+    JsonObject reply(long req, long deadlineNanos) {
+        try {
+            while (true) {
+                JsonObject m = replies.poll(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (m == null) {
+                    return null;
+                }
+                if (m.has("req") && m.get("req").getAsLong() == req) {
+                    return m;
+                }
+                // an answer that came after its request gave up: drop it
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** The next event if one is there, else null. */

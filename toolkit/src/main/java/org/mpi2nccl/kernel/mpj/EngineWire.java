@@ -23,9 +23,10 @@ import java.util.List;
  * The link between the kernel and one rank engine: a localhost TCP socket carrying one JSON object per line.
  *
  * <p>Kernel to rank: {@code welcome} (local rank, class path), {@code exec} (cell id, code and its snippets: the kernel splits cells), {@code interrupt},
- * {@code classpath}, {@code shutdown}. Rank to kernel: {@code hello} (token, rank, size, pid, host),
- * {@code ready}, {@code stream} / {@code display} / {@code update} (outputs of a running cell) and {@code result}
- * (the cell's value or error). One socket per rank keeps each rank's outputs in the order they were made, and
+ * {@code classpath}, {@code complete} (Tab or Shift-Tab in a {@code %%mpj} cell, sent to rank 0), {@code shutdown}.
+ * Rank to kernel: {@code hello} (token, rank, size, pid, host), {@code ready}, {@code stream} / {@code display} /
+ * {@code update} (outputs of a running cell), {@code result} (the cell's value or error) and {@code completion}
+ * (the answer to a {@code complete}). One socket per rank keeps each rank's outputs in the order they were made, and
  * a cell's outputs always arrive before its result.
  */
 public final class EngineWire implements AutoCloseable {
@@ -96,6 +97,7 @@ public final class EngineWire implements AutoCloseable {
         JsonObject m = message("exec");
         m.addProperty("id", id);
         m.addProperty("code", cell.cell());
+        m.addProperty("firstLine", cell.firstLine());
         JsonArray parts = new JsonArray();
         for (SplitCell.Part p : cell.parts()) {
             JsonObject part = new JsonObject();
@@ -114,7 +116,8 @@ public final class EngineWire implements AutoCloseable {
             JsonObject p = e.getAsJsonObject();
             parts.add(new SplitCell.Part(p.get("offset").getAsInt(), p.get("source").getAsString()));
         }
-        return new SplitCell(exec.get("code").getAsString(), parts);
+        int firstLine = exec.has("firstLine") ? exec.get("firstLine").getAsInt() : 1;
+        return new SplitCell(exec.get("code").getAsString(), firstLine, parts);
     }
 
     /** A cell's error as the rank sent it. */

@@ -203,6 +203,11 @@ public final class RankEngine {
                     if (ev != null && ev.isRunning()) {
                         new Thread(rankGroup, () -> ev.stop(STOP_PATIENCE), "interrupt").start();
                     }
+                } else if (type.equals("complete")) {
+                    JsonObject request = m;
+                    Thread t = new Thread(rankGroup, () -> sendQuietly(CompletionRequests.answer(request, evaluator)), "complete");
+                    t.setDaemon(true);
+                    t.start(); // off the reader: an interrupt must not wait behind JShell's analysis
                 } else {
                     if (type.equals("shutdown")) {
                         shuttingDown = true;

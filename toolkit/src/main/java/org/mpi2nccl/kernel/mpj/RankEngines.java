@@ -2,6 +2,7 @@ package org.mpi2nccl.kernel.mpj;
 
 import com.google.gson.JsonObject;
 import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.Completion;
 import org.mpi2nccl.kernel.jshell.SplitCell;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.RankLine;
@@ -63,6 +64,7 @@ public final class RankEngines implements AutoCloseable {
     private final EngineEvents events = new EngineEvents();
     private final RecentLines recentLines = new RecentLines();
     private final PrintStream log;
+    private final CompletionRequests completions;
     private final long startedNanos;
     private Duration startupTime = Duration.ZERO;
     private volatile boolean cellRunning;
@@ -82,6 +84,7 @@ public final class RankEngines implements AutoCloseable {
             wires.put(r, wiresByRank.get(r));
         }
         this.ranks.addAll(ranks);
+        this.completions = new CompletionRequests(wiresByRank.get(0), events);
     }
 
     /**
@@ -179,6 +182,16 @@ public final class RankEngines implements AutoCloseable {
         } finally {
             cellRunning = false;
         }
+    }
+
+    /** Tab completion at {@code at} of a {@code %%mpj} cell's body, against rank 0's state; null if none. */
+    public Completion complete(String code, int at) {
+        return closed ? null : completions.complete(code, at);
+    }
+
+    /** Shift-Tab at {@code at} of a {@code %%mpj} cell's body, against rank 0's state; null if none. */
+    public String inspect(String code, int at) {
+        return closed ? null : completions.inspect(code, at);
     }
 
     /** Interrupts the running cell on every rank (called from the kernel's interrupt, on another thread). */

@@ -9,7 +9,7 @@ public final class Renderers {
     private Renderers() {
     }
 
-    /** A renderer for images, charts, tables, URLs and text (anything else shows its {@code toString()}). */
+    /** A renderer for images, charts, tables, arrays and tensors, URLs and text (anything else shows its {@code toString()}). */
     public static Renderer create() {
         Renderer renderer = new Renderer();
         ImageRenderer.register(renderer);
@@ -17,6 +17,7 @@ public final class Renderers {
         Text.registerAll(renderer);
         ChartRenderer.register(renderer);
         TableRenderer.register(renderer);
+        ArrayRenderer.register(renderer);
         return renderer;
     }
 }

@@ -4,15 +4,20 @@ import io.github.spencerpark.jupyter.kernel.display.RenderContext;
 import io.github.spencerpark.jupyter.kernel.display.Renderer;
 import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
 import tech.tablesaw.api.Table;
-import tech.tablesaw.columns.Column;
+
+import java.util.List;
 
 /**
- * Tablesaw tables as an HTML table. Long tables are cut after {@link #rowLimit()} rows with a note that says how
- * many rows there are, so that a 60,000-row data set does not flood the notebook. The limit is a render parameter
- * too: {@code display(table)} uses the default, the kernel's renderer accepts {@code {"rows": 50}}.
+ * Tablesaw tables as an HTML table, readable at a glance: decimals to three significant digits, numbers
+ * right-aligned, and never wider than the notebook ({@link TableLayout}: a wide table is turned on its side or
+ * cut into parts). Long tables are cut after {@link #rowLimit()} rows with a note that says how many rows there
+ * are, so that a 60,000-row data set does not flood the notebook. The limit is a render parameter too:
+ * {@code display(table)} uses the default, the kernel's renderer accepts {@code {"rows": 50}}.
  */
 public final class TableRenderer {
     private static volatile int rowLimit = 20;
+    private static final String RIGHT = " style=\"text-align:right\"";
+    private static final String LEFT = " style=\"text-align:left\"";
 
     private TableRenderer() {
     }
@@ -47,29 +52,63 @@ public final class TableRenderer {
         if (table.name() != null && !table.name().isEmpty()) {
             sb.append("<b>").append(Html.escape(table.name())).append("</b>");
         }
-        sb.append("<table><thead><tr>");
-        for (Column<?> c : table.columns()) {
-            sb.append("<th>").append(Html.escape(c.name())).append("</th>");
-        }
-        sb.append("</tr></thead><tbody>");
         int shown = Math.min(limit, table.rowCount());
-        for (int r = 0; r < shown; r++) {
-            sb.append("<tr>");
-            for (Column<?> c : table.columns()) {
-                sb.append("<td>").append(Html.escape(c.getString(r))).append("</td>");
+        for (TableLayout.Part part : TableLayout.layout(table, shown)) {
+            sb.append("<table><thead><tr>");
+            for (TableLayout.Col c : part.cols()) {
+                sb.append("<th").append(c.numeric() ? RIGHT : LEFT).append(">")
+                        .append(Html.escape(TableLayout.keepUnits(c.header()))).append("</th>");
             }
-            sb.append("</tr>");
+            sb.append("</tr></thead><tbody>");
+            int rows = part.cols().isEmpty() ? 0 : part.cols().get(0).cells().size();
+            for (int r = 0; r < rows; r++) {
+                sb.append("<tr>");
+                for (TableLayout.Col c : part.cols()) {
+                    sb.append("<td").append(c.numeric() ? RIGHT : LEFT).append(">")
+                            .append(Html.escape(c.cells().get(r))).append("</td>");
+                }
+                sb.append("</tr>");
+            }
+            sb.append("</tbody></table>");
         }
-        sb.append("</tbody></table>");
         if (shown < table.rowCount()) {
             sb.append("<p><i>").append(cutNote(shown, table.rowCount())).append("</i></p>");
         }
         return sb.append("</div>").toString();
     }
 
+    /** The same layout as text: columns padded to their widest cell, numbers to the right. */
     public static String text(Table table, int limit) {
-        String printed = table.rowCount() > limit ? table.first(limit).print() : table.print();
-        return table.rowCount() > limit ? printed + "\n" + cutNote(limit, table.rowCount()) : printed;
+        int shown = Math.min(limit, table.rowCount());
+        StringBuilder sb = new StringBuilder();
+        if (table.name() != null && !table.name().isEmpty()) {
+            sb.append(table.name()).append('\n');
+        }
+        List<TableLayout.Part> parts = TableLayout.layout(table, shown);
+        for (int p = 0; p < parts.size(); p++) {
+            if (p > 0) {
+                sb.append('\n');
+            }
+            List<TableLayout.Col> cols = parts.get(p).cols();
+            int[] width = cols.stream().mapToInt(c -> c.cells().stream().mapToInt(String::length)
+                    .reduce(c.header().length(), Math::max)).toArray();
+            appendRow(sb, cols, width, -1);
+            for (int r = 0; !cols.isEmpty() && r < cols.get(0).cells().size(); r++) {
+                appendRow(sb, cols, width, r);
+            }
+        }
+        String printed = sb.toString().stripTrailing();
+        return shown < table.rowCount() ? printed + "\n" + cutNote(shown, table.rowCount()) : printed;
+    }
+
+    private static void appendRow(StringBuilder sb, List<TableLayout.Col> cols, int[] width, int row) {
+        for (int i = 0; i < cols.size(); i++) {
+            TableLayout.Col c = cols.get(i);
+            String v = row < 0 ? c.header() : c.cells().get(row);
+            String pad = " ".repeat(width[i] - v.length());
+            sb.append(i == 0 ? "" : "  ").append(c.numeric() ? pad + v : v + pad);
+        }
+        sb.append('\n');
     }
 
     static String cutNote(int shown, int total) {

@@ -66,6 +66,53 @@ class JShellEvaluatorTest {
     }
 
     @Test
+    void aStackTraceNamesTheCellLines() {
+        CellError e = assertThrows(CellError.class, () -> jshell.eval(
+                "int zero = 0;\n\nint inverse(int v) {\n  int w = v;\n  return 1 / w;\n}\n\ninverse(zero)"));
+        String tb = String.join("\n", e.traceback());
+        assertTrue(tb.contains("at inverse(cell line 5)"), tb);
+        assertTrue(tb.contains("at (cell line 8)"), tb);
+        assertFalse(tb.contains("#"), "no snippet ids: " + tb);
+        CellError later = assertThrows(CellError.class, () -> jshell.eval("int one = 1;\ninverse(0)"));
+        String tb2 = String.join("\n", later.traceback());
+        assertTrue(tb2.contains("at inverse(line 5 of an earlier cell)"), tb2);
+        assertTrue(tb2.contains("at (cell line 2)"), tb2);
+    }
+
+    @Test
+    void linesCountFromWhereTheCodeStarts() {
+        CellError e = assertThrows(CellError.class, () -> jshell.eval("int ok2 = 1;\nint bad2 = nosuch2;", 2));
+        assertTrue(e.traceback().get(0).startsWith("line 3:"), e.traceback().toString());
+        CellError ex = assertThrows(CellError.class, () -> jshell.eval("\n\nint q2 = 1 / (ok2 - 1);", 2));
+        assertTrue(String.join("\n", ex.traceback()).contains("(cell line 4)"), ex.traceback().toString());
+    }
+
+    @Test
+    void anArrayGivenToACommunicatorGetsAHint() {
+        CellError e = assertThrows(CellError.class, () -> jshell.eval(
+                "org.mpi2nccl.comm.Communicator comm = null;\norg.mpi2nccl.tensor.NDArray x = null;\n"
+                        + "comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);"));
+        assertEquals(CellError.Kind.COMPILE, e.kind());
+        String tb = String.join("\n", e.traceback());
+        assertTrue(tb.startsWith("line 3:"), tb);
+        assertTrue(tb.contains("Tensors.allReduce(comm, array, Reduction.SUM)"), tb);
+        CellError b = assertThrows(CellError.class, () -> jshell.eval("comm.broadcast(x, 0);"));
+        assertTrue(String.join("\n", b.traceback()).contains("Tensors.broadcast(comm, array, 0)"), b.traceback().toString());
+    }
+
+    @Test
+    void completionAndInspectionSeeTheCellsState() {
+        assertDoesNotThrow(() -> jshell.eval("int completeMeCounter = 3;\nint twiceOf(int v) { return 2 * v; }"));
+        Completion c = jshell.complete("completeMe", 10);
+        assertNotNull(c);
+        assertTrue(c.options().contains("completeMeCounter"), c.options().toString());
+        assertEquals(0, c.anchor());
+        String doc = jshell.inspect("twiceOf(3)", 2);
+        assertNotNull(doc, "Shift-Tab on a method name");
+        assertTrue(doc.contains("int twiceOf(int v)"), doc);
+    }
+
+    @Test
     void incompleteCellIsReported() {
         CellError e = assertThrows(CellError.class, () -> jshell.eval("for (int i = 0; i < 3; i++) {"));
         assertEquals(CellError.Kind.INCOMPLETE, e.kind());

@@ -61,7 +61,7 @@ class RankEnginesGpuTest {
                 assertEquals(Cuda.device(r.gpu()).name, r.gpuName(), "rank " + r.rank() + "'s GPU name");
                 assertEquals("", r.gpuNote(), "rank " + r.rank() + " could not make its GPU current");
             }
-            RankResults results = engines.run(splitter.split("import org.mpi2nccl.kernel.mpj.EngineRank;\n" + CELL),
+            RankResults results = engines.run(splitter.split("import org.mpi2nccl.kernel.mpj.EngineRank;\n" + CELL, 1),
                     output);
             assertFalse(results.failed(), () -> results.combinedError().getMessage() + "\n" + printed);
             Map<Integer, DisplayData> values = results.values();
