@@ -1,6 +1,7 @@
 package org.mpi2nccl.comm;
 
 import java.time.Duration;
+import org.mpi2nccl.tensor.NDArray;
 
 /**
  * A group of ranks that move data together: the one interface behind the MPI route
@@ -68,6 +69,33 @@ public interface Communicator extends AutoCloseable {
 
     /** Receives from {@code peer} into {@code buffer}; the message must have exactly its count and type. */
     void recv(CommBuffer buffer, int peer);
+
+    // The same calls on arrays of the toolkit (on the CPU or a GPU): a notebook passes its NDArray as it is.
+
+    /** {@link #allReduce(CommBuffer, Reduction)} on an array, in place. */
+    default void allReduce(NDArray array, Reduction op) {
+        Tensors.allReduce(this, array, op);
+    }
+
+    /** {@link #allReduce(CommBuffer, CommBuffer, Reduction)} on arrays. */
+    default void allReduce(NDArray send, NDArray recv, Reduction op) {
+        Tensors.allReduce(this, send, recv, op);
+    }
+
+    /** {@link #broadcast(CommBuffer, int)} on an array, in place. */
+    default void broadcast(NDArray array, int root) {
+        Tensors.broadcast(this, array, root);
+    }
+
+    /** {@link #allGather(CommBuffer, CommBuffer)} on arrays. */
+    default void allGather(NDArray send, NDArray recv) {
+        Tensors.allGather(this, send, recv);
+    }
+
+    /** {@link #reduceScatter(CommBuffer, CommBuffer, Reduction)} on arrays. */
+    default void reduceScatter(NDArray send, NDArray recv, Reduction op) {
+        Tensors.reduceScatter(this, send, recv, op);
+    }
 
     /** Returns when every rank has entered the barrier. */
     void barrier();

@@ -28,7 +28,7 @@ final class EngineJvmOptions {
      * On a machine with few cores, engines compile with C1 only. An engine spends its first seconds in javac
      * (JShell compiling the imports on every rank), and C2 compiling javac's hot methods took a core's worth of
      * CPU away from the ranks: on 2 cores, 4 engines used 5.5 s of CPU to start with C2 and 3.2 s without, and
-     * lesson 03's training cell (2 ranks, 3 epochs) took 7-10 s with C2 and 4.3 s without. Notebook cells are
+     * a 2-rank training cell of 3 epochs took 7-10 s with C2 and 4.3 s without. Notebook cells are
      * too short for C2's faster code to pay back its compile time there. With more cores the compiler threads
      * run beside the ranks, so C2 stays.
      */
