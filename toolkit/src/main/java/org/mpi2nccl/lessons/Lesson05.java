@@ -14,6 +14,8 @@ import org.mpi2nccl.bench.SpeedupResults;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.dist.Route;
 import org.mpi2nccl.kernel.Progress;
+import tech.tablesaw.api.Table;
+import tech.tablesaw.columns.numbers.NumberColumnFormatter;
 
 /**
  * Lesson 05, the speedup of data-parallel training over one rank. The student predicts the 2-rank speedup from two
@@ -55,6 +57,15 @@ public final class Lesson05 {
     /** The route whose 2-rank run the lesson compares with one rank: NCCL on GPUs, MPI on CPUs. */
     public static String route(SpeedupExperiment e) {
         return e.routes().contains(Route.NCCL) ? Route.NCCL.label() : Route.MPI.label();
+    }
+
+    /** The summary columns the lesson reads, to 3 decimals: the median epoch, the rounds' speedups, accuracy. */
+    public static Table summary(SpeedupResults r) {
+        Table t = r.summary().selectColumns("route", "ranks", "epoch_s", "speedup_lo", "speedup_paired", "speedup_hi", "test_acc");
+        for (String c : List.of("epoch_s", "speedup_lo", "speedup_paired", "speedup_hi", "test_acc")) {
+            t.doubleColumn(c).setPrintFormatter(NumberColumnFormatter.fixedWithGrouping(3));
+        }
+        return t;
     }
 
     /** A {@link ProgressReporter} that draws the kernel's in-cell progress bar. */
