@@ -13,7 +13,7 @@ import tech.tablesaw.api.Table;
  */
 public final class Lesson05Text {
     /** Rounds whose speedups differ by more than this factor disagree: the machine was busy with something else. */
-    static final double SPREAD = 1.2;
+    static final double SPREAD = 1.15;
     /** Accuracies closer than this many points are called the same (a 2000-example test set has about 0.8 points of noise). */
     static final double SAME_POINTS = 1.0;
     /** A prediction within this fraction of the measurement holds. */
@@ -44,7 +44,11 @@ public final class Lesson05Text {
                 s.append(String.format(Locale.ROOT, " The rounds disagree by %.0f%%: other programs were using the cores."
                         + " Trust the median, and rerun on an idle machine for a tighter range.", 100 * (hi / lo - 1)));
             } else {
-                s.append(String.format(Locale.ROOT, " The rounds agree within %.0f%%: the result is reproducible here.", 100 * (hi / lo - 1)));
+                s.append(String.format(Locale.ROOT, " The rounds agree within %.0f%%.", 100 * (hi / lo - 1)));
+            }
+            if (hi > 2) {
+                s.append(" A round above 2x cannot come from the second rank alone: that round's one-rank run was slowed"
+                        + " by something else.");
             }
         }
         if (cores <= 2) {

@@ -96,10 +96,11 @@ class Lesson05Test {
             String s = Lesson05Text.speedup(m, m * 0.95, m * 1.05, 3, 2);
             assertEquals(m < 1, s.contains("SLOWER"), s);
             assertTrue(s.contains(String.format(Locale.ROOT, "%.2fx", m)), s);
-            assertTrue(s.contains("reproducible"), s);
+            assertTrue(s.contains("agree within 11%"), s);
+            assertEquals(m * 1.05 > 2, s.contains("A round above 2x"), s);
         }
         String wide = Lesson05Text.speedup(0.95, 0.73, 1.32, 3, 2);
-        assertTrue(wide.contains("disagree by 81%") && !wide.contains("reproducible"), wide);
+        assertTrue(wide.contains("disagree by 81%") && !wide.contains("agree within"), wide);
         assertTrue(wide.contains("2 cores") && wide.contains("needs all of them"), wide);
         assertTrue(Lesson05Text.speedup(1.8, 1.8, 1.8, 3, 8).contains("each rank had one to itself"));
     }
