@@ -10,7 +10,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Lesson 06: its checks accept the right answers and explain the usual wrong ones; the fault runs fail as taught. */
-class DistLessonsTest {
+class Lesson06FaultsTest {
     @BeforeAll
     static void notStrict() {
         boolean strict = "1".equals(System.getenv(Check.STRICT_ENV));
