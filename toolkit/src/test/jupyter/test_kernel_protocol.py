@@ -151,12 +151,12 @@ class Displays(unittest.TestCase):
         self.assertFalse(r.ok)
         self.assertIn("line 3: cannot find symbol", r.error[2])
 
-    def test_an_array_given_to_a_communicator_gets_the_call_that_converts(self):
+    def test_a_tensor_given_to_a_communicator_gets_the_call_that_converts(self):
         r = self.k.execute("org.mpi2nccl.comm.Communicator comm = null;\n"
-                           "var x = org.mpi2nccl.tensor.NDArray.zeros(org.mpi2nccl.tensor.Device.cpu(), 4);\n"
-                           "comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);")
+                           "org.mpi2nccl.autograd.Tensor t = null;\n"
+                           "comm.allReduce(t, org.mpi2nccl.comm.Reduction.SUM);")
         self.assertFalse(r.ok)
-        self.assertIn("Tensors.allReduce(comm, array, Reduction.SUM)", r.error[2])
+        self.assertIn("comm.allReduce(tensor.data(), Reduction.SUM)", r.error[2])
 
     def test_complete_and_inspect_in_an_ordinary_cell(self):
         self.run_ok("int completionTarget = 1;\nint twiceOf(int v) { return 2 * v; }")

@@ -145,10 +145,13 @@ final class CellErrors {
                 method = call.group(1);
             }
         }
-        String arg = m.group(1).equals("Tensor") ? "tensor.data()" : "array";
         String rest = method.equals("allReduce") || method.equals("reduceScatter") ? ", Reduction.SUM"
                 : method.equals("broadcast") ? ", 0" : ", ...";
-        return "hint: a communicator takes CommBuffers; an NDArray goes through org.mpi2nccl.comm.Tensors: "
-                + "Tensors." + method + "(comm, " + arg + rest + ")";
+        if (m.group(1).equals("Tensor")) {
+            return "hint: a communicator takes NDArrays and CommBuffers; pass the tensor's array: comm." + method
+                    + "(tensor.data()" + rest + ")";
+        }
+        return "hint: this call takes CommBuffers; an NDArray goes through org.mpi2nccl.comm.Tensors: Tensors." + method
+                + "(comm, array" + rest + ")";
     }
 }
