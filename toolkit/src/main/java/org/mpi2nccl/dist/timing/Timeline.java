@@ -50,7 +50,7 @@ public final class Timeline implements DataParallel.StepListener {
     private long phaseStart;
     private long backwardEnd;
 
-    private Timeline(int rank, int maxSteps, long origin) {
+    Timeline(int rank, int maxSteps, long origin) {
         this.rank = rank;
         this.maxSteps = maxSteps;
         this.origin = origin;

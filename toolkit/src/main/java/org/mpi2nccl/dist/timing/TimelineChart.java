@@ -47,9 +47,11 @@ final class TimelineChart {
         s.setChartBackgroundColor(Color.WHITE);
         s.setPlotGridHorizontalLinesVisible(false);
         s.setYAxisMin(-0.6).setYAxisMax(n - 0.4);
+        // "rank r" at each row's middle; XChart hides every tick label when two are equal, so the others are blanks
+        // of different lengths.
         s.setyAxisTickLabelsFormattingFunction(y -> {
             long r = Math.round(y);
-            return Math.abs(y - r) < 1e-6 && r >= 0 && r < n ? "rank " + (n - 1 - r) : " ";
+            return Math.abs(y - r) < 1e-6 && r >= 0 && r < n ? "rank " + (n - 1 - r) : " ".repeat(Math.max(1, (int) Math.round((y + 2) * 4)));
         });
         BasicStroke bar = new BasicStroke(BAR, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER);
         Map<Kind, double[]> inLegend = new EnumMap<>(Kind.class);    // a point of each kind drawn

@@ -65,11 +65,41 @@ public final class TimelineOverhead {
         });
         double[][] m = got.get(0);
         double off = median(m[0]), on = median(m[1]);
+        double[] ratio = new double[rounds];
+        for (int r = 0; r < rounds; r++) ratio[r] = m[1][r] / m[0][r];
         System.out.println("rank 0, median step time per round (ms):");
         System.out.println("  no timeline:   " + fmt(m[0]));
         System.out.println("  with timeline: " + fmt(m[1]));
-        System.out.printf(Locale.ROOT, "median over %d rounds of %d steps: %.3f ms without, %.3f ms with a timeline: %+.2f%%%n",
-                rounds, steps, off, on, 100 * (on - off) / off);
+        System.out.printf(Locale.ROOT, "median over %d rounds of %d steps: %.3f ms without, %.3f ms with a timeline; "
+                + "median of the rounds' ratios with/without: %+.2f%%%n", rounds, steps, off, on, 100 * (median(ratio) - 1));
+        double recordNs = listenerNanosPerStep(3);
+        System.out.printf(Locale.ROOT, "the timeline's own calls for one step of 3 buckets, timed alone: %.2f us = %.3f%% of the %.3f ms step%n",
+                recordNs / 1e3, 100 * recordNs / 1e6 / off, off);
+    }
+
+    /**
+     * The listener calls one step makes into a timeline (4 phases, {@code buckets} launches and all-reduces), timed in
+     * a loop of their own: the timeline's cost without the step's noise around it.
+     */
+    static double listenerNanosPerStep(int buckets) {
+        int n = 20_000;
+        double[] perStep = new double[15];
+        org.mpi2nccl.comm.CommBuffer buf = org.mpi2nccl.comm.HostBuffer.of(new float[16]);
+        for (int rep = 0; rep < perStep.length; rep++) {
+            Timeline t = new Timeline(0, n, System.nanoTime());
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                t.stepStarted();
+                t.forwardDone();
+                for (int b = 0; b < buckets; b++) t.bucketLaunched(b);
+                t.backwardDone();
+                for (int b = 0; b < buckets; b++) t.allReduced(null, buf, 1000);
+                t.gradientsAveraged();
+                t.optimizerDone();
+            }
+            perStep[rep] = (double) (System.nanoTime() - t0) / n;
+        }
+        return median(Arrays.copyOfRange(perStep, 5, perStep.length));       // the first repetitions warm the JIT
     }
 
     private static double[] run(DataParallel dp, Batch batch, SGD opt, SoftmaxCrossEntropyLoss lossFn, int steps) {
