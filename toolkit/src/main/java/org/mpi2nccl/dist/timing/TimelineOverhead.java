@@ -28,7 +28,8 @@ import org.mpi2nccl.tensor.Rng;
  * the figures vary from run to run, so nothing here asserts a bound.
  *
  * <pre>
- * java -cp "toolkit/target/classes:$(cat cp.txt)" org.mpi2nccl.dist.timing.TimelineOverhead [rounds] [steps per round]
+ * mvn -o -q dependency:build-classpath -pl toolkit -Dmdep.outputFile=/tmp/cp.txt
+ * java -cp "toolkit/target/classes:$(cat /tmp/cp.txt)" org.mpi2nccl.dist.timing.TimelineOverhead [rounds] [steps per round]
  * </pre>
  */
 public final class TimelineOverhead {
