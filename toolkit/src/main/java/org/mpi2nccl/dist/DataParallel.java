@@ -106,6 +106,12 @@ public class DataParallel implements AutoCloseable {
 
         default void optimizerDone() {}
 
+        /**
+         * Bucket {@code bucket}'s all-reduce is being launched: with overlap, the moment backward finished its last
+         * gradient; without, after backward.
+         */
+        default void bucketLaunched(int bucket) {}
+
         /** One bucket's all-reduce through {@code via} returned after {@code nanos}. */
         default void allReduced(Communicator via, CommBuffer buffer, long nanos) {}
     }
@@ -271,6 +277,7 @@ public class DataParallel implements AutoCloseable {
 
     /** Packs the bucket and starts its all-reduce: on the all-reduce thread when overlapping a blocking call, else here. */
     protected void launch(Bucket b, Communicator via) {
+        listener.bucketLaunched(b.index);
         b.pack();
         beforeAllReduce();
         if (commThread != null) inFlight.add(commThread.submit(() -> allReduce(b, via)));

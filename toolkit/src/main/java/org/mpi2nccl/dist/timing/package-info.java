@@ -13,5 +13,9 @@
  *       and read a few steps later, which is also where a GPU rank waits for its GPU (bounded, so that a step stuck
  *       on a missing rank fails the rank instead of hanging it).</li>
  * </ol>
+ * A {@link org.mpi2nccl.dist.timing.Timeline} listens to the same steps for a picture instead of sums: when each
+ * phase and each bucket's all-reduce ran on each rank ({@link org.mpi2nccl.dist.timing.TimelineEvent}), written as a
+ * Chrome trace or drawn as a chart ({@link org.mpi2nccl.dist.timing.TimelineTrace}); lesson 03 draws it.
+ * {@code TimelineOverhead} measures what it costs a step.
  */
 package org.mpi2nccl.dist.timing;

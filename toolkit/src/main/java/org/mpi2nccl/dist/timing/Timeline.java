@@ -1,0 +1,207 @@
+package org.mpi2nccl.dist.timing;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.mpi2nccl.comm.CommBuffer;
+import org.mpi2nccl.comm.Communicator;
+import org.mpi2nccl.comm.HostBuffer;
+import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.dist.timing.TimelineEvent.Kind;
+
+/**
+ * One rank's timeline of a {@link DataParallel}'s steps: when forward, backward, each bucket's all-reduce, the wait
+ * for the gradients and the optimizer ran, on which thread, with each all-reduce's bucket and bytes. It is the
+ * picture that explains overlap (Horovod's timeline, the PyTorch profiler's traces): with overlap on, a bucket's
+ * all-reduce bar starts under the backward bar. Lesson 03 draws it; {@link #gather} collects every rank's events,
+ * and {@link TimelineTrace} writes them as a Chrome trace (ui.perfetto.dev) or draws them as a chart.
+ *
+ * <p>Clocks: {@link #attach} is collective. The ranks leave a barrier together and each takes that moment as its
+ * time zero, so every time is "since the ranks last met". The error is how far apart the ranks leave a barrier:
+ * microseconds for thread ranks, one message latency over MPI. Over a few recorded steps clock drift adds nothing
+ * visible.
+ *
+ * <p>Cost: a {@link DataParallel} without a timeline calls its empty default listener, as before; this class then
+ * does not exist for it. With one, each event is a {@code System.nanoTime()} and seven longs written into an array
+ * that grows by doubling; only the first {@code maxSteps} steps are kept, so a long training does not grow it. The
+ * benchmark {@link TimelineOverhead} measures a step with and without it.
+ *
+ * <pre>{@code
+ * Timeline tl = Timeline.attach(dp, 2);          // collective: every rank attaches
+ * dp.step(...); dp.step(...);
+ * TimelineTrace trace = tl.gather(comm);        // collective: every rank gets every rank's events
+ * if (rank == 0) { trace.write(Path.of("trace.json")); display(trace.chart("two steps")); }
+ * }</pre>
+ */
+public final class Timeline implements DataParallel.StepListener {
+    /** Longs per event: kind, step, bucket, bytes, start, end, on the step's own thread (1) or another (0). */
+    static final int FIELDS = 7;
+
+    private final int rank;
+    private final int maxSteps;
+    private final long origin;
+    private long[] events = new long[FIELDS * 32];
+    private int count;
+    // Written and read on the step's thread only (the all-reduce thread reads them in allReduced: see there).
+    private volatile Thread stepThread;
+    private volatile int step = -1;
+    private int reduced;                  // all-reduces returned in this step: the next one is this bucket
+    private long phaseStart;
+    private long backwardEnd;
+
+    Timeline(int rank, int maxSteps, long origin) {
+        this.rank = rank;
+        this.maxSteps = maxSteps;
+        this.origin = origin;
+    }
+
+    /**
+     * A timeline of {@code dp}'s next {@code maxSteps} steps, listening to it from now on (it replaces another
+     * listener, such as a {@link StepTimer}). Collective: the ranks meet in a barrier to agree on time zero.
+     */
+    public static Timeline attach(DataParallel dp, int maxSteps) {
+        Timeline t = start(dp.communicator(), maxSteps);
+        dp.listen(t);
+        return t;
+    }
+
+    /**
+     * A timeline not attached to any step, for recording another loop's events with {@link #record}. Collective:
+     * the ranks of {@code comm} meet in a barrier to agree on time zero.
+     */
+    public static Timeline start(Communicator comm, int maxSteps) {
+        if (maxSteps < 1) throw new IllegalArgumentException("a timeline records at least one step, got " + maxSteps);
+        comm.barrier();
+        return new Timeline(comm.rank(), maxSteps, System.nanoTime());
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    /** Whether the current step is one to keep. */
+    private boolean recording() {
+        return step >= 0 && step < maxSteps;
+    }
+
+    @Override
+    public void stepStarted() {
+        step++;
+        stepThread = Thread.currentThread();
+        reduced = 0;
+        phaseStart = System.nanoTime();
+    }
+
+    @Override
+    public void forwardDone() {
+        phaseStart = phase(Kind.FORWARD, phaseStart);
+    }
+
+    @Override
+    public void bucketLaunched(int bucket) {
+        if (recording()) {
+            long now = System.nanoTime();
+            record(Kind.BUCKET_READY, step, bucket, 0, now, now, true);
+        }
+    }
+
+    @Override
+    public void backwardDone() {
+        phaseStart = backwardEnd = phase(Kind.BACKWARD, phaseStart);
+    }
+
+    @Override
+    public void gradientsAveraged() {
+        phaseStart = phase(Kind.WAIT, phaseStart);
+    }
+
+    @Override
+    public void optimizerDone() {
+        phase(Kind.OPTIMIZER, phaseStart);
+    }
+
+    /**
+     * A bucket's all-reduce returned. They return in bucket order (launched in that order, on one thread), so the
+     * step's n-th call is bucket n. {@code stepStarted} wrote {@code step} before launching any of them.
+     */
+    @Override
+    public void allReduced(Communicator via, CommBuffer buffer, long nanos) {
+        if (!recording()) return;
+        long end = System.nanoTime();
+        int bucket;
+        synchronized (this) {
+            bucket = reduced++;
+        }
+        record(Kind.ALL_REDUCE, step, bucket, buffer.bytes(), end - nanos, end, Thread.currentThread() == stepThread);
+    }
+
+    /** Ends a phase of the step's thread that began at {@code start}: recorded, and its end is the next one's start. */
+    private long phase(Kind kind, long start) {
+        long now = System.nanoTime();
+        if (recording()) record(kind, step, -1, 0, start, now, true);
+        return now;
+    }
+
+    /**
+     * Records one event (times from {@code System.nanoTime()}); {@code bucket} -1 and {@code bytes} 0 where they do
+     * not apply; {@code onStepThread}: whether it ran on the thread that runs the step.
+     */
+    public synchronized void record(Kind kind, int step, int bucket, long bytes, long startNanos, long endNanos,
+                                    boolean onStepThread) {
+        if (count * FIELDS == events.length) events = Arrays.copyOf(events, events.length * 2);
+        int at = count++ * FIELDS;
+        events[at] = kind.ordinal();
+        events[at + 1] = step;
+        events[at + 2] = bucket;
+        events[at + 3] = bytes;
+        events[at + 4] = startNanos - origin;
+        events[at + 5] = endNanos - origin;
+        events[at + 6] = onStepThread ? 1 : 0;
+    }
+
+    /** The time {@code record} takes as zero (a {@code System.nanoTime()} value). */
+    public long origin() {
+        return origin;
+    }
+
+    /** This rank's events so far, in the order they were recorded. */
+    public synchronized List<TimelineEvent> events() {
+        return decode(rank, events, 0, count);
+    }
+
+    /**
+     * Every rank's events, on every rank. Collective: each rank sends its events (as longs) to all; the ranks first
+     * agree on the longest list, since an all-gather moves the same count from each.
+     */
+    public TimelineTrace gather(Communicator comm) {
+        long[] mine;
+        int n;
+        synchronized (this) {
+            n = count;
+            mine = Arrays.copyOf(events, n * FIELDS);
+        }
+        long[] longest = {n};
+        comm.allReduce(HostBuffer.of(longest), Reduction.MAX);
+        int per = 1 + (int) longest[0] * FIELDS;                 // the count first, then the events, padded
+        long[] send = new long[per];
+        send[0] = n;
+        System.arraycopy(mine, 0, send, 1, mine.length);
+        long[] all = new long[per * comm.size()];
+        comm.allGather(HostBuffer.of(send), HostBuffer.of(all));
+        List<List<TimelineEvent>> ranks = new ArrayList<>();
+        for (int r = 0; r < comm.size(); r++) ranks.add(decode(r, all, r * per + 1, (int) all[r * per]));
+        return new TimelineTrace(ranks);
+    }
+
+    private static List<TimelineEvent> decode(int rank, long[] a, int from, int n) {
+        List<TimelineEvent> out = new ArrayList<>(n);
+        Kind[] kinds = Kind.values();
+        for (int i = 0; i < n; i++) {
+            int at = from + i * FIELDS;
+            out.add(new TimelineEvent(rank, kinds[(int) a[at]], (int) a[at + 1], (int) a[at + 2], a[at + 3],
+                    a[at + 4], a[at + 5], a[at + 6] == 1));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,46 @@
+package org.mpi2nccl.lessons;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.mpi2nccl.dist.timing.TimelineEvent;
+import org.mpi2nccl.dist.timing.TimelineTrace;
+
+/**
+ * Lesson 03's reading of two timelines of the same steps, without and with overlap ({@link TimelineTrace}): in
+ * sentences computed from the recorded events, how many all-reduces began while backward was still running, and how
+ * long the step waited for the gradients after backward.
+ */
+public final class Lesson03Timeline {
+    private Lesson03Timeline() {}
+
+    /** What the two timelines show, in sentences computed from their events. */
+    public static String verdict(TimelineTrace off, TimelineTrace on) {
+        List<String> out = new ArrayList<>();
+        int steps = steps(on);
+        out.add(String.format(Locale.ROOT, "Without overlap, %d of %d all-reduces started before backward ended;"
+                + " with overlap, %d of %d did (%d ranks, %d step%s each).", off.allReducesDuringBackward(), off.allReduces(),
+                on.allReducesDuringBackward(), on.allReduces(), on.ranks(), steps, steps == 1 ? "" : "s"));
+        double waitOff = perStepMs(off.waitNanos(), off), waitOn = perStepMs(on.waitNanos(), on);
+        double stepOff = perStepMs(off.stepNanos(), off), stepOn = perStepMs(on.stepNanos(), on);
+        String effect = waitOn >= 0.8 * waitOff
+                ? "so here overlap hid little: the all-reduce thread needs a free core while backward runs"
+                : stepOn < stepOff
+                ? "so overlap hid part of the all-reduce time behind backward, and the step was shorter"
+                : "so overlap shortened the wait, but not the step: the all-reduce thread took a core from backward";
+        out.add(String.format(Locale.ROOT, "After backward a step waited %.2f ms for the gradients without overlap and"
+                + " %.2f ms with it (a whole step: %.2f ms and %.2f ms), %s.", waitOff, waitOn, stepOff, stepOn, effect));
+        return String.join("\n", out);
+    }
+
+    /** Steps recorded per rank. */
+    private static int steps(TimelineTrace t) {
+        return (int) t.events(0).stream().mapToInt(TimelineEvent::step).distinct().count();
+    }
+
+    /** {@code nanos} summed over every rank and step, as milliseconds per rank and step. */
+    private static double perStepMs(long nanos, TimelineTrace t) {
+        int n = Math.max(1, steps(t) * t.ranks());
+        return nanos / 1e6 / n;
+    }
+}
