@@ -39,6 +39,15 @@ class TableRendererTest {
     }
 
     @Test
+    void dollarSignsAreNotTypesetAsMath() {
+        Table t = Table.create("faults",
+                StringColumn.create("error", "Lesson06$Faulty failed: rank 1 threw in Lesson06$Faulty"));
+        String html = TableRenderer.html(t, 20);
+        assertTrue(html.startsWith("<div class=\"mpi2nccl-table tex2jax_ignore\">"), html);
+        assertTrue(html.contains("Lesson06$Faulty failed"), html);
+    }
+
+    @Test
     void aColumnsOwnFormatIsKept() {
         DoubleColumn share = DoubleColumn.create("share", 0.41185, 0.5);
         share.setPrintFormatter(NumberColumnFormatter.percent(1));
