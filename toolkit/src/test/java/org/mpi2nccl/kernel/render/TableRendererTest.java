@@ -107,6 +107,15 @@ class TableRendererTest {
     }
 
     @Test
+    void aSingleTextColumnWiderThanTheNotebookIsStillShown() {
+        Table t = Table.create("log", StringColumn.create("line", "x".repeat(200)));
+        List<TableLayout.Part> parts = TableLayout.layout(t, 1);
+        assertEquals(1, parts.size());
+        assertEquals(List.of("line"), parts.get(0).cols().stream().map(TableLayout.Col::header).toList());
+        assertTrue(TableRenderer.html(t, 20).contains("x".repeat(200)));
+    }
+
+    @Test
     void aNarrowTableStaysAsItIs() {
         Table t = Table.create("n", IntColumn.create("i", 1, 2, 3), DoubleColumn.create("x", 0.5, 0.25, 0.125));
         List<TableLayout.Part> parts = TableLayout.layout(t, 3);
