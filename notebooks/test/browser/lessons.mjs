@@ -8,6 +8,8 @@
 //     a long output into .output_scroll; "scrolled": false in the cell's metadata keeps it open), or when the
 //     lesson shows no image (every lesson draws at least one chart).
 //
+// Code lines wider than their editor are printed as notes: they do not fail the test.
+//
 // Cells are named by their position in the notebook, counting every cell from 1 (markdown too), and by their
 // In [n] prompt. The lessons run one after the other on one notebook server: lesson 00 times the cores, so two
 // kernels at once would spoil its measurement. The copies run inside build/, so that a lesson finds the
@@ -74,10 +76,17 @@ function inspect() {
   const problems = [];
   const column = document.querySelector('#notebook-container').getBoundingClientRect();
   const cells = Array.from(document.querySelectorAll('#notebook-container > .cell'));
+  const notes = [];
   let images = 0;
+  const models = window.Jupyter ? Jupyter.notebook.get_cells() : [];
   cells.forEach((cell, i) => {
     const prompt = (cell.querySelector('.input_prompt')?.textContent || '').replace(/\s+/g, ' ').trim();
     const name = `cell ${i + 1}${prompt ? ` (${prompt.replace(/:$/, '')})` : ''}`;
+    const editor = models[i] && models[i].cell_type === 'code' && models[i].code_mirror;
+    if (editor) { // not a failure: code lines that need a sideways scroll in the editor
+      const info = editor.getScrollInfo();
+      if (info.width > info.clientWidth + 1) notes.push(`${name}: code ${info.width} px wide, its editor ${info.clientWidth} px`);
+    }
     for (const err of cell.querySelectorAll('.output_error')) {
       const first = (err.innerText || '').split('\n').find(l => l.trim()) || '(empty)';
       problems.push(`${name}: error output: ${first.trim()}`);
@@ -108,7 +117,7 @@ function inspect() {
   });
   const height = Math.ceil(document.querySelector('#header').getBoundingClientRect().height
     + document.querySelector('#site').scrollHeight);
-  return { problems, images, cells: cells.length, height };
+  return { problems, notes, images, cells: cells.length, height };
 }
 
 async function runLesson(context, base, token, lesson) {
@@ -128,7 +137,8 @@ async function runLesson(context, base, token, lesson) {
     const ran = (Date.now() - t0) / 1000;
     // images decoded, so that their sizes count
     await page.evaluate(() => Promise.all(Array.from(document.images).map(i => i.decode().catch(() => {}))));
-    const { problems, images, cells, height } = await page.evaluate(inspect);
+    const { problems, notes, images, cells, height } = await page.evaluate(inspect);
+    for (const n of notes) console.log(`  note, ${stem}: ${n}`);
     if (images === 0) problems.push('no image: every lesson draws at least one chart');
     for (const text of EXPECT[stem] || []) {
       if (await page.locator('.output_area pre', { hasText: text }).count() === 0) {
