@@ -116,19 +116,20 @@ public final class Recorded {
         }
     }
 
-    /** The machine the set was recorded on, e.g. "2x NVIDIA H200 (NV18), NCCL 2.28.9"; "an unnamed machine" if unknown. */
+    /** The machine the set was recorded on, e.g. "2x NVIDIA H200 (NV18)"; "an unnamed machine" if unknown. */
     public String machine() {
         return about.getProperty("machine", "an unnamed machine");
     }
 
-    /** When and at which commit {@code rel} was recorded, e.g. "2026-11-22 11:30 UTC, commit ab100c1". */
+    /** When, with which NCCL and at which commit {@code rel} was recorded, e.g. "2026-11-22 11:30 UTC, NCCL 2.28.9, commit ab100c1". */
     public String when(String rel) {
         return about.getProperty(rel, "date and commit not recorded");
     }
 
     /**
      * One line for a lesson: where the file came from and how it was recorded, e.g. "RECORDED on 2x NVIDIA H200
-     * (NV18), NCCL 2.28.9 (not this machine), 2026-11-22 11:30 UTC, commit ab100c1: results/bandwidth-2gpu/nccl/bandwidth.csv".
+     * (NV18) (not this machine), 2026-11-22 11:30 UTC, NCCL 2.28.9, commit ab100c1: results/bandwidth-2gpu/nccl/bandwidth.csv,
+     * the toolkit's copy".
      */
     public String source(String rel) {
         Path f = file(rel);

@@ -76,18 +76,24 @@ class RecordedTest {
         assertTrue(f.endsWith(Path.of("set/a/b.csv")), "the set's folders are kept (run.txt sits beside epochs.csv): " + f);
     }
 
-    /** Each file's date and commit in SET.properties are those its results/SET/README.md gives. */
+    /** Each file's machine, date, NCCL and commit in SET.properties are those its results/SET/README.md (or the file) gives. */
     @Test
     void theProvenanceAgreesWithTheResultsReadme() throws Exception {
-        Pattern when = Pattern.compile("(\\d{4}-\\d{2}-\\d{2})[^,]*, commit (\\w+)");
+        Pattern when = Pattern.compile("(\\d{4}-\\d{2}-\\d{2}).*, commit (\\w+)");
         for (var e : READ.entrySet()) {
             Recorded set = e.getKey();
             String readme = Files.readString(root().resolve(set.folder()).resolve("README.md"));
-            assertTrue(readme.contains(set.machine().split(",")[0].replace("2x ", "")), set.folder() + ": " + set.machine());
+            assertTrue(readme.contains(set.machine().replace("2x ", "")), set.folder() + ": " + set.machine());
             for (String rel : e.getValue()) {
                 Matcher m = when.matcher(set.when(rel));
                 assertTrue(m.find(), set.folder() + "/" + rel + " has no date and commit in its properties: " + set.when(rel));
                 assertTrue(readme.contains(m.group(1)), rel + ": " + m.group(1) + " is not in " + set.folder() + "/README.md");
+                Matcher nccl = Pattern.compile("NCCL (\\d+\\.\\d+\\.\\d+)").matcher(set.when(rel));
+                if (nccl.find()) {
+                    String file = Files.readString(root().resolve(set.folder()).resolve(rel));
+                    assertTrue(readme.contains(nccl.group()) || file.contains(nccl.group(1)),
+                            rel + ": " + nccl.group() + " is neither in its README nor in the file");
+                }
                 if (!m.group(2).equals("not")) {
                     assertTrue(readme.contains(m.group(2)), rel + ": commit " + m.group(2) + " is not in its README");
                 }
@@ -99,6 +105,7 @@ class RecordedTest {
     void aLessonSaysWhereAResultCameFrom() {
         String s = Recorded.BANDWIDTH.source("nccl/bandwidth.csv");
         assertTrue(s.startsWith("RECORDED on 2x NVIDIA H200") && s.contains("not this machine") && s.contains("ab100c1")
+                && s.contains("NCCL 2.28.9")
                 && s.contains("results/bandwidth-2gpu/nccl/bandwidth.csv"), s);
         String missing = Recorded.DATA_PARALLEL.missing("no-such.csv");
         assertTrue(missing.contains("scripts/gpu/data-parallel.sh") && !missing.contains("not in this checkout"), missing);
