@@ -1,7 +1,6 @@
 package org.mpi2nccl.lessons;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
