@@ -102,7 +102,7 @@ public final class Lesson05 {
             return null;
         }
         SpeedupResults r = SpeedupResults.fromCsv(List.of(f.resolve("epochs.csv")));
-        System.out.println(Recorded.DATA_PARALLEL.source(name + "/epochs.csv") + ". " + r.machine() + ". " + r.settings());
+        System.out.println(Recorded.DATA_PARALLEL.source(name + "/epochs.csv") + ". " + r.settings());
         return r;
     }
 
