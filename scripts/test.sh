@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ./build.sh test: every test (run after scripts/setup.sh): the bundle's env.sh, mvn test, the kernel over the
-# Jupyter protocol, every notebook headless, and every lesson in a real browser.
+# Jupyter protocol, every notebook headless, lesson 04 outside the repository, and every lesson in a real browser.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -35,6 +35,13 @@ test_notebooks() {
   (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/run_notebooks.py --out "$BUILD/notebooks" notebooks/*.ipynb)
 }
 
+# Lessons as students open them: ./build.sh notebook's workspace, and lesson 04 copied to an empty folder outside
+# the repository, which must show the recorded GPU results from the toolkit's copy (about 30 s).
+test_outside_repo() {
+  say "== lessons outside the repository"
+  (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/outside_repo.py)
+}
+
 # The browser test needs Debian's chromium and playwright-core (pinned in notebooks/test/browser/package.json).
 setup_browser() {
   local dir="$ROOT/notebooks/test/browser"
@@ -66,4 +73,5 @@ say "== unit and integration tests (mvn test)"
 (cd "$ROOT" && mvn -B test)
 test_kernel
 test_notebooks
+test_outside_repo
 test_browser
