@@ -193,6 +193,18 @@ class Displays(unittest.TestCase):
             r = self.run_ok(f"%jars {d}/*.jar\ndemo.Greeter.hi()")
             self.assertEqual("hi from a jar", r.result["text/plain"])
 
+    def test_system_exit_in_a_cell_fails_the_cell_and_the_kernel_lives(self):
+        pid = self.k.pid
+        for code in ["int code = 0;\nSystem.exit(code);", "Runtime.getRuntime().halt(1);"]:
+            r = self.k.execute(code, timeout=30)
+            self.assertFalse(r.ok, r.describe())
+            self.assertIn("is not allowed in a cell: the kernel keeps running", r.error[2])
+            self.assertIn("%mpj stop", r.error[2])
+        self.assertTrue(alive(pid))
+        self.assertEqual("2", self.run_ok("1+1").result["text/plain"])
+        r = self.run_ok('"System.exit(0)" // System.exit(0)')      # in a string or a comment it is only text
+        self.assertEqual("System.exit(0)", r.result["text/plain"])
+
     def test_interrupt_stops_an_endless_loop(self):
         t = interrupt_after(self.k, 1.5)
         r = self.k.execute("long spins = 0;\nwhile (true) { spins++; }", timeout=60)
@@ -290,6 +302,20 @@ class RankEngines(unittest.TestCase):
         if not after.ok:  # the engines were taken down because a rank did not stop: that must be said
             self.assertIn("did not stop", r.error[2])
             self.k.execute("%mpj start -np 4", timeout=120)
+
+    def test_mpi_init_finalize_and_exit_in_a_rank_cell_are_explained(self):
+        r = self.mpj("MPI.Init(new String[0]);\nint me = MPI.COMM_WORLD.Rank();")
+        self.assertFalse(r.ok, r.describe())
+        self.assertIn("ranks are already initialised in an engine: use MPI.COMM_WORLD", r.error[2])
+        r = self.mpj("MPI.Finalize();")
+        self.assertFalse(r.ok, r.describe())
+        self.assertIn("the engine finalizes MPI when it stops: %mpj stop", r.error[2])
+        r = self.mpj("if (rank == 1) System.exit(3);")
+        self.assertFalse(r.ok, r.describe())
+        self.assertIn("System.exit is not allowed in a cell", r.error[2])
+        r = self.mpj("MPI.COMM_WORLD.Size()")
+        self.assertTrue(r.ok, r.describe())
+        self.assertIn("[rank 3] 4", r.result["text/plain"])
 
     def test_status_lists_the_ranks(self):
         r = self.k.execute("%mpj status")
