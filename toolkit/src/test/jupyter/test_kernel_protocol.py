@@ -205,6 +205,36 @@ class Displays(unittest.TestCase):
         r = self.run_ok('"System.exit(0)" // System.exit(0)')      # in a string or a comment it is only text
         self.assertEqual("System.exit(0)", r.result["text/plain"])
 
+    def test_a_cell_printing_a_million_lines_is_cut_with_a_note_naming_the_file(self):
+        r = self.k.execute('for (int i = 0; i < 1_000_000; i++) System.out.println("line " + i);', timeout=120)
+        self.assertTrue(r.ok, r.describe())
+        streams = r.of_type("stream")
+        self.assertLessEqual(len(r.stdout), 1 << 20)
+        self.assertTrue(r.stdout.startswith("line 0\nline 1\n"), r.stdout[:100])
+        self.assertLess(len(streams), 400, "output coalesced into few messages")
+        m = re.search(r"\[output cut at 1024 KB: (\d+) more bytes are in (\S+)\]", r.stderr)
+        self.assertIsNotNone(m, r.stderr[-500:])
+        with open(m.group(2)) as f:
+            rest = f.read()
+        os.remove(m.group(2))
+        self.assertEqual(int(m.group(1)), len(rest.encode()))
+        self.assertTrue(rest.endswith("line 999999\n"))
+        self.assertEqual(len((r.stdout + rest).splitlines()), 1_000_000)
+        start = time.time()
+        self.assertEqual("2", self.run_ok("1+1").result["text/plain"])
+        self.assertLess(time.time() - start, 2)
+
+    def test_an_endless_printing_cell_is_interrupted_and_the_kernel_answers_quickly(self):
+        t = interrupt_after(self.k, 2)
+        r = self.k.execute('long n = 0;\nwhile (true) System.out.println("again " + n++);', timeout=60)
+        t.join()
+        self.assertFalse(r.ok)
+        self.assertIn("Interrupted", r.error[2])
+        self.assertIn("[output cut at", r.stderr)
+        start = time.time()
+        self.assertEqual("2", self.run_ok("1+1", timeout=10).result["text/plain"])
+        self.assertLess(time.time() - start, 2)
+
     def test_interrupt_stops_an_endless_loop(self):
         t = interrupt_after(self.k, 1.5)
         r = self.k.execute("long spins = 0;\nwhile (true) { spins++; }", timeout=60)
@@ -317,6 +347,22 @@ class RankEngines(unittest.TestCase):
         self.assertTrue(r.ok, r.describe())
         self.assertIn("[rank 3] 4", r.result["text/plain"])
 
+    def test_ranks_printing_without_end_are_cut_and_the_kernel_stays_responsive(self):
+        r = self.mpj('for (int i = 0; i < 100_000; i++) System.out.println("line " + i);', timeout=180)
+        self.assertTrue(r.ok, r.describe())
+        self.assertLessEqual(len(r.stdout.encode()), 1 << 20)
+        self.assertLess(len(r.of_type("stream")), 2000)
+        m = re.search(r"\[output cut at 1024 KB: (\d+) more bytes are in (\S+)\]", r.stderr)
+        self.assertIsNotNone(m, r.stderr[-500:])
+        with open(m.group(2)) as f:
+            rest = f.read()
+        os.remove(m.group(2))
+        for k in range(4):
+            self.assertIn(f"[rank {k}] line 99999\n", r.stdout + rest)
+        start = time.time()
+        self.assertEqual("2", self.k.execute("1+1").result["text/plain"])
+        self.assertLess(time.time() - start, 2)
+
     def test_status_lists_the_ranks(self):
         r = self.k.execute("%mpj status")
         self.assertTrue(r.ok, r.describe())
@@ -347,8 +393,9 @@ class CrashAndShutdown(unittest.TestCase):
             self.assertTrue(r.ok, r.describe())
             pids = pids_of(k.execute("%mpj pids"))
             self.assertGreaterEqual(len(pids), 4)
-            r = k.execute("%%mpj\nif (rank == 2) Runtime.getRuntime().halt(7);\nMPI.COMM_WORLD.Barrier();",
-                          timeout=120)
+            # a rank JVM killed (a cell may not call Runtime.halt: the kernel refuses it before it runs)
+            r = k.execute("%%mpj\nif (rank == 2) new ProcessBuilder(\"kill\", \"-9\", \"\" + ProcessHandle.current().pid())"
+                          ".start().waitFor();\nMPI.COMM_WORLD.Barrier();", timeout=120)
             self.assertFalse(r.ok)
             self.assertIn("rank 2 died", r.error[2])
             self.assertEqual([], wait_gone(pids), "every engine process should be gone")
