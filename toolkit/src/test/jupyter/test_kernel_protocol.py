@@ -193,6 +193,48 @@ class Displays(unittest.TestCase):
             r = self.run_ok(f"%jars {d}/*.jar\ndemo.Greeter.hi()")
             self.assertEqual("hi from a jar", r.result["text/plain"])
 
+    def test_system_exit_in_a_cell_fails_the_cell_and_the_kernel_lives(self):
+        pid = self.k.pid
+        for code in ["int code = 0;\nSystem.exit(code);", "Runtime.getRuntime().halt(1);"]:
+            r = self.k.execute(code, timeout=30)
+            self.assertFalse(r.ok, r.describe())
+            self.assertIn("is not allowed in a cell: the kernel keeps running", r.error[2])
+            self.assertIn("%mpj stop", r.error[2])
+        self.assertTrue(alive(pid))
+        self.assertEqual("2", self.run_ok("1+1").result["text/plain"])
+        r = self.run_ok('"System.exit(0)" // System.exit(0)')      # in a string or a comment it is only text
+        self.assertEqual("System.exit(0)", r.result["text/plain"])
+
+    def test_a_cell_printing_a_million_lines_is_cut_with_a_note_naming_the_file(self):
+        r = self.k.execute('for (int i = 0; i < 1_000_000; i++) System.out.println("line " + i);', timeout=120)
+        self.assertTrue(r.ok, r.describe())
+        streams = r.of_type("stream")
+        self.assertLessEqual(len(r.stdout), 1 << 20)
+        self.assertTrue(r.stdout.startswith("line 0\nline 1\n"), r.stdout[:100])
+        self.assertLess(len(streams), 400, "output coalesced into few messages")
+        m = re.search(r"\[output cut at 1024 KB: (\d+) more bytes are in (\S+)\]", r.stderr)
+        self.assertIsNotNone(m, r.stderr[-500:])
+        with open(m.group(2)) as f:
+            rest = f.read()
+        os.remove(m.group(2))
+        self.assertEqual(int(m.group(1)), len(rest.encode()))
+        self.assertTrue(rest.endswith("line 999999\n"))
+        self.assertEqual(len((r.stdout + rest).splitlines()), 1_000_000)
+        start = time.time()
+        self.assertEqual("2", self.run_ok("1+1").result["text/plain"])
+        self.assertLess(time.time() - start, 2)
+
+    def test_an_endless_printing_cell_is_interrupted_and_the_kernel_answers_quickly(self):
+        t = interrupt_after(self.k, 2)
+        r = self.k.execute('long n = 0;\nwhile (true) System.out.println("again " + n++);', timeout=60)
+        t.join()
+        self.assertFalse(r.ok)
+        self.assertIn("Interrupted", r.error[2])
+        self.assertIn("[output cut at", r.stderr)
+        start = time.time()
+        self.assertEqual("2", self.run_ok("1+1", timeout=10).result["text/plain"])
+        self.assertLess(time.time() - start, 2)
+
     def test_interrupt_stops_an_endless_loop(self):
         t = interrupt_after(self.k, 1.5)
         r = self.k.execute("long spins = 0;\nwhile (true) { spins++; }", timeout=60)
@@ -291,6 +333,36 @@ class RankEngines(unittest.TestCase):
             self.assertIn("did not stop", r.error[2])
             self.k.execute("%mpj start -np 4", timeout=120)
 
+    def test_mpi_init_finalize_and_exit_in_a_rank_cell_are_explained(self):
+        r = self.mpj("MPI.Init(new String[0]);\nint me = MPI.COMM_WORLD.Rank();")
+        self.assertFalse(r.ok, r.describe())
+        self.assertIn("ranks are already initialised in an engine: use MPI.COMM_WORLD", r.error[2])
+        r = self.mpj("MPI.Finalize();")
+        self.assertFalse(r.ok, r.describe())
+        self.assertIn("the engine finalizes MPI when it stops: %mpj stop", r.error[2])
+        r = self.mpj("if (rank == 1) System.exit(3);")
+        self.assertFalse(r.ok, r.describe())
+        self.assertIn("System.exit is not allowed in a cell", r.error[2])
+        r = self.mpj("MPI.COMM_WORLD.Size()")
+        self.assertTrue(r.ok, r.describe())
+        self.assertIn("[rank 3] 4", r.result["text/plain"])
+
+    def test_ranks_printing_without_end_are_cut_and_the_kernel_stays_responsive(self):
+        r = self.mpj('for (int i = 0; i < 100_000; i++) System.out.println("line " + i);', timeout=180)
+        self.assertTrue(r.ok, r.describe())
+        self.assertLessEqual(len(r.stdout.encode()), 1 << 20)
+        self.assertLess(len(r.of_type("stream")), 2000)
+        m = re.search(r"\[output cut at 1024 KB: (\d+) more bytes are in (\S+)\]", r.stderr)
+        self.assertIsNotNone(m, r.stderr[-500:])
+        with open(m.group(2)) as f:
+            rest = f.read()
+        os.remove(m.group(2))
+        for k in range(4):
+            self.assertIn(f"[rank {k}] line 99999\n", r.stdout + rest)
+        start = time.time()
+        self.assertEqual("2", self.k.execute("1+1").result["text/plain"])
+        self.assertLess(time.time() - start, 2)
+
     def test_status_lists_the_ranks(self):
         r = self.k.execute("%mpj status")
         self.assertTrue(r.ok, r.describe())
@@ -321,8 +393,9 @@ class CrashAndShutdown(unittest.TestCase):
             self.assertTrue(r.ok, r.describe())
             pids = pids_of(k.execute("%mpj pids"))
             self.assertGreaterEqual(len(pids), 4)
-            r = k.execute("%%mpj\nif (rank == 2) Runtime.getRuntime().halt(7);\nMPI.COMM_WORLD.Barrier();",
-                          timeout=120)
+            # a rank JVM killed (a cell may not call Runtime.halt: the kernel refuses it before it runs)
+            r = k.execute("%%mpj\nif (rank == 2) new ProcessBuilder(\"kill\", \"-9\", \"\" + ProcessHandle.current().pid())"
+                          ".start().waitFor();\nMPI.COMM_WORLD.Barrier();", timeout=120)
             self.assertFalse(r.ok)
             self.assertIn("rank 2 died", r.error[2])
             self.assertEqual([], wait_gone(pids), "every engine process should be gone")
