@@ -129,12 +129,12 @@ public final class Lesson03 {
         return RandomSampler.permutation(BATCH * STEPS, SEED, 0);
     }
 
-    /** The lesson's MLP (784, 256, 256, 256, 10: 8 tensors), the same weights on every rank (the seed). */
+    /** The lesson's MLP (784, 256, 256, 256, 10: 8 tensors), the same weights on every rank (one random seed). */
     public static Module model() {
         return model(Device.cpu());
     }
 
-    /** The lesson's MLP on {@code device}: the same weights as on the CPU (the seed). */
+    /** The lesson's MLP on {@code device}: the same weights as on the CPU (one random seed). */
     public static Module model(Device device) {
         Rng rng = new Rng(SEED);
         return new Sequential(new Flatten(), new Linear(784, HIDDEN, device, rng), new ReLU(), new Linear(HIDDEN, HIDDEN, device, rng),

@@ -73,7 +73,7 @@ public final class Lesson07 {
     /**
      * {@link #STEPS} steps of the lesson's model on this rank's share of the data: forward, backward, then
      * {@code step} on the flat parameters and gradients, whose result is written back into the model. Every rank
-     * starts from the same weights (the seed). {@code stateLength}: the floats of {@code velocity} this rank keeps.
+     * starts from the same weights (one random seed). {@code stateLength}: the floats of {@code velocity} this rank keeps.
      * Returns the parameters after.
      */
     public static float[] train(int rank, int size, int stateLength, FlatStep step) {
