@@ -35,6 +35,14 @@ test_notebooks() {
   (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/run_notebooks.py --out "$BUILD/notebooks" notebooks/*.ipynb)
 }
 
+# The same lessons through the toolkit's own runner (mpi2nccl execute: no Jupyter, as on GPU nodes), with the same
+# rules; it must also agree with nbclient on every check cell's verdicts. Executed copies go to build/notebooks-executed/.
+test_notebooks_execute() {
+  say "== notebooks (mpi2nccl execute, headless, no Jupyter)"
+  (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/run_executed.py --out "$BUILD/notebooks-executed" \
+      --compare "$BUILD/notebooks" notebooks/*.ipynb)
+}
+
 # Lessons as students open them: ./build.sh notebook's workspace, and lesson 04 copied to an empty folder outside
 # the repository, which must show the recorded GPU results from the toolkit's copy (about 30 s).
 test_outside_repo() {
@@ -73,5 +81,6 @@ say "== unit and integration tests (mvn test)"
 (cd "$ROOT" && mvn -B test)
 test_kernel
 test_notebooks
+test_notebooks_execute
 test_outside_repo
 test_browser

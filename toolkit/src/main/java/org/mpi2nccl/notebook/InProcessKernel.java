@@ -57,6 +57,27 @@ final class InProcessKernel implements AutoCloseable {
     /** {@code log}: where the kernel writes what belongs to no cell (rank engines' start-up problems). */
     InProcessKernel(PrintStream log) {
         this.kernel = new JavaKernel(log);
+        Runtime.getRuntime().addShutdownHook(stopEngines);
+    }
+
+    /** A run stopped from outside (Ctrl-C, the grader's time limit) stops the rank engines too. */
+    private final Thread stopEngines = new Thread(this::stopEnginesNow, "stop-rank-engines");
+
+    private void stopEnginesNow() {
+        kernel.shutdownEngines();
+    }
+
+    /** The kernel's language, as Jupyter writes it into metadata.language_info. */
+    com.google.gson.JsonObject languageInfo() {
+        var info = kernel.getLanguageInfo();
+        com.google.gson.JsonObject o = new com.google.gson.JsonObject();
+        o.addProperty("name", info.getName());
+        o.addProperty("version", info.getVersion());
+        o.addProperty("mimetype", info.getMimetype());
+        o.addProperty("file_extension", info.getFileExtension());
+        o.addProperty("pygments_lexer", info.getPygmentsLexer());
+        o.addProperty("codemirror_mode", String.valueOf(info.getCodemirrorMode()));
+        return o;
     }
 
     private static Method executeHandler() {
@@ -148,6 +169,11 @@ final class InProcessKernel implements AutoCloseable {
     /** Stops the rank engines and JShell (a stuck cell's thread is left to the JVM's end: it is a daemon). */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopEngines);
+        } catch (IllegalStateException e) {
+            // the JVM is ending: the hook stops the engines
+        }
         kernel.shutdownEngines();
         if (usable) {
             kernel.onShutdown(false);

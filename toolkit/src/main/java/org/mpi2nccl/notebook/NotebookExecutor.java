@@ -73,6 +73,7 @@ public final class NotebookExecutor {
         String stopped = null;
         int ran = 0;
         try (InProcessKernel kernel = new InProcessKernel(log)) {
+            notebook.metadata().add("language_info", kernel.languageInfo());
             for (int i = 0; i < cells.size() && stopped == null; i++) {
                 JsonObject cell = cells.get(i);
                 List<String> tags = Notebook.tags(cell);
