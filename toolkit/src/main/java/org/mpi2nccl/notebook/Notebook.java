@@ -38,7 +38,8 @@ public final class Notebook {
         try {
             return parse(text, file.toString());
         } catch (JsonParseException | IllegalStateException e) {
-            throw new IllegalArgumentException(file + " is not valid JSON: " + firstLine(e.getMessage()));
+            Throwable why = e.getCause() != null ? e.getCause() : e; // Gson wraps the parser's own message
+            throw new IllegalArgumentException(file + " is not valid JSON: " + firstLine(why.getMessage()));
         }
     }
 
@@ -159,7 +160,8 @@ public final class Notebook {
             Files.createDirectories(parent);
         }
         // written next to the target first, so a reader (or a killed run) never sees half a notebook
-        Path tmp = Files.createTempFile(parent, ".executing-", ".ipynb");
+        // (named here rather than by createTempFile, whose owner-only permissions would stick to the notebook)
+        Path tmp = parent.resolve("." + file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
         Files.writeString(tmp, GSON.toJson(json) + "\n", StandardCharsets.UTF_8);
         Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);

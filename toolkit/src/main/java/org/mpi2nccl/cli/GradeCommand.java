@@ -1,0 +1,51 @@
+package org.mpi2nccl.cli;
+
+import org.mpi2nccl.grade.Grader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code mpi2nccl grade --source notebooks/01-mpi-basics.ipynb --submissions DIR --out DIR}: every student's
+ * exercise cells run with the instructor's own cells, checks included, in a fresh kernel JVM per student; the
+ * gradebook (CSV and HTML) goes to --out. Exit status 0 when the gradebook was written, whatever the grades.
+ */
+@Command(name = "grade", mixinStandardHelpOptions = true,
+        description = {"Grade a class's notebooks: each student's exercise cells run with the lesson source's own "
+                + "cells and checks, in a fresh kernel JVM per student, with time limits.",
+                "Writes gradebook.csv, gradebook.html and each student's executed notebook into --out."})
+public final class GradeCommand implements Callable<Integer> {
+    @Option(names = "--source", required = true, paramLabel = "NOTEBOOK",
+            description = "the lesson source with the reference answers and the check cells (notebooks/NN-*.ipynb)")
+    Path source;
+
+    @Option(names = "--submissions", required = true, paramLabel = "DIR", description = "the students' .ipynb files")
+    Path submissions;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "where the gradebook goes")
+    Path out;
+
+    @Option(names = "--cell-timeout", paramLabel = "SECONDS", defaultValue = "120",
+            description = "time limit of each cell (default ${DEFAULT-VALUE} s)")
+    int cellTimeout;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "600",
+            description = "time limit of each student's whole notebook (default ${DEFAULT-VALUE} s)")
+    int studentTimeout;
+
+    @Override
+    public Integer call() throws Exception {
+        if (cellTimeout < 1 || studentTimeout < 1) {
+            throw new IllegalArgumentException("--cell-timeout and --timeout take a number of seconds, 1 or more");
+        }
+        Grader grader = new Grader(source, new Grader.Limits(Duration.ofSeconds(cellTimeout),
+                Duration.ofSeconds(studentTimeout)), System.out);
+        var results = grader.gradeAll(submissions, out);
+        System.out.println("graded " + results.size() + " notebook(s): " + out.resolve("gradebook.html") + ", "
+                + out.resolve("gradebook.csv"));
+        return 0;
+    }
+}

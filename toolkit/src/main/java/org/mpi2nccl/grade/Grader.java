@@ -1,0 +1,136 @@
+package org.mpi2nccl.grade;
+
+import org.mpi2nccl.notebook.Notebook;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Grades a class: for each student notebook in a folder, the student's exercise cells run with the instructor's
+ * own cells ({@link Submission}) in a fresh kernel JVM with a time limit ({@link KernelProcess}); the check cells'
+ * verdicts ({@link Verdict}) go into the gradebook. A submission that cannot be read, runs for ever or kills its
+ * JVM gets failed rows with the reason, and the next student is graded.
+ *
+ * <p>The folder {@code out} gets gradebook.csv and gradebook.html, and per student the executed notebook
+ * (executed/), the run's log (logs/) and its working folder (work/, where a cell's files land).
+ */
+public final class Grader {
+    /** Limits of each student's run: per cell, and for the whole notebook. */
+    public record Limits(Duration cell, Duration student) {
+    }
+
+    /** The JVM gets this long beyond the notebook's own limit (start-up, writing the notebook) before it is killed. */
+    static final Duration JVM_SLACK = Duration.ofSeconds(30);
+
+    private final Notebook source;
+    private final List<Exercise> exercises;
+    private final Limits limits;
+    private final PrintStream log;
+
+    public Grader(Path source, Limits limits, PrintStream log) throws IOException {
+        this.source = Notebook.read(source);
+        this.exercises = Exercise.of(this.source);
+        this.limits = limits;
+        this.log = log;
+    }
+
+    /** The exercise names, in the order of the lesson. */
+    public List<String> exercises() {
+        return exercises.stream().map(Exercise::name).collect(Collectors.toList());
+    }
+
+    /** Grades every .ipynb in {@code submissions} and writes the gradebook into {@code out}. */
+    public List<StudentResult> gradeAll(Path submissions, Path out) throws IOException, InterruptedException {
+        if (!Files.isDirectory(submissions)) {
+            throw new IllegalArgumentException("no such folder of submissions: " + submissions);
+        }
+        List<Path> files;
+        try (Stream<Path> s = Files.list(submissions)) {
+            files = s.filter(p -> p.getFileName().toString().endsWith(".ipynb")).sorted().collect(Collectors.toList());
+        }
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("no .ipynb file in " + submissions);
+        }
+        List<StudentResult> results = new ArrayList<>();
+        for (Path f : files) {
+            StudentResult r = grade(f, out);
+            results.add(r);
+            log.printf(java.util.Locale.ROOT, "%-24s %d/%d  %.1f s%s%n", r.student(), r.passed(), exercises.size(),
+                    r.time().toMillis() / 1000.0, r.note().isEmpty() ? "" : "  (" + r.note() + ")");
+            Gradebook.write(exercises(), results, out); // after each student: a long class shows progress
+        }
+        return results;
+    }
+
+    /** Grades one student's notebook. */
+    StudentResult grade(Path file, Path out) throws IOException, InterruptedException {
+        String student = file.getFileName().toString().replaceFirst("\\.ipynb$", "");
+        Notebook mine;
+        try {
+            mine = Notebook.read(file);
+        } catch (IllegalArgumentException | IOException | com.google.gson.JsonParseException e) {
+            return failedAll(student, "not a notebook: " + e.getMessage());
+        }
+        Submission sub;
+        try {
+            sub = Submission.assemble(source, exercises, mine);
+        } catch (RuntimeException e) {
+            return failedAll(student, "the notebook's cells could not be read: " + e.getMessage());
+        }
+        Path work = Files.createDirectories(out.resolve("work").resolve(student));
+        Path logs = Files.createDirectories(out.resolve("logs"));
+        Path executed = Files.createDirectories(out.resolve("executed")).resolve(student + ".ipynb");
+        Files.deleteIfExists(executed);
+        Path assembled = work.resolve("graded-" + student + ".ipynb");
+        sub.assembled.write(assembled);
+        List<String> command = KernelProcess.command(List.of(
+                // output past the kernel's cap spills to a temp file (up to 256 MB a cell): here, deleted below
+                "-Djava.io.tmpdir=" + work.toAbsolutePath()), List.of("execute", "--allow-errors",
+                "--timeout", String.valueOf(limits.cell().toSeconds()),
+                "--notebook-timeout", String.valueOf(limits.student().toSeconds()),
+                "--output", executed.toString(), assembled.toString()));
+        KernelProcess.Ended ended = KernelProcess.run(command, work,
+                Map.of("MPI2NCCL_STRICT_CHECKS", "0"), // a wrong answer prints its hint instead of raising
+                logs.resolve(student + ".log").toFile(), limits.student().plus(JVM_SLACK));
+        deleteSpilledOutput(work);
+        String note = ended.killed() ? "killed at the " + limits.student().plus(JVM_SLACK).toSeconds() + " s limit"
+                : ended.exitCode() != 0 ? "the kernel JVM ended with exit code " + ended.exitCode() + " (see logs/"
+                + student + ".log)" : "";
+        List<Verdict> verdicts = new ArrayList<>();
+        Notebook result = Files.exists(executed) ? Notebook.read(executed) : null;
+        for (Exercise ex : exercises) {
+            if (sub.missing.containsKey(ex.name())) {
+                verdicts.add(Verdict.failed(ex.name(), sub.missing.get(ex.name())));
+            } else if (result == null) {
+                verdicts.add(Verdict.failed(ex.name(), "the notebook did not run" + (note.isEmpty() ? "" : ": " + note)));
+            } else {
+                verdicts.add(Verdict.read(ex, result, note.isEmpty() ? null : note));
+            }
+        }
+        return new StudentResult(student, verdicts, ended.elapsed(), note, ended.pids());
+    }
+
+    /** The text a cell printed beyond what the notebook shows: a student printing for ever must not fill the disk. */
+    private static void deleteSpilledOutput(Path work) throws IOException {
+        try (Stream<Path> s = Files.list(work)) {
+            for (Path p : s.filter(f -> f.getFileName().toString().startsWith("mpi2nccl-cell-output-"))
+                    .collect(Collectors.toList())) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    private StudentResult failedAll(String student, String why) {
+        List<Verdict> v = exercises.stream().map(e -> Verdict.failed(e.name(), why)).collect(Collectors.toList());
+        return new StudentResult(student, v, Duration.ZERO, why, Set.of());
+    }
+}

@@ -1,0 +1,56 @@
+package org.mpi2nccl.grade;
+
+import com.google.gson.JsonObject;
+import org.mpi2nccl.notebook.Notebook;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What is run for one student: the instructor's source, cell for cell, with each exercise cell replaced by the
+ * student's answer. Everything else (set-up, explanations, the check cells) comes from the source, so a student
+ * who edited or deleted a check cell changes nothing. The student's cell is found by its exercise name, or else by
+ * its cell id; an exercise whose cell the student deleted is left out and fails with that reason.
+ */
+final class Submission {
+    final Notebook assembled;
+    /** Exercise name to why it fails before anything runs (its cell is missing); empty for most students. */
+    final Map<String, String> missing = new LinkedHashMap<>();
+
+    private Submission(Notebook assembled) {
+        this.assembled = assembled;
+    }
+
+    static Submission assemble(Notebook source, List<Exercise> exercises, Notebook student) {
+        Map<String, JsonObject> byName = new LinkedHashMap<>();
+        Map<String, JsonObject> byId = new LinkedHashMap<>();
+        for (JsonObject c : student.cells()) {
+            if (!Notebook.isCode(c)) continue;
+            String name = Notebook.exercise(c);
+            if (name != null) byName.putIfAbsent(name, c);
+            byId.put(Notebook.id(c), c);
+        }
+        Notebook run = source.copy();
+        Submission s = new Submission(run);
+        List<JsonObject> cells = new ArrayList<>();
+        for (JsonObject c : run.cells()) {
+            Exercise ex = exercises.stream().filter(e -> e.cellId().equals(Notebook.id(c))).findFirst().orElse(null);
+            if (ex == null) {
+                cells.add(c);
+                continue;
+            }
+            JsonObject answer = byName.containsKey(ex.name()) ? byName.get(ex.name()) : byId.get(ex.cellId());
+            if (answer == null) {
+                s.missing.put(ex.name(), "the exercise cell was deleted from the submission");
+                continue;
+            }
+            JsonObject mine = c.deepCopy();
+            mine.add("source", answer.get("source") == null ? new com.google.gson.JsonPrimitive("") : answer.get("source"));
+            cells.add(mine);
+        }
+        run.setCells(cells);
+        return s;
+    }
+}
