@@ -59,8 +59,10 @@ final class EngineHandshake {
         }
         String token = UUID.randomUUID().toString();
         RunningJob job;
+        org.mpi2nccl.lab.GpuLease lease = org.mpi2nccl.lab.GpuLease.NONE; // a shared machine's GPUs: one job each
         try {
-            job = Mpj.launch(RankEngine.class)
+            lease = org.mpi2nccl.lab.GpuLease.forRankEngines(n, device);
+            job = lease.applyTo(Mpj.launch(RankEngine.class))
                     .ranks(n)
                     .device(device)
                     .args("127.0.0.1", Integer.toString(server.getLocalPort()), token)
@@ -69,9 +71,12 @@ final class EngineHandshake {
                     .onLine(line -> early.add(new EngineEvent(line.rank(), null, line)))
                     .start();
         } catch (RuntimeException e) {
+            lease.close();
             closeQuietly(server);
             throw RankEngines.engineError("the rank engines could not be started: " + e.getMessage());
         }
+        org.mpi2nccl.lab.GpuLease held = lease;
+        job.future().whenComplete((result, failure) -> held.close()); // the GPUs go back when the job ends
         List<EngineWire> wires = new ArrayList<>();
         try {
             return new Launched(server, job, wires, accept(n, server, token, job, wires, early, t0));
