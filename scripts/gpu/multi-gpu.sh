@@ -23,6 +23,7 @@
 #   PARTS="tests dp bw lessons"   which parts, in this order     BUDGET=540   seconds for the whole run; a step that
 #   GPUS (nvidia-smi's count)     use fewer GPUs                              would start with too little left is
 #   ROUNDS=2 EPOCHS=3 CIFAR_EPOCHS=2 WARMUP=1000 DP_SETS="fashion cifar"      skipped, saying so
+#   DP_ROUTES=nccl,mpi   DP_EXAMPLES (e.g. "--train-examples 20000 --test-examples 2000": fewer examples per epoch)
 #   DDP_LOADERS=index (also: pinned resident)   BW_ROUNDS=2 BW_MAX=1G BW_ITERS=20 BW_WARMUP=5
 #   BW_COLLECTIVES=allReduce,allGather,reduceScatter,broadcast   LESSONS="04 05 07"   TESTS_FILTER (a class-name regex)
 # On 4 or 8 GPUs a round has more runs: raise BUDGET where the call allows it, or split the run over two calls
@@ -109,7 +110,8 @@ if [ "$DRY" = 1 ]; then
 else
   DP_COUNTS=$(gpu_counts "$N"); BW_COUNTS=$(gpu_counts "$N" 2)
   ROUNDS=${ROUNDS:-2}; EPOCHS=${EPOCHS:-3}; CIFAR_EPOCHS=${CIFAR_EPOCHS:-2}; WARMUP=${WARMUP:-1000}
-  EXAMPLES=(); DDP_EXAMPLES=""
+  # shellcheck disable=SC2206   # DP_EXAMPLES: options, split on spaces (e.g. "--train-examples 20000")
+  EXAMPLES=(${DP_EXAMPLES:-}); DDP_EXAMPLES=${DP_EXAMPLES:-}
   BW_ROUNDS=${BW_ROUNDS:-2}; BW_MAX=${BW_MAX:-1G}; BW_ITERS=${BW_ITERS:-20}; BW_WARMUP=${BW_WARMUP:-5}
   LESSONS=${LESSONS:-04 05 07}; TESTS_FILTER=${TESTS_FILTER:-}
 fi
@@ -173,7 +175,7 @@ dp_ours() {
   local set=$1 r=$2
   step "dp/$set-ours-r$r" 420 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes "${DP_ROUTES:-nccl,mpi}" --ranks "$DP_COUNTS" \
       --batch-per-rank 128 --rounds 1 --first-round "$r" --warmup-steps "$WARMUP" --out "$WORK/dp/$set/ours-r$r" "${OURS_DATA[@]}"
-  grep -E '^(single|nccl|mpi) ' "$WORK/dp/$set-ours-r$r.txt" | cut -c1-80 | sed 's/^/     /' | tee -a "$SUMMARY"
+  grep -E '^(single|nccl|mpi) +[0-9]+ ' "$WORK/dp/$set-ours-r$r.txt" | cut -c1-80 | sed 's/^/     /' | tee -a "$SUMMARY"
 }
 dp_ddp() {
   local set=$1 r=$2 loader tag
@@ -218,7 +220,7 @@ part_dp() {
 bw_ours() {
   local n=$1 r=$2
   step "bw/n$n-nccl-r$r" 300 "$BUNDLE/bin/mpi2nccl" bandwidth -np "$n" --comms nccl -c "$BW_COLLECTIVES" -b 8 -e "$BW_MAX" -f 2 \
-      -w "$BW_WARMUP" -n "$BW_ITERS" --out "$WORK/bw/n$n/r$r/nccl" --title "busbw, $n GPUs: NCCL through the toolkit"
+      -w "$BW_WARMUP" -n "$BW_ITERS" --min-iters $((BW_ITERS < 3 ? BW_ITERS : 3)) --out "$WORK/bw/n$n/r$r/nccl" --title "busbw, $n GPUs: NCCL through the toolkit"
   grep -E 'bench: nccl init on rank 0' "$WORK/bw/n$n-nccl-r$r.txt" | sed -E 's/^.*bench:/     /' | tee -a "$SUMMARY"
 }
 bw_torch() {
