@@ -263,7 +263,7 @@ public final class ScalingReport {
                 double min = Double.POSITIVE_INFINITY;
                 for (double[] v : g.getValue()) {
                     min = Math.min(min, v[1]);
-                    if (v[1] < 1.0) low.add(BenchSpec.formatBytes((long) v[0]) + String.format(Locale.ROOT, " (%.3f)", v[1]));
+                    if (!(v[1] >= 1.0)) low.add(BenchSpec.formatBytes((long) v[0]) + String.format(Locale.ROOT, " (%.3f)", v[1]));
                 }
                 s.append(String.format(Locale.ROOT, "  %-28s >= 1.00 at every size (%d sizes, lowest %.3f): %s%n", g.getKey(), g.getValue().size(), min,
                         low.isEmpty() ? "MET" : "MISSED at " + String.join(", ", low)));
