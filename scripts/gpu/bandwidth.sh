@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# All-reduce on 2 GPUs, in one run (about 6-8 minutes: give it STEP_TIMEOUT=600 under gpu-suite.sh,
+# All-reduce on all the GPUs of this machine (NP, default: nvidia-smi's count), in one run (about 6-8 minutes: give it STEP_TIMEOUT=600 under gpu-suite.sh,
 # or run it alone from the repository root: BUNDLE=/tmp/bundle OUT=/tmp/out bash scripts/gpu/bandwidth.sh).
 #  1. the NCCL JUnit tests (tag gpu): init via the MPJ broadcast of the unique id, tcp:// and file://, the
 #     bootstrap one step at a time; every collective's results; split (blocking and non-blocking); send/recv;
@@ -21,6 +21,8 @@ set -uo pipefail
 source "$(dirname "$0")/cuda-common.sh"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 header "bandwidth"
+NP=${NP:-$(gpu_count)}
+[ "$NP" -ge 2 ] 2>/dev/null || { note "bandwidth: needs 2 or more GPUs, this machine has ${NP:-none} (set NP to choose)"; exit 2; }
 nvidia-smi topo -m 2>&1 | head -4 | tee -a "$SUMMARY"
 
 # The Python with torch (the peer), and its own NCCL for the toolkit too: the library search would otherwise take the
@@ -46,12 +48,12 @@ note "  init times (every NCCL INIT line):"
 grep -E "NCCL INIT rank" "$J" | sed -E 's/^.*(NCCL INIT)/\1/' | sed 's/^/    /' | tee -a "$SUMMARY"
 
 # 2. bandwidth: NCCL both ways (fast), then the host-staged routes (slow: fewer calls per size)
-run bandwidth-nccl 300 "$BUNDLE/bin/mpi2nccl" bandwidth -np 2 --comms nccl,nccl-checked -b 8 -e 1G -f 2 -w 5 -n 20 \
-  --out "$OUT/nccl" --title "allReduce busbw, 2 GPUs: NCCL"
+run bandwidth-nccl 300 "$BUNDLE/bin/mpi2nccl" bandwidth -np "$NP" --comms nccl,nccl-checked -b 8 -e 1G -f 2 -w 5 -n 20 \
+  --out "$OUT/nccl" --title "allReduce busbw, $NP GPUs: NCCL"
 grep -E "bench: nccl(-checked)? init" "$OUT/bandwidth-nccl.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
-run bandwidth-mpi 420 "$BUNDLE/bin/mpi2nccl" bandwidth -np 2 --comms mpj-staged,ring-staged -b 8 -e 1G -f 2 \
+run bandwidth-mpi 420 "$BUNDLE/bin/mpi2nccl" bandwidth -np "$NP" --comms mpj-staged,ring-staged -b 8 -e 1G -f 2 \
   --max-host 1G -w 1 -n 5 --min-iters 1 --seconds-per-size 2 \
-  --out "$OUT/mpi" --title "allReduce busbw, 2 GPUs: host-staged MPI routes"
+  --out "$OUT/mpi" --title "allReduce busbw, $NP GPUs: host-staged MPI routes"
 for f in "$OUT/bandwidth-nccl.txt" "$OUT/bandwidth-mpi.txt"; do
   awk '/^(\[[^]]*\] )?# [a-z-]+ allReduce on/ {sub(/^\[[^]]*\] /, ""); print "    " $0}
        / +(1048576|16777216|67108864|268435456|1073741824) +[0-9]+ +float32/ {sub(/^\[[^]]*\] /, ""); print "    " $0}' "$f" \
@@ -61,7 +63,7 @@ done
 
 # 3. torch.distributed in the same run
 if "$PY" -c 'import torch' 2>/dev/null; then
-  run torch-allreduce 240 "$PY" "$(dirname "$0")/torch_allreduce.py" --min 8 --max 1G --csv "$OUT/torch_allreduce.csv"
+  run torch-allreduce 240 "$PY" "$(dirname "$0")/torch_allreduce.py" --ranks "$NP" --min 8 --max 1G --csv "$OUT/torch_allreduce.csv"
   grep -E "init" "$OUT/torch-allreduce.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
 else
   note "== torch-allreduce: skipped (no python3 with torch; set PYTHON=/path/to/python)"
@@ -71,7 +73,7 @@ fi
 csvs=()
 for f in "$OUT/nccl/bandwidth.csv" "$OUT/mpi/bandwidth.csv" "$OUT/torch_allreduce.csv"; do [ -s "$f" ] && csvs+=(--csv "$f"); done
 run bandwidth-compare 120 "$BUNDLE/bin/mpi2nccl" bandwidth-compare "${csvs[@]}" --out "$OUT/compare" \
-  --ratio nccl/torch.distributed --ratio-from 1M --title "allReduce busbw, 2 GPUs, one run"
+  --ratio nccl/torch.distributed --ratio-from 1M --title "allReduce busbw, $NP GPUs, one run"
 sed 's/^/    /' "$OUT/compare/ratio.txt" 2>/dev/null | tee -a "$SUMMARY"
 
 # the targets

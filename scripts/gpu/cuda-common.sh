@@ -42,3 +42,15 @@ use_torch_nccl() {
   if [ -n "$d" ] && [ -e "$d/lib/libnccl.so.2" ]; then export NCCL_HOME=$d; fi
   return 0
 }
+# GPUS: this machine's GPU count (nvidia-smi; GPUS set by the caller wins, e.g. to use fewer); 0 without a driver.
+gpu_count() {
+  if [ -n "${GPUS:-}" ]; then echo "$GPUS"; return 0; fi
+  nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true
+}
+# gpu_counts N [FROM]: FROM (default 1), then doublings, and N itself: "1,2,4,8" for 8, "1,2,3" for 3, "2,4" for 4 from 2.
+gpu_counts() {
+  local n=$1 c=${2:-1} out=""
+  while [ "$c" -le "$n" ]; do out="$out,$c"; c=$((c * 2)); done
+  case ",$out," in *",$n,"*) ;; *) [ "$n" -ge "${2:-1}" ] && out="$out,$n" ;; esac
+  echo "${out#,}"
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Data-parallel training on 2 GPUs, in one run (about 5-10 minutes; under gpu-suite.sh give it STEP_TIMEOUT=1500):
+# Data-parallel training on the GPUs of this machine (1, 2, 4, ... all of them; the knobs and debug steps on 2), in one run (about 5-10 minutes; under gpu-suite.sh give it STEP_TIMEOUT=1500):
 #   1. junit    the correctness proof on GPUs: 2 niodev ranks with batch 12 each == 1 GPU with batch 24, through
 #               NCCL and through the MPI host route (DataParallelGpuTest, @Tag("gpu"))
-#   2. fashion  the speedup experiment: lesson CNN (32,64) on Fashion-MNIST, batch 128 per GPU, 1 and 2 GPUs,
+#   2. fashion  the speedup experiment: lesson CNN (32,64) on Fashion-MNIST, batch 128 per GPU, 1, 2, 4 ... GPUs,
 #               NCCL and MPI routes; then PyTorch DDP on the same model, data and batch; one merged report
 #   3. cifar    the same on a CIFAR-shaped synthetic set (3x32x32, 50000 + 10000 examples)
 #   eager       (only when asked for) fashion and cifar again, NCCL route, with --no-cuda-graphs: every kernel launched
@@ -35,6 +35,9 @@ ROUNDS=${ROUNDS:-3}
 DDP_LOADERS=${DDP_LOADERS:-index pinned}
 # steps run and undone before timing, ours and DDP's alike (the toolkit's GPU default; DDP's own is 10)
 WARMUP=${WARMUP:-1000}
+# the GPU counts: 1, 2, 4, ... and all of this machine's GPUs (COUNTS or GPUS set by the caller win)
+source "$(dirname "$0")/cuda-common.sh"
+COUNTS=${COUNTS:-$(gpu_counts "$(gpu_count)")}
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
 [ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
@@ -74,14 +77,14 @@ PY=$(python_with_torch) || PY=""
 # one (our experiment, DDP peer, merged report) for a data set: NAME then extra `mpi2nccl run` options
 experiment() {
   local name=$1 ddp_data=$2; shift 2
-  run "$name" 900 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl,mpi --ranks 1,2 --batch-per-rank 128 \
+  run "$name" 900 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl,mpi --ranks "$COUNTS" --batch-per-rank 128 \
       --rounds "$ROUNDS" --warmup-steps "$WARMUP" --out "$OUT/$name" "$@"
   sed -n '/^Summary/,/^(phase/p;/rounds, every run/,/^[^ ]/p' "$OUT/$name.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
   local csvs="$OUT/$name/epochs.csv" loader tag
   if [ -n "$PY" ]; then
     for loader in $DDP_LOADERS; do
       tag=ddp; [ "$loader" = index ] || tag=ddp-$loader
-      run "$name-$tag" 900 "$PY" "$here/ddp_peer.py" --ranks 1,2 --batch-per-rank 128 --rounds "$ROUNDS" --loader "$loader" --warmup-steps "$WARMUP" \
+      run "$name-$tag" 900 "$PY" "$here/ddp_peer.py" --ranks "$COUNTS" --batch-per-rank 128 --rounds "$ROUNDS" --loader "$loader" --warmup-steps "$WARMUP" \
           --out "$OUT/$name/$tag.csv" $ddp_data
       grep '^ddp' "$OUT/$name-$tag.txt" | grep -E 'epoch [0-9]+:' | sed 's/^/   /' | tail -n 4 | tee -a "$SUMMARY"
       [ -s "$OUT/$name/$tag.csv" ] && csvs="$csvs,$OUT/$name/$tag.csv"
@@ -120,7 +123,7 @@ for s in "${steps[@]}"; do
       for d in fashion cifar; do
         if [ $d = fashion ]; then data=(--data fashion --data-dir "$FASHION_DIR" --epochs "$EPOCHS"); else data=(--data synthetic-cifar --epochs "$CIFAR_EPOCHS"); fi
         [ $d = fashion ] && ! [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] && ! [ -s "$FASHION_DIR/train-images-idx3-ubyte" ] && continue
-        run "$d-$s" 600 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks 1,2 --batch-per-rank 128 $how \
+        run "$d-$s" 600 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks "$COUNTS" --batch-per-rank 128 $how \
             "${data[@]}" --out "$OUT/$d-$s"
         sed -n '/^Summary/,/^(phase/p' "$OUT/$d-$s.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
       done ;;

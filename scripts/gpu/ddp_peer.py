@@ -16,12 +16,14 @@ index (no host work per batch: what an in-memory set allows, and how the 1.13x D
 was measured, on data already on the GPU).
 
 --rounds N runs every rank count N times in turn (1 GPU, 2 GPUs, then again), as `mpi2nccl run --rounds N` does:
-a machine that drifts between runs then weighs on both alike. Each row says its round.
+a machine that drifts between runs then weighs on both alike. Each row says its round; --first-round K numbers them
+from K (a script that alternates one round of ours with one round of this peer pairs them by number).
+--ranks defaults to 1, 2, 4, ... and all the GPUs of the machine, as `mpi2nccl run` does.
 
 Writes rows in the toolkit's per-epoch CSV columns (route "ddp"), so that
 `mpi2nccl run --from-csv ours/epochs.csv,ddp.csv` draws both on one chart.
 
-    python3 ddp_peer.py --data fashion --data-dir DIR --ranks 1,2 --epochs 5 --out ddp.csv
+    python3 ddp_peer.py --data fashion --data-dir DIR --ranks 1,2,4 --epochs 5 --out ddp.csv
 """
 import argparse
 import csv
@@ -254,13 +256,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+def gpu_counts(gpus):
+    """1, 2, 4, ... and all the GPUs (as the toolkit's experiment chooses them)."""
+    counts, n = [], 1
+    while n <= max(1, gpus):
+        counts.append(n)
+        n *= 2
+    if gpus > 1 and gpus not in counts:
+        counts.append(gpus)
+    return counts
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", default="fashion", choices=["fashion", "synthetic-cifar"])
     p.add_argument("--data-dir", default=os.environ.get("MPI2NCCL_FASHION_MNIST", "/usr/share/datasets/fashion-mnist"))
     p.add_argument("--train-examples", type=int, default=0)
     p.add_argument("--test-examples", type=int, default=0)
-    p.add_argument("--ranks", default="1,2")
+    p.add_argument("--ranks", default="auto", help="GPU counts, e.g. 1,2,4 (default auto: 1, 2, 4, ... and all the GPUs)")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--batch-per-rank", type=int, default=128)
     p.add_argument("--lr", type=float, default=0.05)
@@ -275,18 +288,22 @@ def main():
                         "on the GPU, batches gathered there (route ddp-resident)")
     p.add_argument("--workers", type=int, default=2, help="--loader pinned: DataLoader worker processes per GPU")
     p.add_argument("--rounds", type=int, default=1, help="run every rank count this many times, in turn")
+    p.add_argument("--first-round", type=int, default=1, help="the number of the first round (default 1)")
     p.add_argument("--out", default="ddp.csv")
     args = p.parse_args()
     args.c1, args.c2 = (int(c) for c in args.channels.split(","))
     if args.rounds < 1:
         p.error(f"--rounds must be at least 1, got {args.rounds}")
+    if args.first_round < 1:
+        p.error(f"--first-round must be at least 1, got {args.first_round}")
     args.route = "ddp" if args.loader == "index" else "ddp-" + args.loader
     gpus = torch.cuda.device_count()
+    counts = gpu_counts(gpus) if args.ranks == "auto" else [int(r) for r in args.ranks.split(",")]
     rows = []
     ctx = mp.get_context("spawn")
-    for rnd in range(1, args.rounds + 1):
+    for rnd in range(args.first_round, args.first_round + args.rounds):
         args.round = rnd
-        for ranks in (int(r) for r in args.ranks.split(",")):
+        for ranks in counts:
             if ranks > gpus:
                 print(f"{args.route} x{ranks}: skipped, only {gpus} GPU(s)", file=sys.stderr)
                 continue

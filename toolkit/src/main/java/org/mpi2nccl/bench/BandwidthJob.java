@@ -3,6 +3,7 @@ package org.mpi2nccl.bench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;
@@ -152,7 +153,9 @@ public final class BandwidthJob {
                 "type=" + type, "op=" + op, "root=" + root, "min=" + min, "max=" + max, "factor=" + factor,
                 "max-host=" + maxHost, "warmup=" + warmup, "iters=" + iters, "min-iters=" + minIters,
                 "seconds-per-size=" + secondsPerSize, "in-place=" + inPlace, "check=" + check));
-        BandwidthRankMain.spec(BandwidthRankMain.parse(a));      // bad settings fail here, before any JVM starts
+        Map<String, String> parsed = BandwidthRankMain.parse(a);
+        BenchSpec first = BandwidthRankMain.spec(parsed);          // bad settings fail here, before any JVM starts
+        BandwidthRankMain.collectives(parsed).forEach(first::collective);
         return a;
     }
 

@@ -26,16 +26,18 @@ public final class BandwidthRankMain {
         Map<String, String> a = parse(List.of(rest));
         Duration timeout = Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeout", "300")));
         MpjCommunicator mpj = MpjCommunicator.builder().timeout(timeout).build();
-        BenchSpec base = spec(a);
+        BenchSpec base = spec(a);          // the first collective's; the others replace it in turn
         long hostCap = BenchSpec.parseBytes(a.getOrDefault("max-host", a.getOrDefault("max", "64M")));
+        List<Collective> collectives = collectives(a);
         for (String name : a.getOrDefault("comms", "mpj,ring").split(",")) {
-            BenchSpec spec = RankCommunicators.usesGpu(name) && !name.endsWith("-staged") ? base
+            BenchSpec sized = RankCommunicators.usesGpu(name) && !name.endsWith("-staged") ? base
                     : base.sizes(base.minBytes(), Math.max(base.minBytes(), Math.min(base.maxBytes(), hostCap)), base.factor());
+            // one communicator for all the collectives: NCCL's init and the rank JVMs' start are paid once
             try (RankCommunicators.Made made = RankCommunicators.make(name, mpj, timeout)) {
                 if (mpj.rank() == 0) {
                     System.out.println("bench: " + name + " on " + mpj.size() + " ranks, " + made.memory().name() + " memory, "
-                            + spec.collective().label() + " " + BenchSpec.formatBytes(spec.minBytes()) + " .. "
-                            + BenchSpec.formatBytes(spec.maxBytes()));
+                            + String.join(", ", collectives.stream().map(Collective::label).toList()) + " "
+                            + BenchSpec.formatBytes(sized.minBytes()) + " .. " + BenchSpec.formatBytes(sized.maxBytes()));
                 }
                 if (made.communicator() instanceof org.mpi2nccl.comm.nccl.NcclCommunicator n) {
                     // every rank's own line (the launcher prefixes its rank): scripts/gpu/bandwidth.sh reads the init times from here
@@ -44,11 +46,13 @@ public final class BandwidthRankMain {
                             n.initNanos() / 1e6, org.mpi2nccl.comm.nccl.NcclNatives.version());
                 }
                 BandwidthHarness h = new BandwidthHarness(made.communicator(), mpj, name, made.memory());
-                h.run(spec, row -> {
-                    if (mpj.rank() == 0) {
-                        Report.emit(toMap(row));
-                    }
-                });
+                for (Collective c : collectives) {
+                    h.run(sized.collective(c), row -> {
+                        if (mpj.rank() == 0) {
+                            Report.emit(toMap(row));
+                        }
+                    });
+                }
             }
         }
         mpj.close();
@@ -70,7 +74,7 @@ public final class BandwidthRankMain {
 
     static BenchSpec spec(Map<String, String> a) {
         BenchSpec s = BenchSpec.defaults()
-                .collective(Collective.parse(a.getOrDefault("collective", "allReduce")))
+                .collective(collectives(a).get(0))
                 .type(DataType.valueOf(a.getOrDefault("type", "float32").toUpperCase(java.util.Locale.ROOT)))
                 .op(Reduction.parse(a.getOrDefault("op", "sum")))
                 .root(Integer.parseInt(a.getOrDefault("root", "0")))
@@ -81,6 +85,20 @@ public final class BandwidthRankMain {
                 .placements(!a.getOrDefault("in-place", "true").equals("false"), true)
                 .check(!a.getOrDefault("check", "true").equals("false"));
         return s;
+    }
+
+    /** The collectives to measure, in order: {@code collective=allReduce,allGather,...} (each checked; default allReduce). */
+    static List<Collective> collectives(Map<String, String> a) {
+        List<Collective> out = new ArrayList<>();
+        for (String c : a.getOrDefault("collective", "allReduce").split(",")) {
+            if (!c.isBlank()) {
+                out.add(Collective.parse(c));
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("bandwidth: no collective named (e.g. collective=allReduce,allGather)");
+        }
+        return out;
     }
 
     static Map<String, Object> toMap(BenchRow r) {

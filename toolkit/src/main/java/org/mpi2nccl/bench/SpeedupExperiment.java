@@ -36,6 +36,7 @@ public final class SpeedupExperiment {
     private Consumer<String> log = System.out::println;
     private Duration runTimeout = Duration.ofMinutes(20);
     private int rounds = 1;
+    private int firstRound = 1;
 
     public SpeedupExperiment(SpeedupConfig config, List<Route> routes, List<Integer> rankCounts) {
         config.validate();
@@ -139,6 +140,16 @@ public final class SpeedupExperiment {
 
     public int rounds() { return rounds; }
 
+    /**
+     * The number the first round gets (default 1): a script that alternates this experiment with a peer's (PyTorch
+     * DDP) runs one round at a time and numbers them, so that the merged rows pair each round with the peer's.
+     */
+    public SpeedupExperiment firstRound(int k) {
+        if (k < 1) throw new IllegalArgumentException("--first-round must be at least 1, got " + k);
+        this.firstRound = k;
+        return this;
+    }
+
     /** Longest a single (route, ranks) run may take. */
     public SpeedupExperiment runTimeout(Duration d) {
         this.runTimeout = d;
@@ -156,8 +167,8 @@ public final class SpeedupExperiment {
         // The single rank communicates with nobody: run it on the MPI route where there is one, so that it needs
         // no NCCL set-up (and a broken NCCL cannot take the baseline down with it).
         Route baseline = routes.contains(Route.MPI) ? Route.MPI : routes.get(0);
-        for (int round = 1; round <= rounds; round++) {
-            String of = rounds > 1 ? " round " + round + "/" + rounds : "";
+        for (int round = firstRound; round < firstRound + rounds; round++) {
+            String of = rounds > 1 ? " round " + round + "/" + (firstRound + rounds - 1) : firstRound > 1 ? " round " + round : "";
             for (int n : rankCounts) {
                 List<Route> these = n == 1 ? List.of(baseline) : routes;
                 for (Route route : these) {

@@ -199,9 +199,9 @@ public final class SpeedupResults {
                 .toList();
     }
 
-    /** How many rounds the results hold (1 for a single pass over the runs). */
+    /** How many rounds the results hold (1 for a single pass over the runs; rounds may be numbered from any k). */
     public int rounds() {
-        return epochs.rowCount() == 0 ? 0 : (int) epochs.intColumn("round").max();
+        return epochs.rowCount() == 0 ? 0 : epochs.intColumn("round").unique().size();
     }
 
     /**

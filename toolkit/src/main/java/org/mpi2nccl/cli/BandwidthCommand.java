@@ -35,7 +35,8 @@ public final class BandwidthCommand implements Callable<Integer> {
     MpjDevice device;
 
     @Option(names = {"-c", "--collective"}, defaultValue = "allReduce",
-            description = "allReduce, broadcast, reduce, allGather, reduceScatter, sendRecv (default ${DEFAULT-VALUE})")
+            description = {"allReduce, broadcast, reduce, allGather, reduceScatter, sendRecv (default ${DEFAULT-VALUE});",
+                    "several, comma-separated, run one after the other in the same job"})
     String collective;
 
     @Option(names = {"-d", "--type"}, defaultValue = "float32", description = "int8, int32, int64, float32, float64 (default ${DEFAULT-VALUE})")

@@ -49,6 +49,10 @@ public final class SpeedupCommand implements Callable<Integer> {
             "again): the summary gives the pooled speedup, each round's against its own 1 rank, and their median (default 1)"})
     int rounds = 1;
 
+    @Option(names = "--first-round", description = {"the number of the first round (default 1): one round at a time, alternated",
+            "with a peer's run, numbered so that the merged CSVs pair each round with the peer's"})
+    int firstRound = 1;
+
     @Option(names = "--from-csv", split = ",", description = {"no training: the report of recorded per-epoch CSV files",
             "(epochs.csv of other runs, a peer's CSV such as PyTorch DDP's), merged"})
     List<Path> fromCsv;
@@ -79,7 +83,7 @@ public final class SpeedupCommand implements Callable<Integer> {
             List<Integer> ns = ranks != null ? ranks : SpeedupExperiment.rankCountsFor(config.device);
             if (rounds < 1) throw new IllegalArgumentException("--rounds must be at least 1, got " + rounds);
             if (runTimeoutSeconds < 1) throw new IllegalArgumentException("--run-timeout must be at least 1 s, got " + runTimeoutSeconds);
-            exp = new SpeedupExperiment(config, rs, ns).rounds(rounds);
+            exp = new SpeedupExperiment(config, rs, ns).rounds(rounds).firstRound(firstRound);
             // the ranks would find a missing folder only after their JVMs started ("{rank}": one folder per rank, not checked here)
             if (config.data.equals("fashion") && (config.dataDir == null || !config.dataDir.toString().contains("{rank}"))) {
                 FashionMnist.requirePresent(config.dataDir != null ? config.dataDir : FashionMnist.defaultDir());

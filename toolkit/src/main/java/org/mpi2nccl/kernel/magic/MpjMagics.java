@@ -24,6 +24,7 @@ import java.util.function.Supplier;
  *
  * <pre>
  * %mpj start -np 4 [--device multicore|niodev]   start 4 engines that keep their state between cells
+ * %mpj start -np 2 --one-per-gpu                  the same, or one per GPU where the machine has more GPUs
  * %%mpj                                          run this cell on every engine at once
  * %%mpj -np 2                                    run this cell once on 2 fresh engines, then stop them
  * %mpj status                                    a table of the engines
@@ -68,6 +69,9 @@ public final class MpjMagics {
 
         @Option(names = "--device", description = "multicore or niodev (default: niodev with GPUs, else multicore)")
         String device;
+
+        @Option(names = "--one-per-gpu", description = "on a machine with more GPUs than -np: one rank per GPU instead")
+        boolean onePerGpu;
     }
 
     @Command(name = "%%mpj", description = "run the cell on the rank engines")
@@ -109,7 +113,9 @@ public final class MpjMagics {
                     + " first (or use %%mpj -np N for a one-off cell)");
         }
         MpjDevice device = device(o.device);
-        RankEngines started = RankEngines.start(o.ranks, device, classPath.get(), log);
+        // a lesson written for N ranks uses every GPU of a bigger machine (lessons 04 and 07 on 4 or 8 GPUs)
+        int ranks = o.onePerGpu ? Math.max(o.ranks, Gpus.visibleCount()) : o.ranks;
+        RankEngines started = RankEngines.start(ranks, device, classPath.get(), log);
         engines = started;
         return String.format(Locale.ROOT, "%d rank engines ready (%s, %.1f s): run cells on them with %%%%mpj",
                 started.size(), device, started.startupTime().toMillis() / 1000.0) + gpuSummary(started);
@@ -254,6 +260,7 @@ public final class MpjMagics {
     static String usage() {
         return String.join("\n",
                 "%mpj start -np 4 [--device multicore|niodev]   start rank engines (state kept between cells)",
+                "%mpj start -np 2 --one-per-gpu                  ... or one per GPU where there are more GPUs",
                 "%%mpj                                          run the cell on every rank engine at once",
                 "%%mpj -np 2 [--device ...]                     run the cell once on fresh engines",
                 "%mpj status                                    the engines: rank, host, pid, state",
