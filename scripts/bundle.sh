@@ -68,6 +68,9 @@ bundle_runtime
 say "bundle: assembling $out"
 rm -rf "$out" && mkdir -p "$out/lib" "$out/test"
 cp -a "$BUILD/bundle-runtime" "$out/runtime"
+# ct.sym (11 MB) holds older platforms' APIs for javac --release N; JShell compiles against the running JDK and
+# never reads it (lessons run through `mpi2nccl execute` without it), and the bundle must fit a 64 MiB transfer.
+rm -f "$out/runtime/lib/ct.sym"
 mkdir -p "$BUILD/bundle-jars"     # stored copies, remade only when their jar changed
 for j in "$TOOLKIT_JAR" "$TOOLKIT_LIB"/*.jar; do
   # icu4j (8 MB) only serves Tablesaw's charset guessing when reading files. jeromq stays (about 0.6 MB): no
