@@ -64,7 +64,7 @@ public final class Lesson03Times {
 
     /** Each stage's step split into forward+backward, waiting for the gradients after backward, and the rest. */
     public synchronized CategoryChart chart() {
-        CategoryChart c = new CategoryChartBuilder().width(720).height(420).title("Where a training step's time goes")
+        CategoryChart c = new CategoryChartBuilder().width(760).height(380).title("Where a training step's time goes")
                 .xAxisTitle("stage").yAxisTitle("ms per step (median)").build();
         List<String> names = new ArrayList<>();
         List<Double> compute = new ArrayList<>(), wait = new ArrayList<>(), rest = new ArrayList<>();
@@ -89,6 +89,7 @@ public final class Lesson03Times {
         // Six stage names side by side overlap at this width: tilted, they fit.
         c.getStyler().setXAxisLabelRotation(25);
         c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
+        c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal);
         return c;
     }
 
