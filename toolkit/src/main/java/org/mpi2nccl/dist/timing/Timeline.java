@@ -34,7 +34,9 @@ import org.mpi2nccl.tensor.Backend;
  * on the model's stream, and an NCCL all-reduce is two events on NCCL's stream ({@link CudaMarks}): recording them
  * queues markers and returns, the host does not wait. They are read, waiting for the GPU, when the timeline is read
  * ({@link #events}, {@link #gather}). An all-reduce the host waits for (MPI, or the hand-written ring, through host
- * memory) keeps host times, on the same axis.
+ * memory) keeps host times, on the same axis. NCCL's calls only queue work: their events come from
+ * {@code GpuDataParallel} ({@link #markOn}, {@link #allReducedOnGpu}); under the plain {@link DataParallel} on NCCL the
+ * all-reduce lane stays empty.
  *
  * <pre>{@code
  * Timeline tl = Timeline.attach(dp, 2);          // collective: every rank attaches
