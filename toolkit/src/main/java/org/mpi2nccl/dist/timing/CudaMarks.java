@@ -11,6 +11,7 @@ import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
 import static org.bytedeco.cuda.global.cudart.cudaSuccess;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.cuda.cudart.CUevent_st;
@@ -37,15 +38,21 @@ final class CudaMarks {
     private final Duration timeout;
     private final String who;
     private final List<CUevent_st> events = new ArrayList<>();
+    private final ArrayDeque<CUevent_st> spare = new ArrayDeque<>();    // created up front: a mark only records
     private CUevent_st zero;
 
-    /** {@code timeout}, {@code who}: how long reading a mark waits for the GPU before it fails, naming the rank. */
-    CudaMarks(CudaBackend gpu, Duration timeout, String who) {
+    /**
+     * {@code timeout}, {@code who}: how long reading a mark waits for the GPU before it fails, naming the rank;
+     * {@code expected}: marks to create events for now, so that recording a step costs only the records.
+     */
+    CudaMarks(CudaBackend gpu, Duration timeout, String who, int expected) {
         CudaLibraries.load(NativeLibrary.CUDART);
         this.device = gpu.device().index();
         this.modelStream = stream(gpu.context().streamAddress());
         this.timeout = timeout;
         this.who = who;
+        check(cudaSetDevice(device), "cudaSetDevice");
+        for (int i = 0; i < expected; i++) spare.add(newEvent());
     }
 
     /** A JavaCPP stream handle for a raw {@code cudaStream_t} (the model's, or an NCCL communicator's). */
@@ -72,7 +79,7 @@ final class CudaMarks {
     /** Records a mark on {@code stream}; returns its number. */
     int mark(CUstream_st stream) {
         check(cudaSetDevice(device), "cudaSetDevice");
-        CUevent_st e = newEvent();
+        CUevent_st e = spare.isEmpty() ? newEvent() : spare.poll();
         check(cudaEventRecord(e, stream), "recording a timeline event");
         events.add(e);
         return events.size() - 1;
@@ -102,8 +109,9 @@ final class CudaMarks {
         return true;
     }
 
-    /** Frees the events read so far (marks recorded later keep their numbers). */
+    /** Frees the events read so far (marks recorded later keep their numbers), and the spare ones. */
     void freeMarks() {
+        while (!spare.isEmpty()) cudaEventDestroy(spare.poll());
         for (int i = 0; i < events.size(); i++) {
             if (events.get(i) != null) {
                 cudaEventDestroy(events.get(i));

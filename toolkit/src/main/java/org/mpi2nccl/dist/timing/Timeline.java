@@ -87,7 +87,10 @@ public final class Timeline implements DataParallel.StepListener {
         if (backend instanceof CudaBackend gpu) {
             Communicator comm = dp.communicator();
             checkSteps(maxSteps);
-            CudaMarks marks = new CudaMarks(gpu, comm.timeout().plus(DataParallel.WAIT_MARGIN), "rank " + comm.rank());
+            // per step: its start, 4 phase ends, and per bucket its ready instant and an all-reduce's start and end
+            int perStep = 5 + 3 * dp.bucketCount();
+            CudaMarks marks = new CudaMarks(gpu, comm.timeout().plus(DataParallel.WAIT_MARGIN), "rank " + comm.rank(),
+                    (int) Math.min(4096L, (long) maxSteps * perStep));
             gpu.synchronize();                  // the stream idle: time zero's event is reached at once
             comm.barrier();
             long origin = System.nanoTime();
