@@ -205,7 +205,7 @@ public final class SpeedupResults {
     }
 
     /**
-     * One row per run: the median epoch over all its rounds (robust to a slow first epoch and to one slow round),
+     * The full table (for the compact one lessons show, {@link #compact()}). One row per run: the median epoch over all its rounds (robust to a slow first epoch and to one slow round),
      * throughput, speedup and efficiency over the single rank, the lowest and highest speedup of a single round
      * (its median epoch against the baseline's in the same round: how far one pass could have misled) and the median
      * of the rounds' speedups ({@code speedup_paired}: each round against its own baseline, so that a machine, or a
@@ -255,6 +255,46 @@ public final class SpeedupResults {
         phaseCols.forEach(s::addColumns);
         s.addColumns(commShare);
         return s;
+    }
+
+    /**
+     * The summary for a lesson: a few columns, units in the headers, 3 significant digits. One row per run: the median
+     * epoch, the median step, the communication a step did not hide, the median of the rounds' speedups and their
+     * range, the test accuracy. {@link #summary()} is the full table.
+     */
+    public Table compact() {
+        Table full = summary();
+        StringColumn route = StringColumn.create("route"), range = StringColumn.create("speedup range (x)");
+        IntColumn ranks = IntColumn.create("ranks");
+        DoubleColumn epochS = DoubleColumn.create("epoch (s)"), stepMs = DoubleColumn.create("step (ms)"),
+                commMs = DoubleColumn.create("comm (ms/step)"), speedup = DoubleColumn.create("speedup (x)"),
+                acc = DoubleColumn.create("test acc (%)");
+        for (Row row : full) {
+            Table t = run(row.getString("route"), row.getInt("ranks"));
+            double[] perStep = new double[t.rowCount()], commPerStep = new double[t.rowCount()];
+            for (int i = 0; i < t.rowCount(); i++) {
+                double steps = t.longColumn("steps").getLong(i);
+                perStep[i] = t.doubleColumn("epoch_s").getDouble(i) / steps;
+                commPerStep[i] = t.doubleColumn("comm_s").getDouble(i) / steps;
+            }
+            route.append(row.getString("route"));
+            ranks.append(row.getInt("ranks"));
+            epochS.append(significant(row.getDouble("epoch_s")));
+            stepMs.append(significant(1e3 * median(perStep)));
+            commMs.append(significant(1e3 * StatUtils.mean(commPerStep)));
+            speedup.append(significant(row.getDouble("speedup_paired")));
+            double lo = row.getDouble("speedup_lo"), hi = row.getDouble("speedup_hi");
+            range.append(Double.isNaN(lo) ? "" : significant(lo) + " to " + significant(hi));
+            acc.append(significant(100 * row.getDouble("test_acc")));
+        }
+        return Table.create("speedup (median of " + rounds() + " round" + (rounds() == 1 ? "" : "s") + ")")
+                .addColumns(route, ranks, epochS, stepMs, commMs, speedup, range, acc);
+    }
+
+    /** {@code v} to 3 significant digits (NaN and infinities as they are). */
+    static double significant(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v) || v == 0) return v;
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(3)).doubleValue();
     }
 
     /**

@@ -54,6 +54,26 @@ public final class StepCosts {
         return out;
     }
 
+    /**
+     * The per-step costs for a lesson: route, ranks, the step, its compute (forward, backward, optimizer), the
+     * communication it did not hide, and what it costs beyond one rank's step; microseconds to 3 significant digits.
+     * {@link #of} is the full table.
+     */
+    public static Table compact(SpeedupResults r) {
+        Table full = of(r);
+        DoubleColumn step = DoubleColumn.create("step (us)"), compute = DoubleColumn.create("compute (us)"),
+                comm = DoubleColumn.create("comm not hidden (us)"), extra = DoubleColumn.create("beyond 1 rank (us)");
+        for (int i = 0; i < full.rowCount(); i++) {
+            step.append(SpeedupResults.significant(full.doubleColumn("step_us").getDouble(i)));
+            compute.append(SpeedupResults.significant(full.doubleColumn("forward_us").getDouble(i)
+                    + full.doubleColumn("backward_us").getDouble(i) + full.doubleColumn("optimizer_us").getDouble(i)));
+            comm.append(SpeedupResults.significant(full.doubleColumn("comm_us").getDouble(i)));
+            extra.append(SpeedupResults.significant(full.doubleColumn("extra_us").getDouble(i)));
+        }
+        return Table.create("per step").addColumns(full.stringColumn("route").copy(), full.intColumn("ranks").copy(), step,
+                compute, comm, extra);
+    }
+
     /** {step, forward, backward, comm, optimizer, other} in microseconds per step, or null for a run with no rows. */
     private static double[] perStep(Table run) {
         if (run == null || run.rowCount() == 0 || !run.columnNames().contains("steps")) return null;

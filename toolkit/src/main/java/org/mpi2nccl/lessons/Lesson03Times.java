@@ -37,13 +37,17 @@ public final class Lesson03Times {
         return rows.containsKey(stage);
     }
 
-    /** One row per stage, times in milliseconds per step (medians). */
+    /**
+     * One row per stage, times in milliseconds per step (medians, 3 significant digits): forward+backward, the
+     * all-reduce calls and their time, the part of it during backward, the wait after backward, the whole step.
+     */
     public synchronized Table table() {
         StringColumn stage = StringColumn.create("stage");
-        DoubleColumn examples = DoubleColumn.create("examples per rank"), calls = DoubleColumn.create("all-reduce calls"),
-                compute = DoubleColumn.create("forward+backward ms"), busy = DoubleColumn.create("all-reduce ms"),
-                hidden = DoubleColumn.create("of which during backward ms"), wait = DoubleColumn.create("wait after backward ms"),
-                step = DoubleColumn.create("step ms");
+        // Short headers with units: the table must fit the notebook's column.
+        DoubleColumn examples = DoubleColumn.create("examples/rank"), calls = DoubleColumn.create("calls"),
+                compute = DoubleColumn.create("fwd+bwd (ms)"), busy = DoubleColumn.create("all-reduce (ms)"),
+                hidden = DoubleColumn.create("in bwd (ms)"), wait = DoubleColumn.create("wait (ms)"),
+                step = DoubleColumn.create("step (ms)");
         for (Map.Entry<String, Row> e : ordered().entrySet()) {
             Row r = e.getValue();
             stage.append(e.getKey());
@@ -60,7 +64,7 @@ public final class Lesson03Times {
 
     /** Each stage's step split into forward+backward, waiting for the gradients after backward, and the rest. */
     public synchronized CategoryChart chart() {
-        CategoryChart c = new CategoryChartBuilder().width(680).height(340).title("Where a training step's time goes")
+        CategoryChart c = new CategoryChartBuilder().width(760).height(380).title("Where a training step's time goes")
                 .xAxisTitle("stage").yAxisTitle("ms per step (median)").build();
         List<String> names = new ArrayList<>();
         List<Double> compute = new ArrayList<>(), wait = new ArrayList<>(), rest = new ArrayList<>();
@@ -82,6 +86,10 @@ public final class Lesson03Times {
         c.addSeries("waiting for the all-reduce after backward", names, wait);
         c.addSeries("optimizer and the rest", names, rest);
         c.getStyler().setStacked(true);
+        // Six stage names side by side overlap at this width: tilted, they fit.
+        c.getStyler().setXAxisLabelRotation(25);
+        c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
+        c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal);
         return c;
     }
 
@@ -142,7 +150,9 @@ public final class Lesson03Times {
         return m;
     }
 
+    /** 3 significant digits. */
     private static double round(double x) {
-        return Math.round(x * 1000) / 1000.0;
+        if (Double.isNaN(x) || Double.isInfinite(x) || x == 0) return x;
+        return new java.math.BigDecimal(x).round(new java.math.MathContext(3)).doubleValue();
     }
 }

@@ -93,6 +93,28 @@ class SpeedupRoundsTest {
         assertEquals((1.19 / 0.69 + 1.48 / 0.82) / 2, ddp.getDouble("speedup_paired"), 1e-9);
     }
 
+    /** The lessons' view: a few columns, units in the headers, 3 significant digits; the full table stays as it was. */
+    @Test
+    void theCompactViewHasAFewRoundedColumnsWithUnits() {
+        SpeedupResults r = threeRounds();
+        Table c = r.compact();
+        assertEquals(List.of("route", "ranks", "epoch (s)", "step (ms)", "comm (ms/step)", "speedup (x)", "speedup range (x)",
+                "test acc (%)"), c.columnNames());
+        Row nccl = c.row(1);
+        assertEquals("nccl", nccl.getString("route"));
+        assertEquals(0.21, nccl.getDouble("epoch (s)"), 1e-12);
+        assertEquals(2.1, nccl.getDouble("step (ms)"), 1e-12);              // 0.21 s over 100 steps
+        assertEquals(2.0, nccl.getDouble("speedup (x)"), 1e-12);            // the paired median
+        assertEquals("1.9 to 2.1", nccl.getString("speedup range (x)"));    // 1.905 and 2.095 to 3 digits
+        assertEquals(81.7, nccl.getDouble("test acc (%)"), 1e-12);          // 81.67 to 3 digits
+        assertEquals(0.0, nccl.getDouble("comm (ms/step)"), 1e-12);
+        assertTrue(r.summary().columnCount() > 2 * c.columnCount(), "the full table holds more: " + r.summary().columnNames());
+        Table steps = StepCosts.compact(r);
+        assertEquals(List.of("route", "ranks", "step (us)", "compute (us)", "comm not hidden (us)", "beyond 1 rank (us)"),
+                steps.columnNames());
+        assertEquals(301, steps.row(0).getDouble("compute (us)"), 1e-6);
+    }
+
     @Test
     void thePerStepTableLeavesOutTheFirstEpochOfEveryRound() {
         Table t = StepCosts.of(threeRounds());

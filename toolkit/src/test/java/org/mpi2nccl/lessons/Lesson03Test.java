@@ -263,6 +263,6 @@ class Lesson03Test {
             return Lesson03.checkLibrary(c.rank(), c.size(), net, meter, t);
         }));
         assertTrue(rank0[0].has(Lesson03Times.LIBRARY));
-        assertEquals(3.0, rank0[0].table().doubleColumn("all-reduce calls").get(1), 1e-9, rank0[0].table().printAll());
+        assertEquals(3.0, rank0[0].table().doubleColumn("calls").get(1), 1e-9, rank0[0].table().printAll());
     }
 }

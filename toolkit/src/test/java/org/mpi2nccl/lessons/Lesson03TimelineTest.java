@@ -32,6 +32,9 @@ class Lesson03TimelineTest {
         assertTrue(v.contains("overlap hid part of the all-reduce time"), v);
 
         String none = Lesson03Timeline.verdict(trace(10, 4), trace(9, 4));
-        assertTrue(none.contains("overlap hid little"), none);
+        assertTrue(none.contains("overlap hid little:"), none);
+
+        String longer = Lesson03Timeline.verdict(trace(10, 4), trace(9, 9));
+        assertTrue(longer.contains("overlap hid little, and the step was longer"), longer);
     }
 }

@@ -16,6 +16,8 @@ import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.dist.DataParallel;
 import org.mpi2nccl.dist.EquivalenceCheck;
 import org.mpi2nccl.dist.Route;
+import org.mpi2nccl.dist.timing.Timeline;
+import org.mpi2nccl.dist.timing.TimelineTrace;
 import org.mpi2nccl.launch.Report;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.tensor.Device;
@@ -28,7 +30,9 @@ import org.mpi2nccl.tensor.Device;
  *
  * <p>Arguments ({@code key=value}): {@code route=mpi|ring|nccl device=cpu|cuda model=mlp|cnn|cnn-bn
  * data=synthetic|fashion examples=N batch=B steps=K seed=S lr=0.1 momentum=0.9 overlap=true cuda-graphs=false graph-collectives=true
- * bucket-bytes=1048576 last-bucket-bytes=0 overlap-ctas=0 out=DIR}. On {@code device=cuda} rank r uses GPU r % count.
+ * bucket-bytes=1048576 last-bucket-bytes=0 overlap-ctas=0 out=DIR timeline=FILE timeline-steps=2}. On {@code device=cuda}
+ * rank r uses GPU r % count. With {@code timeline=FILE} a {@link Timeline} records the first {@code timeline-steps}
+ * steps and rank 0 writes every rank's events to FILE as a Chrome trace.
  */
 public final class EquivalenceRank {
     private EquivalenceRank() {}
@@ -52,7 +56,13 @@ public final class EquivalenceRank {
             float[] params;
             try (Module net = EquivalenceCheck.rankModel(setup, device, host.rank());
                  GpuDataParallel dp = new GpuDataParallel(net, comm, options, gpu)) {
+                Timeline timeline = a.containsKey("timeline")
+                        ? Timeline.attach(dp, Integer.parseInt(a.getOrDefault("timeline-steps", "2"))) : null;
                 params = EquivalenceCheck.train(setup, dp);
+                if (timeline != null) {
+                    TimelineTrace trace = timeline.gather(host);        // host memory: the MPI communicator carries it
+                    if (host.rank() == 0) trace.write(Path.of(a.get("timeline")));
+                }
                 if (gpu.overlapCtas() > 0) System.out.println("rank " + comm.rank() + ": " + dp);
                 if (gpu.cudaGraphs()) {
                     System.out.println("rank " + comm.rank() + ": " + dp.graphReplays() + " of " + setup.steps()

@@ -17,6 +17,7 @@ import org.mpi2nccl.dist.GradientBuckets;
 import org.mpi2nccl.dist.GradientBuckets.Bucket;
 import org.mpi2nccl.dist.timing.StepTimer;
 import org.mpi2nccl.dist.timing.TimeBreakdown;
+import org.mpi2nccl.dist.timing.Timeline;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.Optimizer;
@@ -36,6 +37,10 @@ import org.mpi2nccl.optim.Optimizer;
  *   <li>with {@link GpuOptions#cudaGraphs} a step is recorded once as CUDA graphs and replayed ({@link GraphedSteps});</li>
  *   <li>every step is timed ({@link StepTimer}, {@link #times()}): on a GPU reading the times is also where the host
  *       waits for the GPU, at most {@code StepsAhead} steps behind, and where a step stuck on a missing rank fails.</li>
+ *   <li>a {@link Timeline} may listen beside the timer ({@link #listen}, {@code Timeline.attach(dp, steps)}): on a
+ *       GPU it records CUDA events, on the model's stream for the phases and on NCCL's around each bucket's
+ *       all-reduce. A replayed CUDA graph has no hooks to record from, so the steps it records run eagerly (said once);
+ *       replay resumes after them. Without a timeline nothing of this runs.</li>
  * </ul>
  * On the CPU only the timing applies: the step is the plain one.
  */
@@ -50,6 +55,8 @@ public class GpuDataParallel extends DataParallel {
     private volatile boolean stuck;         // a step never finished on the GPU: close() must not wait for it
     private IntConsumer cutPiece;           // recording backward in pieces: told how many buckets the piece completes
     private boolean recordingCollectives;   // recording the all-reduces too: recorded, not run, so not counted
+    private Timeline timeline;              // listening beside the timer, or null (then nothing here records events)
+    private boolean saidEager;              // the timeline's steps run without graphs: said once
 
     /** Collective: every rank of {@code comm} must call it, with the same options. */
     public GpuDataParallel(Module model, Communicator comm, DataParallel.Options options, GpuOptions gpu) {
@@ -100,14 +107,44 @@ public class GpuDataParallel extends DataParallel {
     /** This step replayed from CUDA graphs when the options ask for them and the step can be, else the plain step. */
     @Override
     public StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+        if (graphed != null && timeline != null && timeline.recordsNextStep()) {
+            if (!saidEager) {
+                saidEager = true;
+                System.out.println("rank " + comm.rank() + ": the steps the timeline records run without CUDA graphs (a replayed"
+                        + " graph has no hooks to record from; same result); graphs are replayed again after them");
+            }
+            return super.step(batch, optimizer, lossFn);
+        }
         StepOutput replayed = graphed == null ? null : graphed.step(batch, optimizer, lossFn);
         return replayed != null ? replayed : super.step(batch, optimizer, lossFn);
     }
 
-    /** Its {@link StepTimer} listens already: read it with {@link #times()}. */
+    /**
+     * Tells {@code l} where each step is, beside this step's own {@link StepTimer} (read with {@link #times()}); a
+     * later call replaces the earlier listener, the timer stays. A {@link Timeline} ({@code Timeline.attach}) also
+     * gets the GPU times of NCCL's all-reduces.
+     */
     @Override
     public void listen(StepListener l) {
-        throw new IllegalStateException("GpuDataParallel times its steps itself: read times()");
+        if (l == null) throw new IllegalArgumentException("listener is null");
+        this.timeline = l instanceof Timeline t ? t : null;
+        super.listen(new Both(timer, l));
+    }
+
+    /** The timer and one more listener, told in that order. */
+    private record Both(StepListener first, StepListener second) implements StepListener {
+        @Override public void stepStarted() { first.stepStarted(); second.stepStarted(); }
+        @Override public void forwardDone() { first.forwardDone(); second.forwardDone(); }
+        @Override public void backwardDone() { first.backwardDone(); second.backwardDone(); }
+        @Override public void gradientsAveraged() { first.gradientsAveraged(); second.gradientsAveraged(); }
+        @Override public void optimizerDone() { first.optimizerDone(); second.optimizerDone(); }
+        @Override public void bucketLaunched(int bucket) { first.bucketLaunched(bucket); second.bucketLaunched(bucket); }
+
+        @Override
+        public void allReduced(Communicator via, org.mpi2nccl.comm.CommBuffer buffer, long nanos) {
+            first.allReduced(via, buffer, nanos);
+            second.allReduced(via, buffer, nanos);
+        }
     }
 
     // ---- the plain step's hooks ------------------------------------------------------------------------------------
@@ -134,15 +171,21 @@ public class GpuDataParallel extends DataParallel {
 
     @Override
     protected void allReduce(Bucket b, Communicator via) {
+        // A timeline on a GPU: NCCL's call only queues the all-reduce, so its time is two events on NCCL's stream.
+        long stream = timeline != null && via instanceof NcclCommunicator n ? n.streamAddress() : 0;
+        long start = stream != 0 ? timeline.markOn(stream) : -1;
         if (recordingCollectives) via.allReduce(b.buffer(), Reduction.AVG);   // recorded, not run: counted at every replay
         else super.allReduce(b, via);
+        if (start >= 0) timeline.allReducedOnGpu(b.bytes(), start, timeline.markOn(stream));
         if (via != comm) launchedBeside.incrementAndGet();
     }
 
     /** The buckets backward did not launch: through NCCL as one group (one launch), else one by one. */
     @Override
     protected void launchRest() {
-        if (comm instanceof NcclCommunicator && buckets.size() - launched() > 1) NcclCommunicator.group(super::launchRest);
+        // Not grouped while a timeline records the step: a group queues its all-reduces at its end, after the events.
+        boolean timed = timeline != null && timeline.recordsThisStep();
+        if (comm instanceof NcclCommunicator && buckets.size() - launched() > 1 && !timed) NcclCommunicator.group(super::launchRest);
         else super.launchRest();
     }
 

@@ -7,7 +7,8 @@
  *   <li>{@link org.mpi2nccl.dist.gpu.GpuOptions}: what can be switched on;</li>
  *   <li>{@link org.mpi2nccl.dist.gpu.GpuDataParallel}: the plain step's hooks overridden (NCCL ordered with the model's
  *       stream by CUDA events, the tail launched as one NCCL group, a CTA-limited communicator beside backward, a
- *       small last bucket) and every step timed;</li>
+ *       small last bucket) and every step timed; a {@link org.mpi2nccl.dist.timing.Timeline} may listen beside the
+ *       timer, recording CUDA events (the steps it records run without graphs);</li>
  *   <li>{@code StepGraphs}: which steps are recorded as CUDA graphs and which replay them;</li>
  *   <li>{@code GraphedSteps}: how a step is recorded (NCCL's all-reduces inside or between the graphs) and replayed.</li>
  * </ol>

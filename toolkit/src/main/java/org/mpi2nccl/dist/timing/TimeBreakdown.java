@@ -47,6 +47,32 @@ public record TimeBreakdown(long steps, long forwardNanos, long backwardNanos, l
         return steps == 0 ? 0 : nanos(p) / 1e6 / steps;
     }
 
+    /**
+     * Several breakdowns side by side for a lesson, one row each (the map's keys name them): milliseconds per step of
+     * the whole step, forward, backward, the communication backward did not hide and the optimizer, and the
+     * all-reduce calls per step; 3 significant digits.
+     */
+    public static tech.tablesaw.api.Table table(java.util.Map<String, TimeBreakdown> rows) {
+        tech.tablesaw.api.StringColumn name = tech.tablesaw.api.StringColumn.create("route");
+        String[] heads = {"step (ms)", "forward (ms)", "backward (ms)", "comm not hidden (ms)", "optimizer (ms)", "all-reduces per step"};
+        tech.tablesaw.api.DoubleColumn[] cols = new tech.tablesaw.api.DoubleColumn[heads.length];
+        for (int i = 0; i < heads.length; i++) cols[i] = tech.tablesaw.api.DoubleColumn.create(heads[i]);
+        for (java.util.Map.Entry<String, TimeBreakdown> e : rows.entrySet()) {
+            TimeBreakdown t = e.getValue();
+            double n = Math.max(1, t.steps());
+            name.append(e.getKey());
+            double[] v = {t.totalNanos() / 1e6 / n, t.msPerStep(Phase.FORWARD), t.msPerStep(Phase.BACKWARD),
+                    t.msPerStep(Phase.COMMUNICATION), t.msPerStep(Phase.OPTIMIZER), t.collectives() / n};
+            for (int i = 0; i < v.length; i++) cols[i].append(significant(v[i]));
+        }
+        return tech.tablesaw.api.Table.create("per step").addColumns(name).addColumns(cols);
+    }
+
+    private static double significant(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v) || v == 0) return v;
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(3)).doubleValue();
+    }
+
     @Override
     public String toString() {
         if (steps == 0) return "no steps";

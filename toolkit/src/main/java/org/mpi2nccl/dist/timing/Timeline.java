@@ -7,8 +7,10 @@ import org.mpi2nccl.comm.CommBuffer;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.dist.DataParallel;
 import org.mpi2nccl.dist.timing.TimelineEvent.Kind;
+import org.mpi2nccl.tensor.Backend;
 
 /**
  * One rank's timeline of a {@link DataParallel}'s steps: when forward, backward, each bucket's all-reduce, the wait
@@ -27,6 +29,15 @@ import org.mpi2nccl.dist.timing.TimelineEvent.Kind;
  * that grows by doubling; only the first {@code maxSteps} steps are kept, so a long training does not grow it. The
  * benchmark {@link TimelineOverhead} measures a step with and without it.
  *
+ * <p>On a GPU ({@link org.mpi2nccl.dist.gpu.GpuDataParallel}) the host only queues the step's kernels, so a host
+ * timestamp would time the launches. There each phase boundary and each bucket becoming ready is a CUDA event recorded
+ * on the model's stream, and an NCCL all-reduce is two events on NCCL's stream ({@link CudaMarks}): recording them
+ * queues markers and returns, the host does not wait. They are read, waiting for the GPU, when the timeline is read
+ * ({@link #events}, {@link #gather}). An all-reduce the host waits for (MPI, or the hand-written ring, through host
+ * memory) keeps host times, on the same axis. NCCL's calls only queue work: their events come from
+ * {@code GpuDataParallel} ({@link #markOn}, {@link #allReducedOnGpu}); under the plain {@link DataParallel} on NCCL the
+ * all-reduce lane stays empty.
+ *
  * <pre>{@code
  * Timeline tl = Timeline.attach(dp, 2);          // collective: every rank attaches
  * dp.step(...); dp.step(...);
@@ -35,12 +46,17 @@ import org.mpi2nccl.dist.timing.TimelineEvent.Kind;
  * }</pre>
  */
 public final class Timeline implements DataParallel.StepListener {
-    /** Longs per event: kind, step, bucket, bytes, start, end, on the step's own thread (1) or another (0). */
+    /**
+     * Longs per event: kind, step, bucket, bytes, start, end, flags: {@link #ON_STEP_THREAD} (it ran on the step's
+     * own thread), {@link #MARKED} (start and end are numbers of {@link CudaMarks}, not times yet).
+     */
     static final int FIELDS = 7;
+    private static final long ON_STEP_THREAD = 1, MARKED = 2;
 
     private final int rank;
     private final int maxSteps;
     private final long origin;
+    private final CudaMarks marks;         // a GPU rank's clock; null: host times
     private long[] events = new long[FIELDS * 32];
     private int count;
     // Written and read on the step's thread only (the all-reduce thread reads them in allReduced: see there).
@@ -51,9 +67,14 @@ public final class Timeline implements DataParallel.StepListener {
     private long backwardEnd;
 
     Timeline(int rank, int maxSteps, long origin) {
+        this(rank, maxSteps, origin, null);
+    }
+
+    private Timeline(int rank, int maxSteps, long origin, CudaMarks marks) {
         this.rank = rank;
         this.maxSteps = maxSteps;
         this.origin = origin;
+        this.marks = marks;
     }
 
     /**
@@ -61,9 +82,29 @@ public final class Timeline implements DataParallel.StepListener {
      * listener, such as a {@link StepTimer}). Collective: the ranks meet in a barrier to agree on time zero.
      */
     public static Timeline attach(DataParallel dp, int maxSteps) {
-        Timeline t = start(dp.communicator(), maxSteps);
+        Backend backend = dp.model().parameters().get(0).device().backend();
+        Timeline t;
+        if (backend instanceof CudaBackend gpu) {
+            Communicator comm = dp.communicator();
+            checkSteps(maxSteps);
+            // per step: its start, 4 phase ends, and per bucket its ready instant and an all-reduce's start and end
+            int perStep = 5 + 3 * dp.bucketCount();
+            CudaMarks marks = new CudaMarks(gpu, comm.timeout().plus(DataParallel.WAIT_MARGIN), "rank " + comm.rank(),
+                    (int) Math.min(4096L, (long) maxSteps * perStep));
+            gpu.synchronize();                  // the stream idle: time zero's event is reached at once
+            comm.barrier();
+            long origin = System.nanoTime();
+            marks.zero();
+            t = new Timeline(comm.rank(), maxSteps, origin, marks);
+        } else {
+            t = start(dp.communicator(), maxSteps);
+        }
         dp.listen(t);
         return t;
+    }
+
+    private static void checkSteps(int maxSteps) {
+        if (maxSteps < 1) throw new IllegalArgumentException("a timeline records at least one step, got " + maxSteps);
     }
 
     /**
@@ -71,7 +112,7 @@ public final class Timeline implements DataParallel.StepListener {
      * the ranks of {@code comm} meet in a barrier to agree on time zero.
      */
     public static Timeline start(Communicator comm, int maxSteps) {
-        if (maxSteps < 1) throw new IllegalArgumentException("a timeline records at least one step, got " + maxSteps);
+        checkSteps(maxSteps);
         comm.barrier();
         return new Timeline(comm.rank(), maxSteps, System.nanoTime());
     }
@@ -85,12 +126,32 @@ public final class Timeline implements DataParallel.StepListener {
         return step >= 0 && step < maxSteps;
     }
 
+    /** Whether the next step will be recorded (a GPU step then runs eagerly: a replayed CUDA graph has no hooks). */
+    public boolean recordsNextStep() {
+        return step + 1 < maxSteps;
+    }
+
+    /** Whether the current step is recorded. */
+    public boolean recordsThisStep() {
+        return recording();
+    }
+
+    /** Whether this rank's times are the GPU's (CUDA events), read when the timeline is read. */
+    public boolean onGpu() {
+        return marks != null;
+    }
+
+    /** Now: the host's clock, or on a GPU a mark on the model's stream (only while recording: marks cost an event). */
+    private long now() {
+        return marks == null ? System.nanoTime() : recording() ? marks.mark() : -1;
+    }
+
     @Override
     public void stepStarted() {
         step++;
         stepThread = Thread.currentThread();
         reduced = 0;
-        phaseStart = System.nanoTime();
+        phaseStart = now();
     }
 
     @Override
@@ -101,9 +162,15 @@ public final class Timeline implements DataParallel.StepListener {
     @Override
     public void bucketLaunched(int bucket) {
         if (recording()) {
-            long now = System.nanoTime();
-            record(Kind.BUCKET_READY, step, bucket, 0, now, now, true);
+            long now = now();
+            onStepThread(Kind.BUCKET_READY, bucket, now, now);
         }
+    }
+
+    /** An event of the step's thread, from {@link #now()} values: host times made relative, or GPU marks. */
+    private void onStepThread(Kind kind, int bucket, long start, long end) {
+        if (marks == null) store(kind, step, bucket, 0, start - origin, end - origin, ON_STEP_THREAD);
+        else store(kind, step, bucket, 0, start, end, ON_STEP_THREAD | MARKED);
     }
 
     @Override
@@ -128,6 +195,8 @@ public final class Timeline implements DataParallel.StepListener {
     @Override
     public void allReduced(Communicator via, CommBuffer buffer, long nanos) {
         if (!recording()) return;
+        // NCCL only queued it: its GPU times come from allReducedOnGpu
+        if (marks != null && via != null && "nccl".equals(via.kind())) return;
         long end = System.nanoTime();
         int bucket;
         synchronized (this) {
@@ -136,10 +205,27 @@ public final class Timeline implements DataParallel.StepListener {
         record(Kind.ALL_REDUCE, step, bucket, buffer.bytes(), end - nanos, end, Thread.currentThread() == stepThread);
     }
 
+    /**
+     * A GPU rank: records a mark on {@code stream} (an NCCL communicator's {@code cudaStream_t}), to pass to
+     * {@link #allReducedOnGpu} as an all-reduce's start or end; -1 when this step is not recorded.
+     */
+    public long markOn(long stream) {
+        return marks != null && recording() ? marks.mark(CudaMarks.stream(stream)) : -1;
+    }
+
+    /**
+     * A GPU rank: the step's next bucket was all-reduced on NCCL's stream between marks {@code start} and {@code end}
+     * ({@link #markOn}), queued by the step's thread.
+     */
+    public void allReducedOnGpu(long bytes, long start, long end) {
+        if (start < 0 || end < 0 || !recording()) return;
+        store(Kind.ALL_REDUCE, step, reduced++, bytes, start, end, ON_STEP_THREAD | MARKED);
+    }
+
     /** Ends a phase of the step's thread that began at {@code start}: recorded, and its end is the next one's start. */
     private long phase(Kind kind, long start) {
-        long now = System.nanoTime();
-        if (recording()) record(kind, step, -1, 0, start, now, true);
+        long now = now();
+        if (recording()) onStepThread(kind, -1, start, now);
         return now;
     }
 
@@ -147,17 +233,35 @@ public final class Timeline implements DataParallel.StepListener {
      * Records one event (times from {@code System.nanoTime()}); {@code bucket} -1 and {@code bytes} 0 where they do
      * not apply; {@code onStepThread}: whether it ran on the thread that runs the step.
      */
-    public synchronized void record(Kind kind, int step, int bucket, long bytes, long startNanos, long endNanos,
-                                    boolean onStepThread) {
+    public void record(Kind kind, int step, int bucket, long bytes, long startNanos, long endNanos, boolean onStepThread) {
+        store(kind, step, bucket, bytes, startNanos - origin, endNanos - origin, onStepThread ? ON_STEP_THREAD : 0);
+    }
+
+    /** Stores one event: times since time zero, or (flag {@link #MARKED}) mark numbers. */
+    private synchronized void store(Kind kind, int step, int bucket, long bytes, long start, long end, long flags) {
         if (count * FIELDS == events.length) events = Arrays.copyOf(events, events.length * 2);
         int at = count++ * FIELDS;
         events[at] = kind.ordinal();
         events[at + 1] = step;
         events[at + 2] = bucket;
         events[at + 3] = bytes;
-        events[at + 4] = startNanos - origin;
-        events[at + 5] = endNanos - origin;
-        events[at + 6] = onStepThread ? 1 : 0;
+        events[at + 4] = start;
+        events[at + 5] = end;
+        events[at + 6] = flags;
+    }
+
+    /** Turns the marks recorded so far into times (waits for the GPU to pass them), then frees their events. */
+    private synchronized void resolve() {
+        if (marks == null) return;
+        for (int i = 0; i < count; i++) {
+            int at = i * FIELDS;
+            if ((events[at + 6] & MARKED) == 0) continue;
+            long start = events[at + 4], end = events[at + 5];
+            events[at + 4] = marks.nanos((int) start);
+            events[at + 5] = end == start ? events[at + 4] : marks.nanos((int) end);
+            events[at + 6] &= ~MARKED;
+        }
+        marks.freeMarks();
     }
 
     /** The time {@code record} takes as zero (a {@code System.nanoTime()} value). */
@@ -167,17 +271,21 @@ public final class Timeline implements DataParallel.StepListener {
 
     /** This rank's events so far, in the order they were recorded. */
     public synchronized List<TimelineEvent> events() {
+        resolve();
         return decode(rank, events, 0, count);
     }
 
     /**
      * Every rank's events, on every rank. Collective: each rank sends its events (as longs) to all; the ranks first
-     * agree on the longest list, since an all-gather moves the same count from each.
+     * agree on the longest list, since an all-gather moves the same count from each. {@code comm} carries host
+     * arrays: on GPUs pass the MPI communicator of the same ranks, not NCCL's. A GPU rank first waits for its GPU to
+     * reach the recorded events.
      */
     public TimelineTrace gather(Communicator comm) {
         long[] mine;
         int n;
         synchronized (this) {
+            resolve();
             n = count;
             mine = Arrays.copyOf(events, n * FIELDS);
         }
@@ -200,7 +308,7 @@ public final class Timeline implements DataParallel.StepListener {
         for (int i = 0; i < n; i++) {
             int at = from + i * FIELDS;
             out.add(new TimelineEvent(rank, kinds[(int) a[at]], (int) a[at + 1], (int) a[at + 2], a[at + 3],
-                    a[at + 4], a[at + 5], a[at + 6] == 1));
+                    a[at + 4], a[at + 5], (a[at + 6] & ON_STEP_THREAD) != 0));
         }
         return out;
     }

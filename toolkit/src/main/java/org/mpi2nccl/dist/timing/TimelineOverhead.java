@@ -23,14 +23,18 @@ import org.mpi2nccl.tensor.Rng;
 /**
  * What a {@link Timeline} costs a training step: lesson 03's model (an MLP 784-256-256-256-10, batch 24 per rank,
  * buckets of 300 KB, overlap on) on 2 CPU ranks (threads of this JVM, the hand-written ring), rounds of steps
- * alternately without a listener and with a timeline recording every step. It prints rank 0's median step time of
- * each, the median over the rounds, and the difference in percent. A benchmark, not a test: on a shared machine
- * the figures vary from run to run, so nothing here asserts a bound.
+ * without a listener and with a timeline recording, alternating step by step (which of the two goes first alternates
+ * too), so that a slow spell of a shared machine hits both alike. Steps are grouped in rounds; it prints rank 0's
+ * median step time of each setting per round, the median of the rounds' ratios with/without and the median of the
+ * adjacent pairs' ratios, and the timeline's own calls timed alone (its cost without the step's noise around it).
+ * A benchmark, not a test: on a shared machine the figures vary from run to run, so nothing here asserts a bound.
+ * "Off" is {@link DataParallel}'s empty default listener: what a step costs when nobody records.
  *
  * <pre>
- * mvn -o -q dependency:build-classpath -pl toolkit -Dmdep.outputFile=/tmp/cp.txt
- * java -cp "toolkit/target/classes:$(cat /tmp/cp.txt)" org.mpi2nccl.dist.timing.TimelineOverhead [rounds] [steps per round]
+ * mpi2nccl bench-timeline [--rounds 10] [--steps 30]
+ * java -cp "toolkit/target/mpi2nccl-toolkit.jar:toolkit/target/lib/*" org.mpi2nccl.cli.Main bench-timeline
  * </pre>
+ * results/timeline-overhead/ keeps a run's output.
  */
 public final class TimelineOverhead {
     private TimelineOverhead() {}
@@ -38,6 +42,8 @@ public final class TimelineOverhead {
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         int steps = args.length > 1 ? Integer.parseInt(args[1]) : 30;
+        System.out.printf(Locale.ROOT, "Java %s, %d cores; %d rounds of %d steps, each round both settings, alternating which goes first%n",
+                Runtime.version(), Runtime.getRuntime().availableProcessors(), rounds, steps);
         SyntheticDataset data = new SyntheticDataset(48, new int[] {1, 28, 28}, 10, 7);
         List<double[][]> got = LocalRanks.run(2, b -> {}, c -> {
             Rng rng = new Rng(3);
@@ -51,15 +57,22 @@ public final class TimelineOverhead {
                 SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
                 DataParallel.StepListener none = new DataParallel.StepListener() {};
                 run(dp, batch, opt, lossFn, 3 * steps);                      // the JIT compiles the step first
-                double[][] medians = new double[2][rounds];                   // [off, on][round], ms
+                Timeline timeline = Timeline.attach(dp, rounds * steps);      // records every step it is listening to
+                double[][] medians = new double[3][rounds];                   // [off, on, pair ratio][round], ms
+                double[][] step = new double[2][steps];
+                double[] pairRatio = new double[steps];
                 for (int r = 0; r < rounds; r++) {
-                    for (int on = 0; on < 2; on++) {
-                        // Each round alternates which goes first, so that a slow spell of the machine hits both.
-                        int which = (r % 2 == 0) ? on : 1 - on;
-                        if (which == 1) Timeline.attach(dp, steps);
-                        else dp.listen(none);
-                        medians[which][r] = median(run(dp, batch, opt, lossFn, steps));
+                    for (int i = 0; i < steps; i++) {
+                        for (int k = 0; k < 2; k++) {
+                            int which = ((r * steps + i) % 2 == 0) ? k : 1 - k;
+                            dp.listen(which == 1 ? timeline : none);
+                            step[which][i] = run(dp, batch, opt, lossFn, 1)[0];
+                        }
+                        pairRatio[i] = step[1][i] / step[0][i];
                     }
+                    medians[0][r] = median(step[0]);
+                    medians[1][r] = median(step[1]);
+                    medians[2][r] = median(pairRatio);
                 }
                 return medians;
             }
@@ -72,7 +85,8 @@ public final class TimelineOverhead {
         System.out.println("  no timeline:   " + fmt(m[0]));
         System.out.println("  with timeline: " + fmt(m[1]));
         System.out.printf(Locale.ROOT, "median over %d rounds of %d steps: %.3f ms without, %.3f ms with a timeline; "
-                + "median of the rounds' ratios with/without: %+.2f%%%n", rounds, steps, off, on, 100 * (median(ratio) - 1));
+                + "median of the rounds' ratios with/without: %+.2f%%; median of the rounds' median pair ratios: %+.2f%%%n",
+                rounds, steps, off, on, 100 * (median(ratio) - 1), 100 * (median(m[2]) - 1));
         double recordNs = listenerNanosPerStep(3);
         System.out.printf(Locale.ROOT, "the timeline's own calls for one step of 3 buckets, timed alone: %.2f us = %.3f%% of the %.3f ms step%n",
                 recordNs / 1e3, 100 * recordNs / 1e6 / off, off);

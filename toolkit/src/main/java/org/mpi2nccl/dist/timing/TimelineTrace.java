@@ -2,6 +2,9 @@ package org.mpi2nccl.dist.timing;
 
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -103,6 +106,33 @@ public final class TimelineTrace {
         m.put("tid", tid);
         m.put("args", Map.of("name", name));
         return m;
+    }
+
+    /**
+     * A trace written by {@link #toJson()} (a recorded GPU run, say), read back: every rank's events. Kinds are known by
+     * their names; events of other tools' traces are refused with the name that was not understood.
+     */
+    public static TimelineTrace fromJson(String json) {
+        JsonObject root = JsonParser.parseString(json).getAsJsonObject();
+        if (!root.has("traceEvents")) throw new IllegalArgumentException("not a Chrome trace: no traceEvents array");
+        Map<String, Kind> byLabel = new LinkedHashMap<>();
+        for (Kind k : Kind.values()) byLabel.put(k.label(), k);
+        List<List<TimelineEvent>> ranks = new ArrayList<>();
+        for (JsonElement el : root.getAsJsonArray("traceEvents")) {
+            JsonObject e = el.getAsJsonObject();
+            if (e.get("ph").getAsString().equals("M")) continue;
+            Kind kind = byLabel.get(e.get("cat").getAsString());
+            if (kind == null) throw new IllegalArgumentException("not a timeline of this toolkit: event kind '" + e.get("cat") + "'");
+            int rank = e.get("pid").getAsInt();
+            while (ranks.size() <= rank) ranks.add(new ArrayList<>());
+            JsonObject a = e.getAsJsonObject("args");
+            long start = Math.round(e.get("ts").getAsDouble() * 1e3);
+            long end = e.has("dur") ? start + Math.round(e.get("dur").getAsDouble() * 1e3) : start;
+            boolean stepThread = !a.has("thread") || a.get("thread").getAsString().equals("the step's thread");
+            ranks.get(rank).add(new TimelineEvent(rank, kind, a.get("step").getAsInt(), a.has("bucket") ? a.get("bucket").getAsInt() : -1,
+                    a.has("bytes") ? a.get("bytes").getAsLong() : 0, start, end, stepThread));
+        }
+        return new TimelineTrace(ranks);
     }
 
     /** Writes {@link #toJson()} to {@code file} (open it in ui.perfetto.dev or chrome://tracing). */

@@ -15,7 +15,8 @@
  * </ol>
  * A {@link org.mpi2nccl.dist.timing.Timeline} listens to the same steps for a picture instead of sums: when each
  * phase and each bucket's all-reduce ran on each rank ({@link org.mpi2nccl.dist.timing.TimelineEvent}), written as a
- * Chrome trace or drawn as a chart ({@link org.mpi2nccl.dist.timing.TimelineTrace}); lesson 03 draws it.
- * {@code TimelineOverhead} measures what it costs a step.
+ * Chrome trace or drawn as a chart ({@link org.mpi2nccl.dist.timing.TimelineTrace}); lessons 03 and 05 draw it. On a
+ * GPU ({@link org.mpi2nccl.dist.gpu.GpuDataParallel}) its times are CUDA events ({@code CudaMarks}) read when the
+ * timeline is read. {@code TimelineOverhead} ({@code mpi2nccl bench-timeline}) measures what it costs a step.
  */
 package org.mpi2nccl.dist.timing;

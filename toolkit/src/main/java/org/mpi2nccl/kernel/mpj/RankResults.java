@@ -46,17 +46,21 @@ public final class RankResults {
         return !errors.isEmpty();
     }
 
-    /** The ranks' values in one bundle (text: a line per rank; HTML: a table with each rank's rich output). */
+    /**
+     * The ranks' values in one bundle (text: a line per rank; HTML: a table with each rank's rich output). A rank whose
+     * value shows nothing (an empty string, as {@code if (rank == 0) ...} cells leave on the other ranks) gets no row;
+     * null when no rank has anything to show.
+     */
     public DisplayData gathered() {
-        if (values.isEmpty()) {
-            return null;
-        }
         StringBuilder text = new StringBuilder();
         StringBuilder html = new StringBuilder("<table class=\"mpi2nccl-ranks\"><tbody>");
         for (Map.Entry<Integer, DisplayData> e : values.entrySet()) {
             DisplayData d = e.getValue();
             Object plain = d.getData(MIMEType.TEXT_PLAIN);
             String plainText = plain == null ? "" : plain.toString();
+            if (showsNothing(d, plainText)) {
+                continue;
+            }
             if (text.length() > 0) {
                 text.append('\n');
             }
@@ -64,10 +68,19 @@ public final class RankResults {
             html.append("<tr><td style=\"vertical-align:top\"><b>rank ").append(e.getKey()).append("</b></td><td style=\"text-align:left\">")
                     .append(richHtml(d, plainText)).append("</td></tr>");
         }
+        if (text.length() == 0) {
+            return null;
+        }
         html.append("</tbody></table>");
         DisplayData all = new DisplayData(text.toString());
         all.putHTML(html.toString());
         return all;
+    }
+
+    /** No text (or only blanks) and no image or HTML: a row for it would be an empty line. */
+    private static boolean showsNothing(DisplayData d, String plainText) {
+        return plainText.isBlank() && d.getData(MIMEType.IMAGE_PNG) == null && d.getData(MIMEType.IMAGE_SVG) == null
+                && d.getData(MIMEType.TEXT_HTML) == null;
     }
 
     private static String richHtml(DisplayData d, String plainText) {
@@ -83,7 +96,8 @@ public final class RankResults {
         if (html != null) {
             return html.toString();
         }
-        return "<pre style=\"margin:0\">" + Html.escape(plainText) + "</pre>";
+        // Wrapped, not scrolled: a long line must not widen the page past the notebook's column.
+        return "<pre style=\"margin:0;white-space:pre-wrap;overflow-wrap:anywhere\">" + Html.escape(plainText) + "</pre>";
     }
 
     /** One error for the cell: every failing rank named, with its traceback. */

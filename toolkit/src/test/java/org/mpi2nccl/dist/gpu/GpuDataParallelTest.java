@@ -79,7 +79,10 @@ class GpuDataParallelTest {
         }
     }
 
-    /** Every step is timed: the steps, one all-reduce per bucket and step, the bytes; no graphs on a CPU. */
+    /**
+     * Every step is timed: the steps, one all-reduce per bucket and step, the bytes; no graphs on a CPU. Another
+     * listener is told beside the timer.
+     */
     @Test
     void timesEveryStepAndCountsTheAllReduces() {
         EquivalenceCheck.Setup s = new EquivalenceCheck.Setup("cnn", DATA, 24, 6, 3, 0.1f, 0.9f);
@@ -95,8 +98,17 @@ class GpuDataParallelTest {
                 assertTrue(t.forwardNanos() > 0 && t.backwardNanos() > 0 && t.collectiveNanos() > 0, t.toString());
                 assertEquals(0, dp.graphReplays(), "no CUDA graphs on the CPU");
                 assertNull(dp.graphsOff(), "nothing to say on the CPU: graphs are for GPUs");
-                assertThrows(IllegalStateException.class, () -> dp.listen(new DataParallel.StepListener() {}),
-                        "its timer listens already");
+                int[] told = new int[1];
+                dp.listen(new DataParallel.StepListener() {
+                    @Override
+                    public void optimizerDone() {
+                        told[0]++;
+                    }
+                });
+                EquivalenceCheck.train(s, dp);
+                assertEquals(6, told[0], "a listener beside the timer is told of every step");
+                assertEquals(12, dp.times().steps(), "and the timer still times them");
+                assertThrows(IllegalArgumentException.class, () -> dp.listen(null));
                 return "";
             }
         });

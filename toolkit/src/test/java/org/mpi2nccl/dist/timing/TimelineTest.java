@@ -2,6 +2,7 @@ package org.mpi2nccl.dist.timing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonArray;
@@ -105,6 +106,12 @@ class TimelineTest {
         }
         XYChart chart = trace.chart("test");
         assertFalse(chart.getSeriesMap().isEmpty(), "the chart draws the events");
+
+        TimelineTrace back = TimelineTrace.fromJson(got.get(0).json());
+        assertEquals(trace.events(), back.events(), "a written trace reads back to the same events");
+        IllegalArgumentException other = assertThrows(IllegalArgumentException.class, () -> TimelineTrace.fromJson(
+                "{\"traceEvents\": [{\"name\": \"x\", \"cat\": \"gpu_kernel\", \"ph\": \"X\", \"ts\": 1, \"dur\": 2, \"pid\": 0, \"tid\": 1, \"args\": {}}]}"));
+        assertTrue(other.getMessage().contains("gpu_kernel"), other.getMessage());
     }
 
     @Test

@@ -25,6 +25,32 @@ class RankResultsTest {
     }
 
     @Test
+    void ranksThatShowNothingGetNoRow() {
+        RankResults r = new RankResults(3);
+        r.value(0, new DisplayData("trained"));
+        r.value(1, new DisplayData(""));
+        r.value(2, new DisplayData("  "));
+        DisplayData all = r.gathered();
+        assertEquals("[rank 0] trained", all.getData(MIMEType.TEXT_PLAIN));
+        String html = all.getData(MIMEType.TEXT_HTML).toString();
+        assertFalse(html.contains("rank 1") || html.contains("rank 2"), html);
+        assertTrue(html.contains("white-space:pre-wrap"), "long lines wrap instead of widening the page: " + html);
+
+        RankResults blank = new RankResults(2);
+        blank.value(0, new DisplayData(""));
+        blank.value(1, new DisplayData(""));
+        assertNull(blank.gathered(), "every rank empty: nothing to show");
+
+        RankResults chartOnly = new RankResults(2);
+        DisplayData img = new DisplayData("");
+        img.putData(MIMEType.IMAGE_PNG, "iVBORw0KGgo=");
+        chartOnly.value(1, img);
+        chartOnly.value(0, new DisplayData(""));
+        assertTrue(chartOnly.gathered().getData(MIMEType.TEXT_HTML).toString().contains("<b>rank 1</b>"),
+                "an image with no text is shown");
+    }
+
+    @Test
     void identicalErrorsAreShownOnceWithTheirRanks() {
         RankResults r = new RankResults(4);
         CellError compile = new CellError(CellError.Kind.COMPILE, "CompilationError", "cannot find symbol", List.of("line 1: x"));

@@ -1,0 +1,174 @@
+package org.mpi2nccl.dist.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpi2nccl.comm.LocalRanks;
+import org.mpi2nccl.cuda.Cuda;
+import org.mpi2nccl.cuda.GpuTests;
+import org.mpi2nccl.data.SyntheticDataset;
+import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.dist.EquivalenceCheck;
+import org.mpi2nccl.dist.timing.Timeline;
+import org.mpi2nccl.dist.timing.TimelineEvent;
+import org.mpi2nccl.dist.timing.TimelineEvent.Kind;
+import org.mpi2nccl.dist.timing.TimelineTrace;
+import org.mpi2nccl.launch.JobResult;
+import org.mpi2nccl.launch.Mpj;
+import org.mpi2nccl.launch.MpjDevice;
+import org.mpi2nccl.nn.Module;
+import org.mpi2nccl.tensor.Device;
+
+/**
+ * A {@link Timeline} of {@link GpuDataParallel}'s steps on GPUs, timed by CUDA events: one GPU alone (every phase, in
+ * order; CUDA graphs paused for the recorded steps and replayed after them), one GPU beside a CPU rank through the
+ * hand-written ring (every event kind, the all-reduces host-timed on the same axis), and two GPUs over NCCL (each
+ * bucket's all-reduce timed on NCCL's stream).
+ */
+@Tag("gpu")
+class TimelineGpuTest {
+    private static final SyntheticDataset DATA = new SyntheticDataset(192, new int[] {1, 6, 6}, 5, 11);
+    private static final int RECORDED = 2;
+
+    @TempDir
+    Path dir;
+
+    /** One rank on cuda:0, CUDA graphs asked for: the recorded steps have every phase, in order; the rest replay. */
+    @Test
+    void oneGpuRecordsEveryPhaseInOrderAndGraphsResumeAfter() {
+        GpuTests.requireGpu();
+        EquivalenceCheck.Setup s = new EquivalenceCheck.Setup("cnn", DATA, 24, 8, 3, 0.1f, 0.9f);
+        Object[] got = LocalRanks.run(1, b -> {}, c -> {
+            try (Module net = EquivalenceCheck.rankModel(s, Device.cuda(0), 0);
+                 GpuDataParallel dp = new GpuDataParallel(net, c, DataParallel.Options.defaults(),
+                         GpuOptions.defaults().cudaGraphs(true))) {
+                Timeline tl = Timeline.attach(dp, RECORDED);
+                assertTrue(tl.onGpu(), "a GPU rank's timeline reads CUDA events");
+                EquivalenceCheck.train(s, dp);
+                return new Object[] {tl.gather(c), dp.graphReplays(), dp.times().steps()};
+            }
+        }).get(0);
+        TimelineTrace trace = (TimelineTrace) got[0];
+        long replays = (Long) got[1];
+        System.out.println("one GPU: " + trace.events(0).size() + " events; " + replays + " of 8 steps replayed from graphs");
+        assertEquals(8L, got[2], "the timer timed every step");
+        assertTrue(replays > 0 && replays <= 8 - RECORDED, "graphs replayed after the recorded steps: " + replays);
+        for (int step = 0; step < RECORDED; step++) {
+            TimelineEvent f = one(trace, 0, step, Kind.FORWARD), b = one(trace, 0, step, Kind.BACKWARD),
+                    w = one(trace, 0, step, Kind.WAIT), o = one(trace, 0, step, Kind.OPTIMIZER);
+            assertTrue(f.startNanos() >= 0, "after time zero: " + f);
+            assertTrue(f.durationNanos() > 0 && b.durationNanos() > 0 && o.durationNanos() > 0,
+                    "the GPU spent time in forward, backward and the optimizer: " + trace.events(0));
+            assertEquals(f.endNanos(), b.startNanos(), "backward starts where forward ends (one event)");
+            assertTrue(b.endNanos() <= w.endNanos() && w.endNanos() <= o.endNanos(), "phases in order: " + trace.events(0));
+        }
+        assertTrue(trace.events(0).stream().allMatch(e -> e.step() < RECORDED), "only the first " + RECORDED + " steps");
+    }
+
+    /**
+     * Rank 0 on cuda:0, rank 1 on the CPU, gradients through the hand-written ring (the GPU's buckets staged through
+     * host memory), overlap on and small buckets: the GPU rank's recorded steps hold every event kind.
+     */
+    @Test
+    void aGpuRankBesideACpuRankRecordsEveryKind() {
+        GpuTests.requireGpu();
+        EquivalenceCheck.Setup s = new EquivalenceCheck.Setup("cnn", DATA, 24, 3, 3, 0.1f, 0.9f);
+        List<Object[]> got = LocalRanks.run(2, b -> {}, c -> {
+            Device d = c.rank() == 0 ? Device.cuda(0) : Device.cpu();
+            try (Module net = EquivalenceCheck.rankModel(s, d, c.rank());
+                 GpuDataParallel dp = new GpuDataParallel(net, c, DataParallel.Options.defaults().bucketBytes(512),
+                         GpuOptions.defaults())) {
+                Timeline tl = Timeline.attach(dp, RECORDED);
+                EquivalenceCheck.train(s, dp);
+                return new Object[] {tl.gather(c), dp.bucketCount()};
+            }
+        });
+        TimelineTrace trace = (TimelineTrace) got.get(0)[0];
+        int buckets = (Integer) got.get(0)[1];
+        assertTrue(buckets >= 2, "several buckets: " + buckets);
+        for (int rank = 0; rank < 2; rank++) {
+            for (int step = 0; step < RECORDED; step++) {
+                Set<Kind> kinds = EnumSet.noneOf(Kind.class);
+                Set<Integer> reduced = new HashSet<>();
+                for (TimelineEvent e : trace.events(rank)) {
+                    if (e.step() != step) continue;
+                    kinds.add(e.kind());
+                    assertTrue(e.durationNanos() >= 0 && e.startNanos() >= 0, "rank " + rank + ": " + e);
+                    if (e.kind() == Kind.ALL_REDUCE) reduced.add(e.bucket());
+                }
+                assertEquals(EnumSet.allOf(Kind.class), kinds, "rank " + rank + " step " + step + " has every event kind");
+                assertEquals(buckets, reduced.size(), "rank " + rank + " step " + step + ": one all-reduce per bucket");
+            }
+        }
+        TimelineEvent backward = one(trace, 0, 0, Kind.BACKWARD), optimizer = one(trace, 0, 0, Kind.OPTIMIZER);
+        for (TimelineEvent e : trace.events(0)) {
+            if (e.step() == 0 && e.kind() == Kind.ALL_REDUCE) {
+                assertTrue(e.endNanos() <= optimizer.startNanos() + 1_000_000, "host-timed all-reduces on the GPU's axis: " + e
+                        + " ends before the optimizer " + optimizer + " (1 ms slack)");
+                assertTrue(e.startNanos() >= backward.startNanos() - 1_000_000, "and starts after backward began: " + e);
+            }
+        }
+    }
+
+    /** Two GPUs over NCCL (two MPJ processes): every rank's trace has each bucket's all-reduce, timed on NCCL's stream. */
+    @Test
+    void twoGpusOverNcclRecordEachBucketsAllReduce() throws Exception {
+        GpuTests.requireGpu();
+        if (Cuda.deviceCount() < 2) {
+            String m = "no second GPU: skipped (this machine has " + Cuda.deviceCount() + ")";
+            System.out.println(m);
+            Assumptions.assumeTrue(false, m);
+        }
+        Path trace = dir.resolve("trace.json");
+        List<String> args = new ArrayList<>(List.of("route=nccl", "device=cuda", "model=cnn", "examples=192", "batch=24",
+                "steps=6", "seed=3", "bucket-bytes=4096", "cuda-graphs=true", "out=" + dir, "timeline=" + trace,
+                "timeline-steps=" + RECORDED));
+        List<String> lines = new CopyOnWriteArrayList<>();
+        JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]))
+                .onLine(l -> {
+                    System.out.println(l);
+                    lines.add(String.valueOf(l));
+                }).timeout(Duration.ofSeconds(180)).run();
+        assertTrue(r.succeeded(), r.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.contains("the steps the timeline records run without CUDA graphs")),
+                "the pause of the graphs is said: " + lines);
+        Set<String> seen = new HashSet<>();
+        for (JsonElement el : JsonParser.parseString(Files.readString(trace)).getAsJsonObject().getAsJsonArray("traceEvents")) {
+            JsonObject e = el.getAsJsonObject();
+            if (e.get("ph").getAsString().equals("M")) continue;
+            JsonObject a = e.getAsJsonObject("args");
+            String name = e.get("name").getAsString();
+            seen.add(e.get("pid").getAsInt() + "/" + a.get("step").getAsInt() + "/" + name);
+            if (name.startsWith("all-reduce")) assertTrue(e.get("dur").getAsDouble() > 0, "the GPU spent time in it: " + e);
+        }
+        for (int rank = 0; rank < 2; rank++) {
+            for (int step = 0; step < RECORDED; step++) {
+                for (String k : List.of("forward", "backward", "wait for gradients", "optimizer", "all-reduce 0", "bucket ready 0")) {
+                    assertTrue(seen.contains(rank + "/" + step + "/" + k), "rank " + rank + " step " + step + ": " + k + " in " + seen);
+                }
+                assertTrue(seen.contains(rank + "/" + step + "/all-reduce 1"), "several buckets reduced: " + seen);
+            }
+        }
+    }
+
+    private static TimelineEvent one(TimelineTrace t, int rank, int step, Kind kind) {
+        return t.events(rank).stream().filter(e -> e.step() == step && e.kind() == kind).findFirst()
+                .orElseThrow(() -> new AssertionError("rank " + rank + " step " + step + ": no " + kind.label() + " in " + t.events(rank)));
+    }
+}
