@@ -186,7 +186,9 @@ public final class MavenResolver {
             }
             return jars;
         } catch (DependencyResolutionException e) {
-            throw new IllegalArgumentException(MavenErrors.explain(magic, e, isOffline, localRepository, repositories));
+            // the repositories searched: mirrors (settings.xml) in place of those they stand for
+            throw new IllegalArgumentException(MavenErrors.explain(magic, e, isOffline, localRepository,
+                    collect.getRepositories()));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(magic + ": could not resolve " + what + ": "
                     + MavenErrors.firstLine(e) + " (local repository " + localRepository + ")", e);
