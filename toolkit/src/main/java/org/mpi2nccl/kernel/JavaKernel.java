@@ -11,6 +11,7 @@ import org.mpi2nccl.kernel.jshell.CellValue;
 import org.mpi2nccl.kernel.jshell.Completion;
 import org.mpi2nccl.kernel.jshell.JShellEvaluator;
 import org.mpi2nccl.kernel.magic.ClasspathMagics;
+import org.mpi2nccl.kernel.magic.HabitMagics;
 import org.mpi2nccl.kernel.magic.MagicCell;
 import org.mpi2nccl.kernel.magic.MpjMagics;
 
@@ -69,6 +70,7 @@ public final class JavaKernel extends BaseKernel {
         magics.registerLineMagic("classpath", cp::classpath);
         magics.registerLineMagic("mpj", mpj::line);
         magics.registerCellMagic("mpj", (args, body) -> mpj.cell(args, body, System.out, System.err));
+        HabitMagics.register(magics, this::addToClassPath, code -> run(code), renderer, getIO().display);
     }
 
     private JShellEvaluator shell() {
@@ -83,7 +85,7 @@ public final class JavaKernel extends BaseKernel {
     }
 
     private void addToClassPath(List<String> entries) {
-        entries.forEach(e -> shell().addToClasspath(e));
+        shell().addToClasspath(String.join(File.pathSeparator, entries)); // one call: JShell re-indexes on each
         addedClassPath.addAll(entries);
         try {
             mpj.addClassPath(entries);
@@ -159,8 +161,8 @@ public final class JavaKernel extends BaseKernel {
         try {
             return call.call();
         } catch (UndefinedMagicException e) {
-            throw new IllegalArgumentException("unknown magic " + name + ": this kernel has %jars, %classpath, %mpj"
-                    + " and %%mpj");
+            throw new IllegalArgumentException("unknown magic " + name + ": this kernel has %jars, %classpath, "
+                    + HabitMagics.NAMES + ", %mpj and %%mpj");
         }
     }
 
