@@ -15,7 +15,7 @@ import picocli.CommandLine.ScopeType;
         description = "From MPI reduction on the CPU to NCCL all-reduce on GPUs.",
         subcommands = {CommandLine.HelpCommand.class, MpjRunCommand.class, SpeedupCommand.class, PartialSumCommand.class,
                 GpuDoctorCommand.class, GpuBenchCommand.class, DoctorCommand.class, TrainFashionMnistCommand.class,
-                MatmulBenchCommand.class, BandwidthCommand.class, BandwidthCompareCommand.class})
+                MatmulBenchCommand.class, BandwidthCommand.class, BandwidthCompareCommand.class, NodesCommand.class})
 public final class Main {
     /** Read by {@link CommandErrors}, which looks for it on the command line as parsed; every subcommand takes it. */
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "print the Java stack trace of an error")

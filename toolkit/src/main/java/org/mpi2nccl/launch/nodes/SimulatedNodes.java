@@ -37,7 +37,7 @@ import org.mpi2nccl.launch.rank.Lifeline;
 public final class SimulatedNodes implements AutoCloseable {
     private static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
     /** The commands that take a machines file and running daemons. */
-    static final List<String> JOB_COMMANDS = List.of("mpjrun", "bandwidth");
+    public static final List<String> JOB_COMMANDS = List.of("mpjrun", "bandwidth");
 
     private final NodeNetwork network;
     private final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
