@@ -18,10 +18,12 @@ final class Ip {
 
     /** The one-line reason simulated nodes cannot be made here, or empty when root and {@code ip} are present. */
     static Optional<String> whyNot() {
-        boolean root = isRoot();
-        boolean ip = find("ip").isPresent();
+        return whyNot(isRoot(), find("ip").isPresent(), System.getProperty("user.name"));
+    }
+
+    static Optional<String> whyNot(boolean root, boolean ip, String userName) {
         if (root && ip) return Optional.empty();
-        String user = "the user here is " + System.getProperty("user.name");
+        String user = "the user here is " + userName;
         if (!root && !ip) {
             return Optional.of("simulated nodes need root and iproute2's ip (network namespaces, veth links):"
                     + " run as root on a machine with iproute2 installed; " + user);

@@ -52,6 +52,11 @@ public final class SimulatedNodes implements AutoCloseable {
         this.network = network;
     }
 
+    /** Why simulated nodes cannot be made on this machine (one line: root, iproute2), or empty when they can. */
+    public static java.util.Optional<String> whyNotHere() {
+        return Ip.whyNot();
+    }
+
     /** Makes the nodes and starts their daemons; throws {@link NodesException} (nothing left behind) when it cannot. */
     public static SimulatedNodes start(NodesPlan plan) {
         SimulatedNodes n = new SimulatedNodes(NodeNetwork.make(plan));
@@ -127,7 +132,7 @@ public final class SimulatedNodes implements AutoCloseable {
      * line the command prints. Node 0's environment plus {@code env}.
      */
     public NodeRun run(List<String> args, Map<String, String> env, Duration timeout, Consumer<String> lines) {
-        return runOn(0, cliCommand(jobArgs(args)), env, timeout, lines);
+        return runOn(0, cliCommand(jobArgs(args, machinesFile())), env, timeout, lines);
     }
 
     public NodeRun run(List<String> args, Duration timeout, Consumer<String> lines) {
@@ -135,14 +140,14 @@ public final class SimulatedNodes implements AutoCloseable {
     }
 
     /** {@code args} with the options that make its job use the nodes. */
-    List<String> jobArgs(List<String> args) {
+    static List<String> jobArgs(List<String> args, Path machinesFile) {
         if (args.isEmpty() || !JOB_COMMANDS.contains(args.get(0))) {
             throw new IllegalArgumentException("simulated nodes run " + JOB_COMMANDS + " (got " + (args.isEmpty() ? "nothing"
                     : "'" + args.get(0) + "'") + "): e.g. nodes -- mpjrun -np 2 org.mpi2nccl.launch.nodes.WhereAmI");
         }
         List<String> out = new ArrayList<>(List.of(args.get(0), "--device", "niodev"));
         if (!args.contains("--machines")) {
-            out.addAll(List.of("--machines", machinesFile().toString()));
+            out.addAll(List.of("--machines", machinesFile.toString()));
         }
         out.addAll(List.of("--running-daemons", Integer.toString(NodesPlan.DAEMON_PORT)));
         out.addAll(args.subList(1, args.size()));

@@ -80,7 +80,7 @@ class SimulatedNodesTest {
         try {
             // The job itself would wait 10 minutes; the nodes' own limit stops it first.
             run = nodes.run(List.of("mpjrun", "-np", "2", "--timeout", "10m", Sleeper.class.getName()),
-                    Duration.ofSeconds(15), null);
+                    Duration.ofSeconds(10), null);
             assertTrue(nodes.pids().size() >= 2, "daemons and the command were seen");
         } finally {
             nodes.close();
