@@ -149,7 +149,19 @@ public final class Lesson08 {
         Path within = TWO_NODES.file("within/bandwidth.csv");
         Path across = TWO_NODES.file("across/bandwidth.csv");
         if (within == null || across == null) return null;
-        return BenchResults.concat(List.of(BenchResults.readCsv(within), BenchResults.readCsv(across)));
+        return BenchResults.concat(List.of(WithinAndAcross.relabel(BenchResults.readCsv(within), "nccl within a node"),
+                WithinAndAcross.relabel(BenchResults.readCsv(across), "nccl across nodes")));
+    }
+
+    /** What the recorded NCCL run says at its largest size, or where it comes from when there is none. */
+    public static String recordedNcclSentence(BenchResults r) throws IOException {
+        if (r == null) return recorded("within/bandwidth.csv");
+        BenchRow within = largest(r, "within");
+        BenchRow across = largest(r, "across");
+        return String.format(Locale.ROOT, "%s%nAt %d MiB NCCL moved %.1f GB/s within a node and %.2f GB/s across the"
+                + " simulated nodes (sockets over the veth link): %.0fx %s.", TWO_NODES.source("across/bandwidth.csv"),
+                across.bytes() >> 20, within.busbw(), across.busbw(), within.busbw() / across.busbw(),
+                within.busbw() > across.busbw() ? "less across nodes" : "more across nodes");
     }
 
     // --- the exercise ---------------------------------------------------------------------------------------

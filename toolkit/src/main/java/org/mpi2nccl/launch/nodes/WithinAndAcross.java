@@ -51,7 +51,8 @@ public final class WithinAndAcross {
         return BenchResults.readCsv(csv);
     }
 
-    private static BenchResults relabel(BenchResults r, String label) {
+    /** The rows of {@code r} under the communicator name {@code label}. */
+    public static BenchResults relabel(BenchResults r, String label) {
         List<BenchRow> rows = new ArrayList<>();
         for (BenchRow b : r.rows()) {
             rows.add(new BenchRow(label, b.collective(), b.ranks(), b.type(), b.op(), b.root(), b.bytes(), b.count(),
