@@ -38,6 +38,8 @@ public final class BandwidthJob {
     private boolean check = true;
     private String rankHeap;
     private Duration timeout = Duration.ofMinutes(60);
+    private java.nio.file.Path machines;
+    private int daemonPort;
 
     private BandwidthJob(List<String> comms) {
         for (String c : comms) {
@@ -130,6 +132,13 @@ public final class BandwidthJob {
         return this;
     }
 
+    /** niodev across hosts: the ranks go to the hosts of {@code machinesFile}, whose MPJ daemons run at {@code port}. */
+    public BandwidthJob hosts(java.nio.file.Path machinesFile, int port) {
+        this.machines = machinesFile;
+        this.daemonPort = port;
+        return this;
+    }
+
     /** The MPJ device this job will use. */
     public MpjDevice effectiveDevice() {
         boolean gpu = comms.stream().anyMatch(RankCommunicators::usesGpu);
@@ -169,12 +178,16 @@ public final class BandwidthJob {
         MpjDevice dev = effectiveDevice();
         List<String> args = rankArgs();
         String heap = rankHeap != null ? rankHeap : autoHeap(dev);
-        JobResult r = Mpj.launch(BandwidthRankMain.class).ranks(ranks).device(dev).args(args).jvmArgs("-Xmx" + heap)
+        var launch = Mpj.launch(BandwidthRankMain.class).ranks(ranks).device(dev).args(args).jvmArgs("-Xmx" + heap)
                 .timeout(timeout).onLine(l -> {
                     if (lines != null && (l.rank() == 0 || l.isStderr())) {
                         lines.accept(l);
                     }
-                }).run();
+                });
+        if (machines != null) {
+            launch.machinesFile(machines).runningDaemons(daemonPort);
+        }
+        JobResult r = launch.run();
         return new BenchResults(BandwidthRankMain.rows(r.reports()));
     }
 

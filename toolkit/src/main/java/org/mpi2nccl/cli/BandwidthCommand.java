@@ -87,6 +87,12 @@ public final class BandwidthCommand implements Callable<Integer> {
             description = "whole job (default ${DEFAULT-VALUE})")
     Duration timeout;
 
+    @Option(names = "--machines", description = "niodev across hosts: machines file, one host a line (with --running-daemons)")
+    Path machines;
+
+    @Option(names = "--running-daemons", paramLabel = "PORT", description = "with --machines: the MPJ daemons running on every host at PORT")
+    Integer runningDaemons;
+
     @Option(names = "--out", description = "folder for bandwidth.csv and busbw.png (default: print only)")
     Path out;
 
@@ -103,6 +109,12 @@ public final class BandwidthCommand implements Callable<Integer> {
             job = BandwidthJob.of(comms).ranks(ranks).device(device).collective(collective).type(type).op(op).root(root)
                     .sizes(minBytes, maxBytes, factor).maxHostBytes(maxHost).iterations(warmup, iters, minIters, secondsPerSize)
                     .inPlace(!noInPlace).check(!noCheck).timeout(timeout);
+            if ((machines == null) != (runningDaemons == null)) {
+                throw new IllegalArgumentException("--machines and --running-daemons go together (the hosts and their daemons' port)");
+            }
+            if (machines != null) {
+                job.hosts(machines, runningDaemons);
+            }
             if (!rankHeap.equals("auto")) {
                 job.rankHeap(rankHeap);
             }

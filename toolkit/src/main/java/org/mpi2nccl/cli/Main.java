@@ -28,7 +28,8 @@ import picocli.CommandLine.ScopeType;
                 ExecuteCommand.class,
                 GradeCommand.class,
                 ScalingReportCommand.class,
-                TimelineOverheadCommand.class})
+                TimelineOverheadCommand.class,
+                NodesCommand.class})
 public final class Main {
     /** Read by {@link CommandErrors}, which looks for it on the command line as parsed; every subcommand takes it. */
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "print the Java stack trace of an error")

@@ -109,7 +109,7 @@ public final class MpjHome {
     }
 
     /** The same, in {@code parent}. */
-    Path createJobHome(Path parent, int daemonPort, int portManagerPort, int starterPort) {
+    public Path createJobHome(Path parent, int daemonPort, int portManagerPort, int starterPort) {
         try {
             Path job = Files.createTempDirectory(parent, "mpj-job-");
             Files.createSymbolicLink(job.resolve("lib"), dir.resolve("lib"));
@@ -130,7 +130,7 @@ public final class MpjHome {
         conf.add(key + "=" + value);
     }
 
-    static void deleteJobHome(Path job) {
+    public static void deleteJobHome(Path job) {
         if (job == null) return;
         try (var walk = Files.walk(job)) {
             // lib is a symbolic link: Files.walk does not follow it, so only the link itself is deleted.
