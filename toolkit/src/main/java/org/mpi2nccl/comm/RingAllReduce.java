@@ -30,6 +30,11 @@ public final class RingAllReduce {
 
     /** {@code recv = op over ranks of send}; {@code send} and {@code recv} may be the same buffer. */
     public static void run(Ring ring, HostBuffer send, HostBuffer recv, Reduction op) {
+        if (ring.transport() instanceof ShmTransport shm) {
+            // Within one machine every rank can read the others' memory: one exchange beats the ring's steps.
+            ShmAllReduce.run(shm.board(), ring, send, recv, op);
+            return;
+        }
         Segments segments = Segments.balanced(send.length(), ring.size());
         reduceScatter(ring, send, recv, segments, op);
         if (op == Reduction.AVG) {

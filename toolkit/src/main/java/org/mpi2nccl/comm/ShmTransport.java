@@ -5,7 +5,6 @@ import java.io.RandomAccessFile;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -35,6 +34,7 @@ public final class ShmTransport implements Transport {
     private static final int HEAD = 64;          // slots consumed by the receiver (own cache line)
     private static final int HEADER = 128;
     private static final int SLOT_HEADER = 16;   // int tag, int payload bytes, long message bytes
+    private static final int BOARD_SLOT_BYTES = 1024 * 1024;
 
     private final Path folder;
     private final int rank;
@@ -45,6 +45,7 @@ public final class ShmTransport implements Transport {
     private final MappedByteBuffer[] in;         // in[src]: src -> this rank
     private final ArrayDeque<Send>[] sends;
     private final ArrayDeque<Recv>[] recvs;
+    private final ShmBoard board;
     private boolean closed;
 
     /** Opens shared-memory channels between all ranks of {@code bootstrap} (collective; default sizes). */
@@ -91,8 +92,11 @@ public final class ShmTransport implements Transport {
         long fileBytes = HEADER + (long) slots * (SLOT_HEADER + slotBytes);
         MappedByteBuffer[] out = new MappedByteBuffer[size];
         MappedByteBuffer[] in = new MappedByteBuffer[size];
+        MappedByteBuffer[] boards = new MappedByteBuffer[size];
+        long boardBytes = ShmBoard.fileBytes(BOARD_SLOT_BYTES);
         try {
             Files.createDirectories(dir);
+            boards[rank] = map(dir.resolve("board-" + rank), boardBytes, true);
             for (int dst = 0; dst < size; dst++) {
                 if (dst != rank) {
                     out[dst] = map(dir.resolve(rank + "-" + dst), fileBytes, true);
@@ -102,16 +106,19 @@ public final class ShmTransport implements Transport {
             for (int src = 0; src < size; src++) {
                 if (src != rank) {
                     in[src] = map(dir.resolve(src + "-" + rank), fileBytes, false);
+                    boards[src] = map(dir.resolve("board-" + src), boardBytes, false);
                 }
             }
             barrier.run();                       // every file is mapped by both its ranks: names can go
             for (int dst = 0; dst < size; dst++) {
                 Files.deleteIfExists(dir.resolve(rank + "-" + dst));
             }
+            Files.deleteIfExists(dir.resolve("board-" + rank));
             barrier.run();
         } catch (IOException e) {
             throw new CommException("rank " + rank + ": shared memory in " + dir + ": " + e.getMessage()
-                    + " (is /dev/shm writable and large enough? " + size * (size - 1) * fileBytes + " bytes needed)", e);
+                    + " (is /dev/shm writable and large enough? " + size * ((size - 1) * fileBytes + boardBytes)
+                    + " bytes needed)", e);
         }
         ArrayDeque<Send>[] s = new ArrayDeque[size];
         ArrayDeque<Recv>[] r = new ArrayDeque[size];
@@ -119,11 +126,12 @@ public final class ShmTransport implements Transport {
             s[i] = new ArrayDeque<>();
             r[i] = new ArrayDeque<>();
         }
-        return new ShmTransport(dir, rank, size, slots, slotBytes, out, in, s, r);
+        return new ShmTransport(dir, rank, size, slots, slotBytes, out, in, s, r,
+                new ShmBoard(rank, BOARD_SLOT_BYTES, boards));
     }
 
     private ShmTransport(Path folder, int rank, int size, int slots, int slotBytes, MappedByteBuffer[] out,
-                         MappedByteBuffer[] in, ArrayDeque<Send>[] sends, ArrayDeque<Recv>[] recvs) {
+                         MappedByteBuffer[] in, ArrayDeque<Send>[] sends, ArrayDeque<Recv>[] recvs, ShmBoard board) {
         this.folder = folder;
         this.rank = rank;
         this.size = size;
@@ -133,6 +141,13 @@ public final class ShmTransport implements Transport {
         this.in = in;
         this.sends = sends;
         this.recvs = recvs;
+        this.board = board;
+    }
+
+    /** The boards every rank reads directly, for {@link ShmAllReduce}. */
+    ShmBoard board() {
+        requireOpen();
+        return board;
     }
 
     /** The folder its files were made in (deleted, with the files, once every rank mapped them). */
@@ -223,6 +238,16 @@ public final class ShmTransport implements Transport {
         return r;
     }
 
+    /** Waits as {@link Transport#await} does, polling the way shared memory needs ({@link ShmWait}). */
+    @Override
+    public void await(Deadline deadline, CollectiveCall call, Pending... transfers) {
+        for (Pending p : transfers) {
+            if (p != null && !ShmWait.until(p::done, deadline)) {
+                throw new CollectiveTimeoutException(rank, call, deadline.timeout(), p.describe());
+            }
+        }
+    }
+
     /** Moves every pending transfer as far as the slots allow (sends first: they free the peers' waits). */
     private void progress() {
         for (int p = 0; p < size; p++) {
@@ -261,31 +286,6 @@ public final class ShmTransport implements Transport {
         return HEADER + (int) (index % slots) * (SLOT_HEADER + slotBytes);
     }
 
-    /** Copies elements [from, from+n) of {@code b} to / from the mapped buffer at byte offset {@code at}. */
-    private static void copy(HostBuffer b, int from, int n, ByteBuffer m, int at, boolean toShm) {
-        ByteBuffer v = m.duplicate().order(ByteOrder.nativeOrder());
-        v.position(at).limit(at + n * b.dataType().bytes());
-        ByteBuffer s = v.slice().order(ByteOrder.nativeOrder());
-        int o = b.offset() + from;
-        switch (b.dataType()) {
-            case INT8 -> {
-                if (toShm) s.put((byte[]) b.array(), o, n); else s.get((byte[]) b.array(), o, n);
-            }
-            case INT32 -> {
-                if (toShm) s.asIntBuffer().put((int[]) b.array(), o, n); else s.asIntBuffer().get((int[]) b.array(), o, n);
-            }
-            case INT64 -> {
-                if (toShm) s.asLongBuffer().put((long[]) b.array(), o, n); else s.asLongBuffer().get((long[]) b.array(), o, n);
-            }
-            case FLOAT32 -> {
-                if (toShm) s.asFloatBuffer().put((float[]) b.array(), o, n); else s.asFloatBuffer().get((float[]) b.array(), o, n);
-            }
-            case FLOAT64 -> {
-                if (toShm) s.asDoubleBuffer().put((double[]) b.array(), o, n); else s.asDoubleBuffer().get((double[]) b.array(), o, n);
-            }
-        }
-    }
-
     private final class Send implements Pending {
         final HostBuffer buffer;
         final int dest;
@@ -315,7 +315,7 @@ public final class ShmTransport implements Transport {
                 m.putInt(at, tag);
                 m.putInt(at + 4, n * buffer.dataType().bytes());
                 m.putLong(at + 8, buffer.bytes());
-                copy(buffer, sent, n, m, at + SLOT_HEADER, true);
+                ShmBoard.copy(buffer, sent, n, m, at + SLOT_HEADER, true);
                 sent += n;
                 started = true;
                 tail++;
@@ -372,7 +372,7 @@ public final class ShmTransport implements Transport {
                             + " bytes: the ranks' transfers are out of step");
                 }
                 int n = bytes / buffer.dataType().bytes();
-                copy(buffer, received, n, m, at + SLOT_HEADER, false);
+                ShmBoard.copy(buffer, received, n, m, at + SLOT_HEADER, false);
                 received += n;
                 started = true;
                 head++;
