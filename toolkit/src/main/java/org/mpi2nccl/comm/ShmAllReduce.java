@@ -30,7 +30,7 @@ final class ShmAllReduce {
                 int peer = q;
                 if (!ShmWait.until(() -> board.posted(peer, k), ring.deadline())) {
                     throw new CollectiveTimeoutException(ring.rank(), ring.call(), ring.deadline().timeout(),
-                            "rank " + q + "'s block " + k + " of the shared-memory all-reduce never came");
+                            "rank " + q + "'s block " + k + " of the shared-memory all-reduce");
                 }
             }
             reduce(board, ring, k, mine, out, op);

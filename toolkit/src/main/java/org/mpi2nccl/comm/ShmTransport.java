@@ -24,9 +24,12 @@ import java.util.UUID;
  * waiting for data never block each other. Messages of one pair go in order (slots are a FIFO); receives must
  * be posted in the order the peer sends, which every collective here does. A transport is used by one thread.
  *
+ * <p>Next to the channels each rank maps one {@link ShmBoard} that every other rank reads directly: the all-reduce
+ * over shared memory ({@link ShmAllReduce}) needs no messages at all. Waits poll as {@link ShmWait} says.
+ *
  * <p>The files are created in a fresh directory whose name rank 0 chooses and broadcasts over a bootstrap
  * communicator (MPJ); once every rank has mapped them they are deleted, so nothing is left behind even if a
- * rank dies later. The mappings themselves go when the transport is garbage-collected.
+ * rank dies later. The mappings go when the transport is garbage-collected.
  */
 public final class ShmTransport implements Transport {
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
@@ -278,10 +281,6 @@ public final class ShmTransport implements Transport {
         }
     }
 
-    private int capacity(DataType t) {
-        return slotBytes / t.bytes();
-    }
-
     private static int slotOffset(int slots, int slotBytes, long index) {
         return HEADER + (int) (index % slots) * (SLOT_HEADER + slotBytes);
     }
@@ -304,7 +303,7 @@ public final class ShmTransport implements Transport {
         boolean advance() {
             MappedByteBuffer m = out[dest];
             long tail = (long) LONGS.get(m, TAIL);
-            int cap = capacity(buffer.dataType());
+            int cap = slotBytes / buffer.dataType().bytes();     // elements per slot
             while (!started || sent < buffer.length()) {
                 long head = (long) LONGS.getAcquire(m, HEAD);
                 if (tail - head >= slots) {
