@@ -6,6 +6,7 @@
 # the same load; allreduce_ratios.py then gives each size's busbw ratio (toolkit / Open MPI, the median over the
 # rounds) and which target it meets. Last, 4 ranks on the same cores: every size must complete.
 #   bash scripts/cpu/allreduce-vs-openmpi.sh          # OUT=build/cpu-allreduce ROUNDS=3 DEV=niodev by default
+#   BEFORE=/path/to/other/checkout bash scripts/cpu/allreduce-vs-openmpi.sh   # also that build's ring-shm, each round
 # Small sizes get many warm-up calls: the JVM compiles the collective's code after some thousands of calls, and a
 # training loop runs in that steady state. Both sides get the same warm-up and timed calls per size.
 set -uo pipefail
@@ -18,13 +19,13 @@ ROUNDS=${ROUNDS:-3}
 DEV=${DEV:-niodev}                   # MPJ device of the bootstrap: niodev runs each rank as its own process, as mpirun does
 rm -rf "$OUT"; mkdir -p "$OUT"
 # size bands: "first last warm-up timed seconds-per-size"
-BANDS=("4K 64K 20000 5000 1" "256K 64M 5 20 2")
+BANDS=("4K 64K 20000 5000 1" "256K 64M 100 30 2")
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "== $(nproc) cores, $(java -version 2>&1 | head -1), $(mpirun --version 2>/dev/null | head -1), load $(load)" \
   | tee "$OUT/summary.txt"
 
 toolkit_band() {      # ranks dir first last warm timed seconds
-  toolkit bandwidth -np "$1" -dev "$DEV" --comms ring-shm -b "$3" -e "$4" -f 4 -w "$5" -n "$6" --min-iters 3 \
+  ${TOOLKIT_CMD:-toolkit} bandwidth -np "$1" -dev "$DEV" --comms ring-shm -b "$3" -e "$4" -f 4 -w "$5" -n "$6" --min-iters 3 \
     --seconds-per-size "$7" --max-host 64M --out "$2" --title "allReduce, $1 CPU ranks" > "$2.txt" 2>&1
 }
 openmpi_band() {      # csv first last warm timed seconds
@@ -38,6 +39,10 @@ for r in $(seq 1 "$ROUNDS"); do
   for i in "${!BANDS[@]}"; do
     read -r first last warm timed secs <<< "${BANDS[$i]}"
     toolkit_band 2 "$d/toolkit-$i" "$first" "$last" "$warm" "$timed" "$secs" || echo "round $r: toolkit band $i failed"
+    if [ -n "${BEFORE:-}" ]; then
+      TOOLKIT_CMD="$BEFORE/build.sh cli" toolkit_band 2 "$d/before-$i" "$first" "$last" "$warm" "$timed" "$secs" \
+        || echo "round $r: the BEFORE build's band $i failed"
+    fi
     openmpi_band "$d/openmpi-$i.csv" "$first" "$last" "$warm" "$timed" "$secs" || echo "round $r: Open MPI band $i failed"
   done
   echo "== round $r done, load $(load)" | tee -a "$OUT/summary.txt"

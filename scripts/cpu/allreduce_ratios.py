@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The ratio table of scripts/cpu/allreduce-vs-openmpi.sh: reads OUT/round-*/toolkit-*/bandwidth.csv and
-OUT/round-*/openmpi-*.csv (2 ranks) and OUT/toolkit-4ranks-*/bandwidth.csv, and prints, per size and placement, the
+OUT/round-*/openmpi-*.csv (2 ranks), OUT/round-*/before-*/bandwidth.csv (another build of the toolkit, when the
+script ran with BEFORE=) and OUT/toolkit-4ranks-*/bandwidth.csv, and prints, per size and placement, the
 median time of each side, the median over rounds of the busbw ratio toolkit / Open MPI (> 1: the toolkit is faster)
 and which target the row meets:
   4 KiB:            latency within 2x of Open MPI (ratio >= 0.5);
@@ -42,10 +43,13 @@ def main():
     rounds = sorted(glob.glob(os.path.join(out, "round-*")))
     tk = [rows(os.path.join(d, "toolkit-*", "bandwidth.csv")) for d in rounds]
     om = [rows(os.path.join(d, "openmpi-*.csv")) for d in rounds]
+    bf = [rows(os.path.join(d, "before-*", "bandwidth.csv")) for d in rounds]
+    has_before = any(bf)
     keys = sorted(set().union(*[set(t) for t in tk]), key=lambda k: (k[0], k[1] != "in-place"))
     print(f"\n2 ranks, float32 sum, {len(rounds)} rounds (medians; ratio = busbw toolkit / Open MPI per round, then the median)")
-    print("| size | placement | toolkit us | Open MPI us | ratio | per-round ratios | target |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    extra = " before us | before ratio |" if has_before else ""
+    print("| size | placement | toolkit us | Open MPI us | ratio | per-round ratios | target |" + extra)
+    print("| --- | --- | --- | --- | --- | --- | --- |" + (" --- | --- |" if has_before else ""))
     two_rank_4k = []
     for k in keys:
         pairs = [(t[k], o[k]) for t, o in zip(tk, om) if k in t and k in o]
@@ -58,8 +62,13 @@ def main():
             two_rank_4k.append(med_t)
         ratio = statistics.median(ratios)
         note = target(k[0], ratio) + (f", {wrong} WRONG elements" if wrong else "")
-        print(f"| {size_label(k[0])} | {k[1]} | {med_t:.1f} | {statistics.median(o[0] for _, o in pairs):.1f} | "
-              f"{ratio:.2f}x | {' '.join(f'{x:.2f}' for x in ratios)} | {note} |")
+        line = (f"| {size_label(k[0])} | {k[1]} | {med_t:.1f} | {statistics.median(o[0] for _, o in pairs):.1f} | "
+                f"{ratio:.2f}x | {' '.join(f'{x:.2f}' for x in ratios)} | {note} |")
+        before = [(b[k], o[k]) for b, o in zip(bf, om) if k in b and k in o]
+        if has_before and before:
+            line += (f" {statistics.median(b[0] for b, _ in before):.1f} | "
+                     f"{statistics.median(o[0] / b[0] for b, o in before):.2f}x |")
+        print(line)
     four = rows(os.path.join(out, "toolkit-4ranks-*", "bandwidth.csv"))
     if four:
         print("\n4 ranks on the same cores (toolkit only, one run)")
