@@ -26,12 +26,10 @@ final class ShmAllReduce {
             HostBuffer mine = send.slice(from, n);
             HostBuffer out = recv.slice(from, n);
             long k = board.post(mine);
-            for (int q = 0; q < board.ranks(); q++) {
-                int peer = q;
-                if (!ShmWait.until(() -> board.posted(peer, k), ring.deadline())) {
-                    throw new CollectiveTimeoutException(ring.rank(), ring.call(), ring.deadline().timeout(),
-                            "rank " + q + "'s block " + k + " of the shared-memory all-reduce");
-                }
+            int missing = board.awaitAll(k, ring.deadline());
+            if (missing >= 0) {
+                throw new CollectiveTimeoutException(ring.rank(), ring.call(), ring.deadline().timeout(),
+                        "rank " + missing + "'s block " + k + " of the shared-memory all-reduce");
             }
             reduce(board, ring, k, mine, out, op);
         }

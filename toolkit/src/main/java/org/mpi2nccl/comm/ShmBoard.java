@@ -23,12 +23,19 @@ final class ShmBoard {
     private final int rank;
     private final int slotBytes;
     private final MappedByteBuffer[] boards;     // boards[q]: rank q's file (this rank writes only its own)
+    private final ShmWait waits;
     private long written;                        // what this rank's counter says
 
-    ShmBoard(int rank, int slotBytes, MappedByteBuffer[] boards) {
+    ShmBoard(int rank, int slotBytes, MappedByteBuffer[] boards, ShmWait waits) {
         this.rank = rank;
         this.slotBytes = slotBytes;
         this.boards = boards;
+        this.waits = waits;
+    }
+
+    /** How this rank polls (its transport's messages too). */
+    ShmWait waits() {
+        return waits;
     }
 
     /** Bytes of a board file with slots of {@code slotBytes}. */
@@ -54,9 +61,15 @@ final class ShmBoard {
         return k;
     }
 
-    /** True once rank {@code q} has announced block {@code k}. */
-    boolean posted(int q, long k) {
-        return (long) LONGS.getAcquire(boards[q], COUNTER) >= k;
+    /** Waits until every rank has announced block {@code k}; returns -1, or a rank still missing at the deadline. */
+    int awaitAll(long k, Deadline deadline) {
+        for (int q = 0; q < boards.length; q++) {
+            MappedByteBuffer m = boards[q];
+            if (!waits.until(() -> (long) LONGS.getAcquire(m, COUNTER) >= k, deadline)) {
+                return q;
+            }
+        }
+        return -1;
     }
 
     /** Copies elements [from, from + dst.length()) of rank {@code q}'s block {@code k} into {@code dst}. */

@@ -49,6 +49,7 @@ public final class ShmTransport implements Transport {
     private final ArrayDeque<Send>[] sends;
     private final ArrayDeque<Recv>[] recvs;
     private final ShmBoard board;
+    private final ShmWait waits;
     private boolean closed;
 
     /** Opens shared-memory channels between all ranks of {@code bootstrap} (collective; default sizes). */
@@ -130,7 +131,7 @@ public final class ShmTransport implements Transport {
             r[i] = new ArrayDeque<>();
         }
         return new ShmTransport(dir, rank, size, slots, slotBytes, out, in, s, r,
-                new ShmBoard(rank, BOARD_SLOT_BYTES, boards));
+                new ShmBoard(rank, BOARD_SLOT_BYTES, boards, ShmWait.forRanks(size)));
     }
 
     private ShmTransport(Path folder, int rank, int size, int slots, int slotBytes, MappedByteBuffer[] out,
@@ -145,6 +146,7 @@ public final class ShmTransport implements Transport {
         this.sends = sends;
         this.recvs = recvs;
         this.board = board;
+        this.waits = board.waits();
     }
 
     /** The boards every rank reads directly, for {@link ShmAllReduce}. */
@@ -245,7 +247,7 @@ public final class ShmTransport implements Transport {
     @Override
     public void await(Deadline deadline, CollectiveCall call, Pending... transfers) {
         for (Pending p : transfers) {
-            if (p != null && !ShmWait.until(p::done, deadline)) {
+            if (p != null && !waits.until(p::done, deadline)) {
                 throw new CollectiveTimeoutException(rank, call, deadline.timeout(), p.describe());
             }
         }
