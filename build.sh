@@ -4,7 +4,7 @@
 #   ./build.sh run       the main job: the data-parallel speedup experiment, report in build/report/
 #   ./build.sh test      every test: mvn test, the Jupyter kernel, the notebooks, the browser
 #   ./build.sh bundle    build/mpi2nccl-bundle.tar.xz: runs on a GPU machine with CUDA but no Java
-#   ./build.sh notebook  Jupyter Notebook on localhost with notebooks/ open
+#   ./build.sh notebook  the student lessons in ~/mpi2nccl-lessons (NOTEBOOK_DIR), opened in Jupyter Notebook
 #   ./build.sh lessons   the student (answers blanked) and instructor versions of the lessons, in build/lessons/
 #   ./build.sh setup     only the set-up: packages, Maven build, MPJ_HOME, GPU kernels, Jupyter kernel
 #   ./build.sh cli ARGS  the toolkit's command line (./build.sh cli --help)

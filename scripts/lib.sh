@@ -13,6 +13,9 @@ MAIN_CLASS=org.mpi2nccl.cli.Main
 # Debian's Jupyter runs on Debian's python (/usr/bin/python3), not on the first python3 on PATH.
 JUPYTER_PY=/usr/bin/python3
 KERNEL_NAME=mpi2nccl-java
+# The kernel this checkout installs for the user (scripts/setup.sh says why there are two names).
+KERNEL_USER_NAME="mpi2nccl-java-$(printf '%s' "$ROOT" | sha1sum | cut -c1-8)"
+KERNEL_DISPLAY_NAME="Java (mpi2nccl, $(basename "$ROOT"))"
 # This checkout's kernelspec comes first for every Jupyter started from here (tests, ./build.sh notebook),
 # whatever another checkout installed for the user.
 export JUPYTER_PATH="$BUILD/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"

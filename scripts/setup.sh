@@ -79,11 +79,12 @@ setup_native() {
   done
 }
 
-# Maven build, only when a source, a POM or a PTX changed since the last one.
+# Maven build, only when a source, a POM, a PTX or a recorded result (the toolkit carries those lessons read)
+# changed since the last one.
 setup_java() {
   local stamp="$BUILD/.java-stamp"
   if [ -f "$stamp" ] && [ -f "$TOOLKIT_JAR" ] && [ -z "$(find "$ROOT/pom.xml" "$ROOT/toolkit/pom.xml" \
-        "$ROOT/toolkit/src/main" "$BUILD/native" -newer "$stamp" 2>/dev/null | head -1)" ]; then
+        "$ROOT/toolkit/src/main" "$BUILD/native" "$ROOT/results" -newer "$stamp" 2>/dev/null | head -1)" ]; then
     return 0
   fi
   say "set-up: mvn package (toolkit)"
@@ -95,14 +96,15 @@ setup_java() {
 }
 
 # kernel.json: how Jupyter starts the kernel (this checkout's java, jar and MPJ_HOME; interrupts as messages,
-# so that an interrupt reaches the rank engines).
+# so that an interrupt reaches the rank engines). The display name says which checkout it runs.
 kernelspec_json() {
-  "$JUPYTER_PY" - "$(readlink -f "$(command -v java)")" "$(classpath)" "$MPJ_HOME" "$JAVA_OPTS_DEFAULT" <<'PY'
+  "$JUPYTER_PY" - "$(readlink -f "$(command -v java)")" "$(classpath)" "$MPJ_HOME" "$JAVA_OPTS_DEFAULT" \
+      "$KERNEL_DISPLAY_NAME" <<'PY'
 import json, sys
-java, cp, mpj_home, opts = sys.argv[1:5]
+java, cp, mpj_home, opts, display = sys.argv[1:6]
 print(json.dumps({
     "argv": [java] + opts.split() + ["-cp", cp, "org.mpi2nccl.kernel.KernelMain", "{connection_file}"],
-    "display_name": "Java (mpi2nccl)",
+    "display_name": display,
     "language": "java",
     "interrupt_mode": "message",
     "env": {"MPJ_HOME": mpj_home},
@@ -110,16 +112,22 @@ print(json.dumps({
 PY
 }
 
-# The kernelspec, in build/jupyter and installed for the user (only when it changed).
+# The kernelspec, twice with the same kernel.json:
+# - build/jupyter/kernels/mpi2nccl-java: the name the lessons' metadata gives. Every Jupyter started from here
+#   (./build.sh test, ./build.sh notebook) puts build/jupyter first on JUPYTER_PATH (lib.sh), so there the lessons
+#   run this checkout's toolkit, whatever other checkouts exist.
+# - installed for the user as mpi2nccl-java-HASH (HASH from this checkout's path), shown as "Java (mpi2nccl,
+#   FOLDER)": for Jupyter front-ends started elsewhere, where the student picks it by name. Each checkout
+#   installs and updates only its own, so no checkout repoints another's kernel.
 setup_kernelspec() {
   local dir="$BUILD/jupyter/kernels/$KERNEL_NAME" spec
-  local user_spec="${XDG_DATA_HOME:-$HOME/.local/share}/jupyter/kernels/$KERNEL_NAME/kernel.json"
+  local user_spec="${XDG_DATA_HOME:-$HOME/.local/share}/jupyter/kernels/$KERNEL_USER_NAME/kernel.json"
   spec=$(kernelspec_json)
   mkdir -p "$dir"
   [ -f "$dir/kernel.json" ] && [ "$(cat "$dir/kernel.json")" = "$spec" ] || printf '%s\n' "$spec" >"$dir/kernel.json"
   cmp -s "$dir/kernel.json" "$user_spec" && return 0
-  say "set-up: installing the Jupyter kernel \"Java (mpi2nccl)\" for $(id -un)"
-  jupyter kernelspec install --user --name "$KERNEL_NAME" "$dir" >"$BUILD/kernelspec-install.log" 2>&1 \
+  say "set-up: installing the Jupyter kernel \"$KERNEL_DISPLAY_NAME\" ($KERNEL_USER_NAME) for $(id -un)"
+  jupyter kernelspec install --user --name "$KERNEL_USER_NAME" "$dir" >"$BUILD/kernelspec-install.log" 2>&1 \
     || die "jupyter kernelspec install failed (see $BUILD/kernelspec-install.log)"
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ./build.sh test: every test (run after scripts/setup.sh): the bundle's env.sh, mvn test, the kernel over the
-# Jupyter protocol, every notebook headless, and lesson 01 in a real browser.
+# Jupyter protocol, every notebook headless, lesson 04 outside the repository, and every lesson in a real browser.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -35,6 +35,13 @@ test_notebooks() {
   (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/run_notebooks.py --out "$BUILD/notebooks" notebooks/*.ipynb)
 }
 
+# Lessons as students open them: ./build.sh notebook's workspace, and lesson 04 copied to an empty folder outside
+# the repository, which must show the recorded GPU results from the toolkit's copy (about 30 s).
+test_outside_repo() {
+  say "== lessons outside the repository"
+  (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/outside_repo.py)
+}
+
 # The browser test needs Debian's chromium and playwright-core (pinned in notebooks/test/browser/package.json).
 setup_browser() {
   local dir="$ROOT/notebooks/test/browser"
@@ -48,12 +55,13 @@ setup_browser() {
   fi
 }
 
-# A real browser: headless chromium opens the notebook server, runs lesson 01, waits for [rank 3] and an
-# inline image, and saves a screenshot to build/browser/.
+# A real browser: headless chromium opens the notebook server and runs every lesson, one after the other (about
+# 2.5 minutes on 2 cores). It fails on an error output, an output wider than the notebook column, a chart folded
+# into a scroll box, or a lesson with no chart, and saves a full-page screenshot of each to build/browser/.
 test_browser() {
   setup_browser
-  say "== browser test (chromium, lesson 01)"
-  (cd "$ROOT" && node notebooks/test/browser/lesson01.mjs "$BUILD/browser")
+  say "== browser test (chromium, every lesson)"
+  (cd "$ROOT" && node notebooks/test/browser/lessons.mjs "$BUILD/browser")
 }
 
 # The kernel and notebook tests use this checkout's kernelspec (build/jupyter), whichever checkout installed the
@@ -65,4 +73,5 @@ say "== unit and integration tests (mvn test)"
 (cd "$ROOT" && mvn -B test)
 test_kernel
 test_notebooks
+test_outside_repo
 test_browser

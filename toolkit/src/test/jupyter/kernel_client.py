@@ -6,6 +6,8 @@ JUPYTER_PATH pointing at build/jupyter (build.sh sets both).
 import atexit
 import os
 import queue
+import threading
+import re
 import time
 
 from jupyter_client.manager import KernelManager
@@ -187,3 +189,35 @@ def descendants(pid):
             out.append(c)
             todo.append(c)
     return out
+
+
+# Helpers of the protocol tests.
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def pids_of(result):
+    """The list of pids printed by %mpj pids."""
+    return [int(p) for p in re.findall(r"\d+", result.result["text/plain"])]
+
+
+def job_homes(pids):
+    """The private MPJ homes (/tmp/mpj-job-*) that these processes' command lines name (niodev's daemon)."""
+    homes = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        for a in args:
+            m = re.search(r"(/\S*/mpj-job-\d+)", a)
+            if m and "daemon.jar" in " ".join(args):
+                homes.add(m.group(1))
+    return sorted(homes)
+
+
+def interrupt_after(kernel, seconds):
+    t = threading.Timer(seconds, kernel.interrupt)
+    t.start()
+    return t

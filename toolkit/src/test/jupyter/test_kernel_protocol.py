@@ -1,7 +1,8 @@
-"""The mpi2nccl kernel over the Jupyter protocol: displays of each type, magics, %%mpj rank engines (state across
-cells, per-rank output, errors, interrupt, a rank crash) and shutdown leaving no process behind.
+"""The mpi2nccl kernel over the Jupyter protocol: displays of each type, magics, completion, cell line numbers,
+output limits.
 
-Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter).
+Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter). The rank engines' tests are in
+test_rank_engines.py.
 """
 import base64
 import os
@@ -13,36 +14,8 @@ import threading
 import time
 import unittest
 
-from kernel_client import Kernel, alive, descendants, wait_gone
-
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def pids_of(result):
-    """The list of pids printed by %mpj pids."""
-    return [int(p) for p in re.findall(r"\d+", result.result["text/plain"])]
-
-
-def job_homes(pids):
-    """The private MPJ homes (/tmp/mpj-job-*) that these processes' command lines name (niodev's daemon)."""
-    homes = set()
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                args = f.read().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        for a in args:
-            m = re.search(r"(/\S*/mpj-job-\d+)", a)
-            if m and "daemon.jar" in " ".join(args):
-                homes.add(m.group(1))
-    return sorted(homes)
-
-
-def interrupt_after(kernel, seconds):
-    t = threading.Timer(seconds, kernel.interrupt)
-    t.start()
-    return t
+from kernel_client import (PNG_MAGIC, Kernel, alive, descendants, interrupt_after, job_homes, pids_of,
+                           wait_gone)
 
 
 class Displays(unittest.TestCase):
@@ -193,6 +166,48 @@ class Displays(unittest.TestCase):
             r = self.run_ok(f"%jars {d}/*.jar\ndemo.Greeter.hi()")
             self.assertEqual("hi from a jar", r.result["text/plain"])
 
+    def test_system_exit_in_a_cell_fails_the_cell_and_the_kernel_lives(self):
+        pid = self.k.pid
+        for code in ["int code = 0;\nSystem.exit(code);", "Runtime.getRuntime().halt(1);"]:
+            r = self.k.execute(code, timeout=30)
+            self.assertFalse(r.ok, r.describe())
+            self.assertIn("is not allowed in a cell: the kernel keeps running", r.error[2])
+            self.assertIn("%mpj stop", r.error[2])
+        self.assertTrue(alive(pid))
+        self.assertEqual("2", self.run_ok("1+1").result["text/plain"])
+        r = self.run_ok('"System.exit(0)" // System.exit(0)')      # in a string or a comment it is only text
+        self.assertEqual("System.exit(0)", r.result["text/plain"])
+
+    def test_a_cell_printing_a_million_lines_is_cut_with_a_note_naming_the_file(self):
+        r = self.k.execute('for (int i = 0; i < 1_000_000; i++) System.out.println("line " + i);', timeout=120)
+        self.assertTrue(r.ok, r.describe())
+        streams = r.of_type("stream")
+        self.assertLessEqual(len(r.stdout), 1 << 20)
+        self.assertTrue(r.stdout.startswith("line 0\nline 1\n"), r.stdout[:100])
+        self.assertLess(len(streams), 400, "output coalesced into few messages")
+        m = re.search(r"\[output cut at 1024 KB: (\d+) more bytes are in (\S+)\]", r.stderr)
+        self.assertIsNotNone(m, r.stderr[-500:])
+        with open(m.group(2)) as f:
+            rest = f.read()
+        os.remove(m.group(2))
+        self.assertEqual(int(m.group(1)), len(rest.encode()))
+        self.assertTrue(rest.endswith("line 999999\n"))
+        self.assertEqual(len((r.stdout + rest).splitlines()), 1_000_000)
+        start = time.time()
+        self.assertEqual("2", self.run_ok("1+1").result["text/plain"])
+        self.assertLess(time.time() - start, 2)
+
+    def test_an_endless_printing_cell_is_interrupted_and_the_kernel_answers_quickly(self):
+        t = interrupt_after(self.k, 2)
+        r = self.k.execute('long n = 0;\nwhile (true) System.out.println("again " + n++);', timeout=60)
+        t.join()
+        self.assertFalse(r.ok)
+        self.assertIn("Interrupted", r.error[2])
+        self.assertIn("[output cut at", r.stderr)
+        start = time.time()
+        self.assertEqual("2", self.run_ok("1+1", timeout=10).result["text/plain"])
+        self.assertLess(time.time() - start, 2)
+
     def test_interrupt_stops_an_endless_loop(self):
         t = interrupt_after(self.k, 1.5)
         r = self.k.execute("long spins = 0;\nwhile (true) { spins++; }", timeout=60)
@@ -200,164 +215,6 @@ class Displays(unittest.TestCase):
         self.assertFalse(r.ok)
         self.assertIn("Interrupted", r.error[2])
         self.assertEqual("3", self.run_ok("1 + 2").result["text/plain"])
-
-
-class RankEngines(unittest.TestCase):
-    """%mpj start -np 4 (multicore) and cells on the ranks."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.k = Kernel()
-        cls.addClassCleanup(cls.k.shutdown)
-        r = cls.k.execute("%mpj start -np 4", timeout=120)
-        assert r.ok, r.describe()
-
-    def mpj(self, code, **kw):
-        return self.k.execute("%%mpj\n" + code, **kw)
-
-    def test_state_is_kept_across_cells_and_output_is_per_rank(self):
-        r = self.mpj("int mine = rank * 10;")
-        self.assertTrue(r.ok, r.describe())
-        r = self.mpj('System.out.println("mine is " + mine);\nmine + 1')
-        self.assertTrue(r.ok, r.describe())
-        for k in range(4):
-            self.assertIn(f"[rank {k}] mine is {10 * k}\n", r.stdout)
-        self.assertEqual("\n".join(f"[rank {k}] {10 * k + 1}" for k in range(4)), r.result["text/plain"])
-        self.assertIn("<b>rank 3</b>", r.result["text/html"])
-
-    def test_complete_and_inspect_use_rank_0s_state(self):
-        r = self.mpj("int rankOnlyCounter = rank;\nint rankTwice(int v) { return 2 * v; }")
-        self.assertTrue(r.ok, r.describe())
-        code = "%%mpj\nint z = rankOnlyCou"
-        c = self.k.complete(code)
-        self.assertIn("rankOnlyCounter", c["matches"], c)
-        self.assertEqual(code.index("rankOnlyCou"), c["cursor_start"])
-        self.assertEqual(len(code), c["cursor_end"])
-        self.assertEqual([], self.k.complete("int z = rankOnlyCou")["matches"], "the kernel's own JShell has no such variable")
-        i = self.k.inspect("%%mpj\nrankTwice(3)", len("%%mpj\nrank"))
-        self.assertTrue(i["found"], i)
-        self.assertIn("int rankTwice(int v)", i["data"]["text/plain"])
-
-    def test_errors_name_the_notebook_lines_per_rank(self):
-        r = self.mpj("int boomAt(int r) {\n  if (r == 1) throw new IllegalStateException(\"boom\");\n  return r;\n}\n"
-                     "boomAt(rank)")
-        self.assertFalse(r.ok)
-        tb = r.error[2]
-        self.assertIn("[rank 1]   \tat boomAt(cell line 3)", tb)   # the %%mpj line is line 1
-        self.assertIn("[rank 1]   \tat (cell line 6)", tb)
-        r = self.mpj("int fine = 1;\nint broken = fine + notDeclaredAnywhere;")
-        self.assertFalse(r.ok)
-        self.assertIn("line 3: cannot find symbol", r.error[2])
-
-    def test_collectives_work_inside_a_cell(self):
-        r = self.mpj("double[] x = {rank + 1.0};\ndouble[] sum = new double[1];\n"
-                     "MPI.COMM_WORLD.Allreduce(x, 0, sum, 0, 1, MPI.DOUBLE, MPI.SUM);\nsum[0]")
-        self.assertTrue(r.ok, r.describe())
-        self.assertEqual("\n".join(f"[rank {k}] 10.0" for k in range(4)), r.result["text/plain"])
-
-    def test_an_error_names_its_rank(self):
-        r = self.mpj('if (rank == 1) throw new IllegalStateException("boom on one");\nrank')
-        self.assertFalse(r.ok)
-        tb = r.error[2]
-        self.assertIn("[rank 1] java.lang.IllegalStateException: boom on one", tb)
-        self.assertIn("3 other ranks finished", tb)
-        self.assertTrue(self.mpj("rank").ok, "the engines work after an error")
-
-    def test_ranks_waiting_for_a_failed_rank_are_interrupted(self):
-        t0 = time.monotonic()
-        r = self.mpj('if (rank == 0) throw new IllegalStateException("rank 0 gave up");\n'
-                     'int[] v = {0};\nMPI.COMM_WORLD.Bcast(v, 0, 1, MPI.INT, 0);', timeout=60)
-        self.assertFalse(r.ok)
-        self.assertIn("rank 0 gave up", r.error[2])
-        self.assertIn("interrupting them", r.stderr)
-        self.assertLess(time.monotonic() - t0, 30)
-
-    def test_display_from_a_rank(self):
-        r = self.mpj('if (rank == 2) {\n  XYChart c = new XYChartBuilder().width(200).height(150).build();\n'
-                     '  c.addSeries("r", new double[]{0, 1}, new double[]{0, rank});\n  display(c);\n}')
-        self.assertTrue(r.ok, r.describe())
-        shown = r.of_type("display_data")
-        self.assertEqual(1, len(shown), r.describe())
-        self.assertTrue(base64.b64decode(shown[0]["content"]["data"]["image/png"]).startswith(PNG_MAGIC))
-
-    def test_interrupt_stops_every_rank(self):
-        t = interrupt_after(self.k, 2)
-        r = self.mpj("long spins = 0;\nwhile (true) { spins++; }", timeout=60)
-        t.join()
-        self.assertFalse(r.ok)
-        self.assertIn("Interrupted", r.error[2])
-        after = self.mpj("rank")
-        if not after.ok:  # the engines were taken down because a rank did not stop: that must be said
-            self.assertIn("did not stop", r.error[2])
-            self.k.execute("%mpj start -np 4", timeout=120)
-
-    def test_status_lists_the_ranks(self):
-        r = self.k.execute("%mpj status")
-        self.assertTrue(r.ok, r.describe())
-        text = r.result["text/plain"]
-        self.assertIn("4 rank engines (multicore", text)
-        self.assertIn("GPU", text)
-        # No GPU here: every rank says so, in the table and in its cells' variable gpu.
-        self.assertEqual(4, len(re.findall(r"\bnone\b", text)), text)
-        r = self.k.execute("%%mpj\ngpu + \" \" + org.mpi2nccl.kernel.mpj.EngineRank.device()")
-        self.assertTrue(r.ok, r.describe())
-        for rank in range(4):
-            self.assertIn(f"[rank {rank}] -1 cpu", r.result["text/plain"].replace('"', ""))
-
-    def test_one_shot_cell_starts_and_stops_its_own_engines(self):
-        r = self.k.execute("%%mpj -np 2\nProcessHandle.current().pid()", timeout=120)
-        self.assertTrue(r.ok, r.describe())
-        pid = int(re.search(r"\[rank 1\] (\d+)", r.result["text/plain"]).group(1))
-        self.assertEqual([], wait_gone([pid]), "the one-shot engines' JVM should be gone")
-
-
-class CrashAndShutdown(unittest.TestCase):
-    """A rank dies; the kernel shuts down or is killed: no process is left behind."""
-
-    def test_a_dying_rank_is_reported_and_the_others_are_stopped(self):
-        k = Kernel()
-        try:
-            r = k.execute("%mpj start -np 4 --device niodev", timeout=180)
-            self.assertTrue(r.ok, r.describe())
-            pids = pids_of(k.execute("%mpj pids"))
-            self.assertGreaterEqual(len(pids), 4)
-            r = k.execute("%%mpj\nif (rank == 2) Runtime.getRuntime().halt(7);\nMPI.COMM_WORLD.Barrier();",
-                          timeout=120)
-            self.assertFalse(r.ok)
-            self.assertIn("rank 2 died", r.error[2])
-            self.assertEqual([], wait_gone(pids), "every engine process should be gone")
-            self.assertEqual("2", k.execute("1 + 1").result["text/plain"], "the kernel stays alive")
-            self.assertIn("no rank engines", k.execute("%mpj status").result["text/plain"])
-        finally:
-            k.shutdown()
-
-    def test_shutdown_stops_every_engine(self):
-        k = Kernel()
-        kernel_pid = k.pid
-        self.assertTrue(k.execute("%mpj start -np 4", timeout=120).ok)
-        pids = pids_of(k.execute("%mpj pids")) + descendants(kernel_pid)
-        self.assertTrue(pids)
-        k.shutdown()
-        self.assertEqual([], wait_gone([kernel_pid] + pids), "kernel and engines should be gone")
-
-    def test_engines_end_when_the_kernel_is_killed(self):
-        k = Kernel()
-        kernel_pid = k.pid
-        self.assertTrue(k.execute("%mpj start -np 2 --device niodev", timeout=180).ok)
-        pids = pids_of(k.execute("%mpj pids")) + descendants(kernel_pid)
-        homes = job_homes(pids)
-        self.assertEqual(1, len(homes), f"the niodev daemon should name its job's MPJ home: {homes}")
-        os.kill(kernel_pid, signal.SIGKILL)
-        try:
-            self.assertEqual([], wait_gone([kernel_pid] + pids, timeout=30),
-                             "engines must not outlive a killed kernel")
-            deadline = time.monotonic() + 10
-            while os.path.exists(homes[0]) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            self.assertFalse(os.path.exists(homes[0]), f"the job's MPJ home {homes[0]} was left behind")
-        finally:
-            k.client.stop_channels()
-            k.km.cleanup_resources()
 
 
 if __name__ == "__main__":

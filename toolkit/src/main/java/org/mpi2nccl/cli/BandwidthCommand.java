@@ -96,6 +96,9 @@ public final class BandwidthCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         BandwidthJob job;
         try {
+            if (ranks < 1) throw new IllegalArgumentException("-np must be at least 1, got " + ranks);
+            if (root < 0 || root >= ranks) throw new IllegalArgumentException("--root must be a rank, 0.." + (ranks - 1) + ", got " + root);
+            if (timeout.isNegative() || timeout.isZero()) throw new IllegalArgumentException("--timeout must be positive, got " + timeout);
             job = BandwidthJob.of(comms).ranks(ranks).device(device).collective(collective).type(type).op(op).root(root)
                     .sizes(minBytes, maxBytes, factor).maxHostBytes(maxHost).iterations(warmup, iters, minIters, secondsPerSize)
                     .inPlace(!noInPlace).check(!noCheck).timeout(timeout);
@@ -104,7 +107,7 @@ public final class BandwidthCommand implements Callable<Integer> {
             }
             job.validate();
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
+            System.err.println("bandwidth: " + e.getMessage());
             return 2;
         }
         BenchResults res;

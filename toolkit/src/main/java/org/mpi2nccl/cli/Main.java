@@ -2,10 +2,14 @@ package org.mpi2nccl.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /**
  * The toolkit's command line: {@code ./build.sh cli SUBCOMMAND} here, {@code bin/mpi2nccl SUBCOMMAND} in the
- * GPU bundle. Every subcommand is a class of this package; this class only lists them.
+ * GPU bundle. Every subcommand is a class of this package; this class lists them and installs
+ * {@link CommandErrors}: a bad option or data file gives one line and exit code 2, the stack trace only with
+ * {@code --verbose}.
  */
 @Command(name = "mpi2nccl", mixinStandardHelpOptions = true, version = "mpi2nccl 0.1.0",
         description = "From MPI reduction on the CPU to NCCL all-reduce on GPUs.",
@@ -13,12 +17,16 @@ import picocli.CommandLine.Command;
                 GpuDoctorCommand.class, GpuBenchCommand.class, DoctorCommand.class, TrainFashionMnistCommand.class,
                 MatmulBenchCommand.class, BandwidthCommand.class, BandwidthCompareCommand.class})
 public final class Main {
+    /** Read by {@link CommandErrors}, which looks for it on the command line as parsed; every subcommand takes it. */
+    @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "print the Java stack trace of an error")
+    boolean verbose;
+
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     /** Runs the command line without exiting the JVM (tests and the notebook kernel call this). */
     public static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        return CommandErrors.install(new CommandLine(new Main())).execute(args);
     }
 }

@@ -1,5 +1,7 @@
 package org.mpi2nccl.cli;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.mpi2nccl.launch.JobResult;
@@ -34,8 +36,19 @@ public final class PartialSumCommand implements Callable<Integer> {
             converter = Converters.DurationConverter.class)
     Duration timeout;
 
+    /** The largest N whose N(N+1) still fits in a long, so that every rank's total and the expected one are exact. */
+    static final long MAX_N = 3_037_000_499L;
+
+    /** Checked before any rank starts: a bad N would otherwise run, and the sum's check would blame the program. */
+    void validate() {
+        checkArgument(n >= 1 && n <= MAX_N, "-n must be between 1 and %s, got %s", MAX_N, n);
+        checkArgument(ranks >= 1, "-np must be at least 1, got %s", ranks);
+        checkArgument(!timeout.isNegative() && !timeout.isZero(), "--timeout must be positive, got %s", timeout);
+    }
+
     @Override
     public Integer call() {
+        validate();
         System.out.printf("Sum of 1..%d on %d MPJ ranks (%s), partial sums combined with Allreduce(SUM)%n",
                 n, ranks, device);
         JobResult r;

@@ -13,6 +13,7 @@ import org.mpi2nccl.bench.SpeedupExperiment;
 import org.mpi2nccl.bench.SpeedupReport;
 import org.mpi2nccl.bench.SpeedupResults;
 import org.mpi2nccl.bench.TerminalProgress;
+import org.mpi2nccl.data.FashionMnist;
 import org.mpi2nccl.dist.Route;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -76,8 +77,14 @@ public final class SpeedupCommand implements Callable<Integer> {
             }
             List<Route> rs = routes != null ? routes.stream().map(Route::parse).toList() : SpeedupExperiment.routesFor(config.device);
             List<Integer> ns = ranks != null ? ranks : SpeedupExperiment.rankCountsFor(config.device);
+            if (rounds < 1) throw new IllegalArgumentException("--rounds must be at least 1, got " + rounds);
+            if (runTimeoutSeconds < 1) throw new IllegalArgumentException("--run-timeout must be at least 1 s, got " + runTimeoutSeconds);
             exp = new SpeedupExperiment(config, rs, ns).rounds(rounds);
-        } catch (IllegalArgumentException e) {
+            // the ranks would find a missing folder only after their JVMs started ("{rank}": one folder per rank, not checked here)
+            if (config.data.equals("fashion") && (config.dataDir == null || !config.dataDir.toString().contains("{rank}"))) {
+                FashionMnist.requirePresent(config.dataDir != null ? config.dataDir : FashionMnist.defaultDir());
+            }
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("run: " + e.getMessage());
             return 2;
         }

@@ -1,5 +1,7 @@
 package org.mpi2nccl.cli;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -13,6 +15,7 @@ import org.mpi2nccl.nn.Training;
 import org.mpi2nccl.optim.Adam;
 import org.mpi2nccl.optim.Optimizer;
 import org.mpi2nccl.optim.SGD;
+import org.mpi2nccl.tensor.Backends;
 import org.mpi2nccl.tensor.Device;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -66,25 +69,45 @@ public final class TrainFashionMnistCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "seed of weights and shuffling (default ${DEFAULT-VALUE})", defaultValue = "0")
     long seed;
 
+    /**
+     * Every setting checked before anything is loaded: a mistake costs one line, not a minute of reading the data
+     * followed by a stack trace. Returns the device.
+     */
+    Device validate() {
+        checkArgument(epochs >= 1, "--epochs must be at least 1, got %s", epochs);
+        checkArgument(batchSize >= 1, "--batch-size must be at least 1, got %s", batchSize);
+        checkArgument(trainLimit == null || trainLimit >= 1, "--train-limit must be at least 1, got %s", trainLimit);
+        checkArgument(model.equals("mlp") || model.equals("cnn"), "--model must be mlp or cnn, got %s", model);
+        checkArgument(optimizer.equals("sgd") || optimizer.equals("adam"), "--optimizer must be sgd or adam, got %s", optimizer);
+        checkArgument(lr == null || (Float.isFinite(lr) && lr > 0), "--lr must be a positive number, got %s", lr);
+        checkArgument(Float.isFinite(lrDecay) && lrDecay > 0, "--lr-decay must be a positive number, got %s", lrDecay);
+        checkArgument(momentum >= 0 && momentum < 1, "--momentum must be in [0, 1), got %s", momentum);
+        checkArgument(Float.isFinite(weightDecay) && weightDecay >= 0, "--weight-decay must be >= 0, got %s", weightDecay);
+        checkArgument(hidden >= 1, "--hidden must be at least 1, got %s", hidden);
+        checkArgument(channels.length == 2 && channels[0] >= 1 && channels[1] >= 1,
+                "--channels takes two positive numbers, e.g. 16,32");
+        Device dev = Device.parse(device);
+        checkArgument(Backends.isAvailable(dev), "--device %s, but no backend for it is usable here (use --device cpu)", dev);
+        FashionMnist.requirePresent(dataDir());
+        return dev;
+    }
+
+    private Path dataDir() {
+        return data != null ? data : FashionMnist.defaultDir();
+    }
+
     @Override
     public Integer call() {
-        Device dev = Device.parse(device);
-        Path dir = data != null ? data : FashionMnist.defaultDir();
+        Device dev = validate();
+        Path dir = dataDir();
         long t0 = System.nanoTime();
         ArrayDataset train = FashionMnist.train(dir), test = FashionMnist.test(dir);
         if (trainLimit != null) train = train.head(Math.min(trainLimit, train.size()));
         System.out.printf(Locale.ROOT, "Fashion-MNIST from %s: %d training, %d test images (read in %.1f s)%n",
                 dir, train.size(), test.size(), (System.nanoTime() - t0) / 1e9);
-        try (Module net = switch (model) {
-                case "mlp" -> Models.mlp(hidden, dev, seed);
-                case "cnn" -> Models.cnn(channels[0], channels[1], dev, seed);
-                default -> throw new IllegalArgumentException("--model must be mlp or cnn, got " + model);
-            };
-             Optimizer opt = switch (optimizer) {
-                case "adam" -> new Adam(net.parameters(), lr != null ? lr : 1e-3f, 0.9f, 0.999f, 1e-8f, weightDecay);
-                case "sgd" -> new SGD(net.parameters(), lr != null ? lr : 0.05f, momentum, weightDecay);
-                default -> throw new IllegalArgumentException("--optimizer must be sgd or adam, got " + optimizer);
-            }) {
+        try (Module net = model.equals("cnn") ? Models.cnn(channels[0], channels[1], dev, seed) : Models.mlp(hidden, dev, seed);
+             Optimizer opt = optimizer.equals("sgd") ? new SGD(net.parameters(), lr != null ? lr : 0.05f, momentum, weightDecay)
+                     : new Adam(net.parameters(), lr != null ? lr : 1e-3f, 0.9f, 0.999f, 1e-8f, weightDecay)) {
             System.out.println("device: " + dev + " — " + dev.backend().describe());
             System.out.println("model (" + net.parameterCount() + " parameters): " + net);
             System.out.printf(Locale.ROOT, "optimizer: %s lr %g (x%g per epoch), batch size %d, seed %d%n", optimizer, opt.lr(), lrDecay,

@@ -164,11 +164,10 @@ public final class CpuClique implements Clique {
 
     /** Waits until ranks 0 .. size-1 have all claimed their numbers with this size. */
     private void awaitAll(Path dir, int rank, int size, Deadline deadline, String what) {
+        // Ranks seen once stay seen: a rank that joined and then gave up at its own timeout deletes its claim, and
+        // must not be named as one that never joined.
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
         while (true) {
-            List<Integer> missing = new ArrayList<>();
-            for (int r = 0; r < size; r++) {
-                missing.add(r);
-            }
             for (Path f : list(dir)) {
                 String file = f.getFileName().toString();
                 if (!file.startsWith("rank-")) {
@@ -184,7 +183,13 @@ public final class CpuClique implements Clique {
                     throw new CommException("rank " + rank + ": " + what + ": rank " + theirs + " joined this clique with"
                             + " size " + theirSize + ", this rank with size " + size + ": every rank must pass the same size");
                 }
-                missing.remove(Integer.valueOf(theirs));
+                seen.add(theirs);
+            }
+            List<Integer> missing = new ArrayList<>();
+            for (int r = 0; r < size; r++) {
+                if (!seen.contains(r)) {
+                    missing.add(r);
+                }
             }
             if (missing.isEmpty()) {
                 return;

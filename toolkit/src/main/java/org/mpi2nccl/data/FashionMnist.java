@@ -58,17 +58,38 @@ public final class FashionMnist {
                 if (y[i] > 9) throw new IOException(labels + ": label " + y[i] + " of example " + i + " is not a class 0..9");
             }
             return new ArrayDataset(x, y, new int[] {1, 28, 28}, 10);
+        } catch (Idx.Damaged e) {
+            throw new UncheckedIOException(e.getMessage() + ". Get the file again: on Debian, " + REINSTALL
+                    + "; or put good copies of the four files in the folder given with --data / --data-dir or "
+                    + "MPI2NCCL_FASHION_MNIST", e);
         } catch (IOException e) {
             throw new UncheckedIOException(e.getMessage(), e);
         }
     }
 
+    /** How Debian's copy of the four files is installed again. */
+    static final String REINSTALL = "apt-get install --reinstall dataset-fashion-mnist";
+
+    /**
+     * Throws UncheckedIOException naming the first of the four files that is missing, and where to get them; the
+     * commands call it before they load anything.
+     */
+    public static void requirePresent(Path dir) {
+        for (String split : new String[] {"train", "t10k"}) {
+            require(dir, split + "-images-idx3-ubyte");
+            require(dir, split + "-labels-idx1-ubyte");
+        }
+    }
+
     private static Path require(Path dir, String base) {
         Path p = find(dir, base);
-        if (p == null)
-            throw new UncheckedIOException(new java.io.FileNotFoundException("Fashion-MNIST file " + dir.resolve(base + ".gz")
-                    + " not found (expected " + base + ".gz or " + base + " in " + dir + "; on Debian: apt-get install "
-                    + "dataset-fashion-mnist, or set MPI2NCCL_FASHION_MNIST to the folder holding the four IDX files)"));
+        if (p == null) {
+            String where = Files.isDirectory(dir) ? "Fashion-MNIST file " + dir.resolve(base + ".gz") + " not found (expected "
+                    + base + ".gz or " + base + " in " + dir : "Fashion-MNIST folder " + dir + " does not exist (";
+            throw new UncheckedIOException(new java.io.FileNotFoundException(where + "; on Debian: apt-get install "
+                    + "dataset-fashion-mnist, or give the folder holding the four IDX files with --data / --data-dir or "
+                    + "MPI2NCCL_FASHION_MNIST)"));
+        }
         return p;
     }
 

@@ -9,11 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 /**
  * The IDX format of MNIST and Fashion-MNIST (optionally gzip-compressed): a big-endian magic
  * {@code 0x00 0x00 type ndim} (type 0x08 = unsigned byte), {@code ndim} big-endian int32 dimensions, then the
- * data. Errors name the file and what was expected.
+ * data. Errors name the file and what was expected; a truncated or corrupt gzip file is a {@link Damaged}.
  */
 public final class Idx {
     private Idx() {}
@@ -21,15 +22,34 @@ public final class Idx {
     /** An unsigned-byte IDX array. */
     public record Array(int[] dims, byte[] data) {}
 
+    /** The file is there but its bytes are not what they were: cut short in a copy or download, or corrupted. */
+    public static final class Damaged extends IOException {
+        public final Path file;
+
+        Damaged(Path file, String what, Throwable cause) {
+            super(file + " is damaged: " + what, cause);
+            this.file = file;
+        }
+    }
+
     public static Array readUnsignedBytes(Path file, int expectedDims) throws IOException {
         if (!Files.isRegularFile(file)) throw new NoSuchFileException(file.toString(), null, "IDX file not found");
+        try {
+            return read(file, expectedDims);
+        } catch (ZipException | EOFException e) {
+            // the inflater's words ("Unexpected end of ZLIB input stream", "Corrupt GZIP trailer") name no file
+            throw new Damaged(file, "its gzip data is truncated or corrupt (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private static Array read(Path file, int expectedDims) throws IOException {
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
              DataInputStream in = new DataInputStream(isGzip(file) ? new GZIPInputStream(raw, 1 << 16) : raw)) {
             int magic;
             try {
                 magic = in.readInt();
             } catch (EOFException e) {
-                throw new IOException(file + ": empty or truncated, expected an IDX header (magic 0x0000080" + expectedDims + ")");
+                throw new Damaged(file, "empty or truncated, expected an IDX header (magic 0x0000080" + expectedDims + ")", e);
             }
             int type = (magic >>> 8) & 0xFF, ndim = magic & 0xFF;
             if ((magic >>> 16) != 0 || type != 0x08 || ndim != expectedDims)
@@ -44,14 +64,15 @@ public final class Idx {
                     total *= dims[i];
                 }
             } catch (EOFException e) {
-                throw new IOException(file + ": truncated IDX header (expected " + ndim + " dimensions)");
+                throw new Damaged(file, "truncated IDX header (expected " + ndim + " dimensions)", e);
             }
             if (total > Integer.MAX_VALUE) throw new IOException(file + ": " + total + " values is too large");
             byte[] data = new byte[(int) total];
             int read = in.readNBytes(data, 0, data.length);
             if (read < data.length)
-                throw new IOException(file + ": truncated: header promises " + dimsText(dims) + " = " + total
-                        + " bytes of data, the file holds " + read);
+                throw new Damaged(file, "truncated: the header promises " + dimsText(dims) + " = " + total
+                        + " bytes of data, the file holds " + read, null);
+            in.read();      // past the data: a gzip stream checks its trailer (CRC and length) only when read to its end
             return new Array(dims, data);
         }
     }

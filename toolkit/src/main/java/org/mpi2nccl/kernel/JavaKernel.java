@@ -109,7 +109,22 @@ public final class JavaKernel extends BaseKernel {
 
     @Override
     public DisplayData eval(String code) throws Exception {
-        CellValue value = run(code);
+        PrintStream out = System.out, err = System.err;
+        CellValue value;
+        // the cell's prints, and its %%mpj ranks', go out coalesced and capped (CellOutput); the cell's own
+        // PrintStream flushes on its own schedule, so what the cell printed last is sent before the reply
+        try (CellOutput cell = new CellOutput(out, err, CellOutput.SHOWN_BYTES)) {
+            System.setOut(cell.out());
+            System.setErr(cell.err());
+            try {
+                value = run(code);
+            } finally {
+                cell.out().flush();
+                cell.err().flush();
+                System.setOut(out);
+                System.setErr(err);
+            }
+        }
         if (!value.present() || value.value() instanceof java.io.PrintStream) {
             return null; // a cell ending in System.out.printf(...) returns the stream: not worth showing
         }

@@ -14,6 +14,7 @@ final class JupyterDisplaySink implements DisplaySink {
     @Override
     public void display(DisplayData data) {
         if (io.isAttached()) {
+            CellOutput.sendPending();
             io.display.display(data);
         }
     }
@@ -21,6 +22,7 @@ final class JupyterDisplaySink implements DisplaySink {
     @Override
     public void update(String displayId, DisplayData data) {
         if (io.isAttached()) {
+            CellOutput.sendPending();
             io.display.updateDisplay(displayId, data);
         }
     }

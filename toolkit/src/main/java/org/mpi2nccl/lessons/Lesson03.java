@@ -13,6 +13,7 @@ import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.data.ArrayDataset;
 import org.mpi2nccl.data.Batch;
+import org.mpi2nccl.data.Dataset;
 import org.mpi2nccl.data.FashionMnist;
 import org.mpi2nccl.data.RandomSampler;
 import org.mpi2nccl.dist.DistributedSampler;
@@ -35,7 +36,9 @@ import org.mpi2nccl.tensor.Rng;
  * bucket, (4) a bucket's all-reduce started while backward still runs. This class holds the plumbing (data, model,
  * batches) and the checks: each trains {@link #STEPS} steps with the student's code, compares the parameters with
  * one rank trained on the whole batch (computed here), explains a mismatch, and times the steps
- * ({@link Lesson03Meter}, {@link Lesson03Times}). The algorithms are the student's.
+ * ({@link Lesson03Meter}, {@link Lesson03Times}). The algorithms are the student's. The notebook trains on the CPU
+ * with Fashion-MNIST; each check also takes a {@link Setup} (a device and a data set), so that the same checks run
+ * on a GPU, where the model, the batches and the gradients live on that device and so does the one-rank reference.
  */
 public final class Lesson03 {
     /** The one rank's batch B: 1, 2, 3 or 4 ranks take B/N each. */
@@ -90,6 +93,24 @@ public final class Lesson03 {
         Overlap start(List<List<Tensor>> buckets, Communicator comm, ExecutorService commThread);
     }
 
+    /**
+     * Where a check trains: {@code device} holds the model, its batches and gradients (the reference's too);
+     * {@code data} gives the examples, at least {@code BATCH * STEPS} of them, each of 784 features in 10 classes.
+     */
+    public record Setup(Device device, Dataset data) {
+        public Setup {
+            if (data.size() < BATCH * STEPS || data.featureSize() != 784 || data.numClasses() != 10) {
+                throw new IllegalArgumentException("the lesson's model needs " + BATCH * STEPS + " examples of 784 features"
+                        + " in 10 classes, got " + data.size() + " of " + data.featureSize() + " in " + data.numClasses());
+            }
+        }
+
+        /** The notebook's: the CPU and the lesson's Fashion-MNIST images. */
+        public static Setup notebook() {
+            return new Setup(Device.cpu(), Lesson03.data());
+        }
+    }
+
     private static ArrayDataset data;
 
     private Lesson03() {
@@ -108,17 +129,25 @@ public final class Lesson03 {
         return RandomSampler.permutation(BATCH * STEPS, SEED, 0);
     }
 
-    /** The lesson's MLP (784, 256, 256, 256, 10: 8 tensors), the same weights on every rank (the seed). */
+    /** The lesson's MLP (784, 256, 256, 256, 10: 8 tensors), the same weights on every rank (one random seed). */
     public static Module model() {
+        return model(Device.cpu());
+    }
+
+    /** The lesson's MLP on {@code device}: the same weights as on the CPU (one random seed). */
+    public static Module model(Device device) {
         Rng rng = new Rng(SEED);
-        Device cpu = Device.cpu();
-        return new Sequential(new Flatten(), new Linear(784, HIDDEN, cpu, rng), new ReLU(), new Linear(HIDDEN, HIDDEN, cpu, rng),
-                new ReLU(), new Linear(HIDDEN, HIDDEN, cpu, rng), new ReLU(), new Linear(HIDDEN, 10, cpu, rng));
+        return new Sequential(new Flatten(), new Linear(784, HIDDEN, device, rng), new ReLU(), new Linear(HIDDEN, HIDDEN, device, rng),
+                new ReLU(), new Linear(HIDDEN, HIDDEN, device, rng), new ReLU(), new Linear(HIDDEN, 10, device, rng));
     }
 
     /** The examples {@code indices} as one batch on the CPU (close it, or open an ArrayScope). */
     public static Batch batch(int[] indices) {
-        ArrayDataset d = data();
+        return batch(indices, data(), Device.cpu());
+    }
+
+    /** The examples {@code indices} of {@code d} as one batch on {@code device}: gathered on the host, copied once. */
+    public static Batch batch(int[] indices, Dataset d, Device device) {
         int f = d.featureSize();
         float[] x = new float[indices.length * f], y = new float[indices.length];
         for (int i = 0; i < indices.length; i++) {
@@ -128,7 +157,7 @@ public final class Lesson03 {
         int[] shape = new int[1 + d.featureShape().length];
         shape[0] = indices.length;
         System.arraycopy(d.featureShape(), 0, shape, 1, shape.length - 1);
-        return new Batch(NDArray.of(x, shape), NDArray.of(y, indices.length));
+        return new Batch(NDArray.of(device, x, shape), NDArray.of(device, y, indices.length));
     }
 
     /** The toolkit's share of step {@code step} for rank {@code rank} (DistributedSampler; stages 2-4 train on it). */
@@ -165,6 +194,11 @@ public final class Lesson03 {
 
     /** Stage 1: the student's shares, trained with the toolkit's averaging. Collective: run it on every rank. */
     public static Check checkShares(int rank, int size, Communicator comm, Lesson03Times times, Share share) {
+        return checkShares(Setup.notebook(), rank, size, comm, times, share);
+    }
+
+    /** Stage 1 trained where {@code on} says. */
+    public static Check checkShares(Setup on, int rank, int size, Communicator comm, Lesson03Times times, Share share) {
         int perRank = perRank(size);
         int[] order = order();
         int[][][] s = new int[STEPS][size][];
@@ -174,13 +208,13 @@ public final class Lesson03 {
             return failed(rank, "1", e);
         }
         String problem = Lesson03Diagnosis.shares(s, order, perRank);
-        Run ref = reference(times);
+        Run ref = reference(on, times);
         Lesson03Meter meter = new Lesson03Meter(comm);
         double d = Double.NaN;
         if (trainable(s, order.length)) {
-            Module net = model();
+            Module net = model(on.device());
             try {
-                d = EquivalenceCheck.relativeDifference(Lesson03Training.train(net, k -> s[k][rank], () -> () -> {
+                d = EquivalenceCheck.relativeDifference(Lesson03Training.train(on, net, k -> s[k][rank], () -> () -> {
                     for (Tensor p : net.parameters()) Tensors.allReduce(meter.comm(), p.grad(), Reduction.AVG);
                 }, meter).params(), ref.params());
             } catch (Exception e) {
@@ -202,7 +236,12 @@ public final class Lesson03 {
 
     /** Stage 2: the student's per-tensor averaging. Collective: run it on every rank. */
     public static Check checkAveraging(int rank, int size, Communicator comm, Lesson03Times times, Averaging averaging) {
-        return checkStage("2", Lesson03Times.PER_TENSOR, rank, size, comm, times, (net, meter) -> {
+        return checkAveraging(Setup.notebook(), rank, size, comm, times, averaging);
+    }
+
+    /** Stage 2 trained where {@code on} says. */
+    public static Check checkAveraging(Setup on, int rank, int size, Communicator comm, Lesson03Times times, Averaging averaging) {
+        return checkStage(on, "2", Lesson03Times.PER_TENSOR, rank, size, comm, times, (net, meter) -> {
             List<Tensor> params = net.parameters();
             return () -> () -> averaging.average(params, meter.comm());
         }, "Allreduce each parameter's gradient over the ranks and write the result back into p.grad().");
@@ -211,7 +250,13 @@ public final class Lesson03 {
     /** Stage 3: the student's bucket plan and bucketed averaging. Collective: run it on every rank. */
     public static Check checkBuckets(int rank, int size, Communicator comm, Lesson03Times times, Planner planner,
                                      BucketAveraging averaging) {
-        return checkStage("3", Lesson03Times.BUCKETS, rank, size, comm, times, (net, meter) -> {
+        return checkBuckets(Setup.notebook(), rank, size, comm, times, planner, averaging);
+    }
+
+    /** Stage 3 trained where {@code on} says. */
+    public static Check checkBuckets(Setup on, int rank, int size, Communicator comm, Lesson03Times times, Planner planner,
+                                     BucketAveraging averaging) {
+        return checkStage(on, "3", Lesson03Times.BUCKETS, rank, size, comm, times, (net, meter) -> {
             List<Tensor> params = net.parameters();
             List<List<Tensor>> plan = planner.plan(params, BUCKET_BYTES);
             String wrong = Lesson03Diagnosis.plan(plan, params, names(net), BUCKET_BYTES);
@@ -222,13 +267,18 @@ public final class Lesson03 {
 
     /** Stage 4: the student's overlapped averaging, on the toolkit's bucket plan. Collective: run it on every rank. */
     public static Check checkOverlap(int rank, int size, Communicator comm, Lesson03Times times, OverlapFactory factory) {
+        return checkOverlap(Setup.notebook(), rank, size, comm, times, factory);
+    }
+
+    /** Stage 4 trained where {@code on} says. */
+    public static Check checkOverlap(Setup on, int rank, int size, Communicator comm, Lesson03Times times, OverlapFactory factory) {
         ExecutorService commThread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "lesson03-allreduce-rank-" + rank);
             t.setDaemon(true);
             return t;
         });
         try {
-            return checkStage("4", Lesson03Times.OVERLAP, rank, size, comm, times, (net, meter) -> {
+            return checkStage(on, "4", Lesson03Times.OVERLAP, rank, size, comm, times, (net, meter) -> {
                 List<List<Tensor>> plan = GradientBuckets.plan(net.parameters(), BUCKET_BYTES);
                 return () -> {
                     Overlap o = factory.start(plan, meter.comm(), meter.watch(commThread));
@@ -248,7 +298,12 @@ public final class Lesson03 {
 
     /** The toolkit's DataParallel after {@link #STEPS} steps ({@code net}, timed by {@code meter}) against one rank. */
     public static Check checkLibrary(int rank, int size, Module net, Lesson03Meter meter, Lesson03Times times) {
-        double d = EquivalenceCheck.relativeDifference(EquivalenceCheck.flatParameters(net), reference(times).params());
+        return checkLibrary(Setup.notebook(), rank, size, net, meter, times);
+    }
+
+    /** The same, against one rank trained where {@code on} says. */
+    public static Check checkLibrary(Setup on, int rank, int size, Module net, Lesson03Meter meter, Lesson03Times times) {
+        double d = EquivalenceCheck.relativeDifference(EquivalenceCheck.flatParameters(net), reference(on, times).params());
         if (d < TOLERANCE && meter.steps() == STEPS) {
             times.record(Lesson03Times.LIBRARY, perRank(size), meter.summary(), true);
             return Check.right("rank " + rank + ": DataParallel trains like one rank on the whole batch", sameAs(d, size));
@@ -264,15 +319,15 @@ public final class Lesson03 {
         Supplier<StepSync> of(Module net, Lesson03Meter meter) throws Exception;
     }
 
-    private static Check checkStage(String n, String row, int rank, int size, Communicator comm, Lesson03Times times,
+    private static Check checkStage(Setup on, String n, String row, int rank, int size, Communicator comm, Lesson03Times times,
                                     StageOf stage, String untouchedHint) {
-        Run ref = reference(times);
+        Run ref = reference(on, times);
         Lesson03Meter meter = new Lesson03Meter(comm);
         Run run;
         List<String> names;
-        try (Module net = model()) {
+        try (Module net = model(on.device())) {
             names = names(net);
-            run = Lesson03Training.train(net, k -> share(k, rank, size), stage.of(net, meter), meter);
+            run = Lesson03Training.train(on, net, k -> share(k, rank, size), stage.of(net, meter), meter);
         } catch (WrongPlan e) {
             return Check.wrong("rank " + rank + ": the bucket plan is not right yet", e.getMessage());
         } catch (Exception e) {
@@ -301,11 +356,11 @@ public final class Lesson03 {
         return Check.wrong(who + "not the one rank's training (parameters differ by " + Lesson03Diagnosis.fmt(d) + ")", why);
     }
 
-    /** One rank on the whole batch: the reference every check compares with (recorded once in {@code times}). */
-    private static Run reference(Lesson03Times times) {
+    /** One rank on the whole batch, where {@code on} says: the reference every check compares with (timed once in {@code times}). */
+    private static Run reference(Setup on, Lesson03Times times) {
         Lesson03Meter meter = new Lesson03Meter(null);
-        try (Module net = model()) {
-            Run r = Lesson03Training.train(net, k -> share(k, 0, 1), () -> Lesson03Training.NOTHING, meter);
+        try (Module net = model(on.device())) {
+            Run r = Lesson03Training.train(on, net, k -> share(k, 0, 1), () -> Lesson03Training.NOTHING, meter);
             if (!times.has(Lesson03Times.ONE_RANK)) times.record(Lesson03Times.ONE_RANK, BATCH, meter.summary(), false);
             return r;
         } catch (Exception e) {

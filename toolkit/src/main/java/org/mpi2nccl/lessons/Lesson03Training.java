@@ -51,10 +51,10 @@ final class Lesson03Training {
     static final StepSync NOTHING = () -> { };
 
     /**
-     * Trains {@code net} with this rank's shares ({@code shares.indices(step)}) and a new {@code StepSync} per step.
-     * Throws what the stage threw.
+     * Trains {@code net} with this rank's shares ({@code shares.indices(step)}) and a new {@code StepSync} per step,
+     * on the batches of {@code on}'s data, on its device. Throws what the stage threw.
      */
-    static Run train(Module net, java.util.function.IntFunction<int[]> shares, Supplier<StepSync> stage, Lesson03Meter meter)
+    static Run train(Lesson03.Setup on, Module net, java.util.function.IntFunction<int[]> shares, Supplier<StepSync> stage, Lesson03Meter meter)
             throws Exception {
         List<Tensor> params = net.parameters();
         Map<Tensor, Integer> index = new IdentityHashMap<>();
@@ -64,7 +64,7 @@ final class Lesson03Training {
         try (SGD opt = new SGD(params, Lesson03.LR, Lesson03.MOMENTUM, 0f)) {
             for (int step = 0; step < Lesson03.STEPS; step++) {
                 boolean first = step == 0;
-                try (ArrayScope scope = ArrayScope.open(); Batch b = Lesson03.batch(shares.apply(step))) {
+                try (ArrayScope scope = ArrayScope.open(); Batch b = Lesson03.batch(shares.apply(step), on.data(), on.device())) {
                     StepSync sync = stage.get();
                     opt.zeroGrad();
                     meter.stepStarts();

@@ -33,8 +33,11 @@ import org.mpi2nccl.comm.nccl.NcclOptions;
  * and a second exercise: nccl-tests' bus bandwidth.
  */
 public final class Lesson04 {
-    /** The bandwidth recorded on 2x H200 (nccl/, mpi/, torch_allreduce.csv, nccl-init.txt; its README says how). */
-    public static final String RECORDED = "results/bandwidth-2gpu";
+    /**
+     * The bandwidth recorded on 2x H200 (nccl/, mpi/, torch_allreduce.csv, nccl-init.txt; its README says how), read
+     * from this checkout or from the toolkit's copy ({@link Recorded}): the lesson finds it from any folder.
+     */
+    public static final String RECORDED = Recorded.BANDWIDTH.folder();
     /** How long a rank waits for the others in the CPU clique's init: a wrong bootstrap fails after this. */
     public static final Duration CPU_TIMEOUT = Duration.ofSeconds(5);
     /** The same for NCCL's init (its first call on a GPU takes about a second). */
@@ -162,12 +165,12 @@ public final class Lesson04 {
         }
     }
 
-    /** The "NCCL INIT rank" lines of the recorded GPU test log (a note when the log is not in the repository). */
+    /** The "NCCL INIT rank" lines of the recorded GPU test log, then where they were recorded (a note if absent). */
     public static List<String> recordedInit() throws IOException {
-        Path log = find(RECORDED + "/nccl-init.txt");
+        Path log = Recorded.BANDWIDTH.file("nccl-init.txt");
         List<String> out = new ArrayList<>();
         if (log == null) {
-            out.add("(the log " + RECORDED + "/nccl-init.txt is not in this checkout)");
+            out.add(Recorded.BANDWIDTH.missing("nccl-init.txt"));
             return out;
         }
         for (String l : Files.readAllLines(log)) {
@@ -176,6 +179,7 @@ public final class Lesson04 {
                 out.add(l.substring(i));
             }
         }
+        out.add("(" + Recorded.BANDWIDTH.source("nccl-init.txt") + ")");
         return out;
     }
 
@@ -192,27 +196,25 @@ public final class Lesson04 {
     }
 
     /**
-     * The sweep recorded on the GPU machine, from {@value #RECORDED}: NCCL and torch.distributed in the same run,
-     * the MPI route at three sizes. Prints where they come from; null when none is in this checkout.
+     * The sweep recorded on the GPU machine ({@link #RECORDED}): NCCL and torch.distributed in the same run, the MPI
+     * route at three sizes. Prints where they come from; null when neither this checkout nor the toolkit has them.
      */
     public static BenchResults recorded() throws IOException {
-        Path nccl = find(RECORDED + "/nccl/bandwidth.csv");
+        Path nccl = Recorded.BANDWIDTH.file("nccl/bandwidth.csv");
         if (nccl == null) {
-            System.out.println("No recorded GPU results in this checkout (" + RECORDED + "/): they come from running"
-                    + " scripts/gpu/bandwidth.sh on a GPU machine.");
+            System.out.println(Recorded.BANDWIDTH.missing("nccl/bandwidth.csv"));
             return null;
         }
         List<BenchResults> parts = new ArrayList<>();
         parts.add(BenchResults.readCsv(nccl));
-        for (String f : new String[] {"/mpi/bandwidth.csv", "/torch_allreduce.csv"}) {
-            Path p = find(RECORDED + f);
+        for (String f : new String[] {"mpi/bandwidth.csv", "torch_allreduce.csv"}) {
+            Path p = Recorded.BANDWIDTH.file(f);
             if (p != null) {
                 parts.add(BenchResults.readCsv(p));
             }
         }
-        System.out.println("RECORDED results (not this machine): 2x H200 (NVLink), " + RECORDED + "/: NCCL and"
-                + " torch.distributed in the same run (blocking NCCL, 200 timed calls per size); the host-staged MPI"
-                + " route at 1, 16 and 64 MiB.");
+        System.out.println(Recorded.BANDWIDTH.source("nccl/bandwidth.csv") + ". NCCL and torch.distributed in the same"
+                + " run (blocking NCCL, 200 timed calls per size); the host-staged MPI route at 1, 16 and 64 MiB.");
         return BenchResults.concat(parts);
     }
 
@@ -243,18 +245,6 @@ public final class Lesson04 {
             s.append('\n');
         });
         return s.toString();
-    }
-
-    /** {@code rel} looked for from the working folder upwards (a notebook runs in notebooks/); null if absent. */
-    static Path find(String rel) {
-        Path dir = Path.of("").toAbsolutePath();
-        for (int up = 0; dir != null && up < 4; up++, dir = dir.getParent()) {
-            Path f = dir.resolve(rel);
-            if (Files.isReadable(f)) {
-                return f;
-            }
-        }
-        return null;
     }
 
     /** Checks the student's bus bandwidth formula against nccl-tests' on 2, 3 and 8 ranks, and explains a wrong one. */

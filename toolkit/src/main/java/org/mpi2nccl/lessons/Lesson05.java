@@ -1,7 +1,6 @@
 package org.mpi2nccl.lessons;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -20,12 +19,15 @@ import tech.tablesaw.columns.numbers.NumberColumnFormatter;
 /**
  * Lesson 05, the speedup of data-parallel training over one rank. The student predicts the 2-rank speedup from two
  * times measured here ({@link Lesson05Timing}), then measures it with a live run (CPU ranks here; GPUs where there
- * are some), and reads the recorded 2-GPU run from {@code results/data-parallel-2gpu/}. The sentences about the
+ * are some), and reads the recorded 2-GPU run of {@code results/data-parallel-2gpu/} ({@link Recorded}). The sentences about the
  * numbers come from {@link Lesson05Text}.
  */
 public final class Lesson05 {
-    /** Where the recorded results of scripts/gpu/data-parallel.sh are kept in the repository. */
-    public static final String RECORDED = "results/data-parallel-2gpu";
+    /**
+     * Where the recorded results of scripts/gpu/data-parallel.sh are kept in the repository; the toolkit carries the
+     * files the lessons read ({@link Recorded}), so a lesson finds them from any folder.
+     */
+    public static final String RECORDED = Recorded.DATA_PARALLEL.folder();
 
     /**
      * Rounds of the live run: each runs 1 rank, then 2, so that a machine busy with something else for a while
@@ -86,26 +88,21 @@ public final class Lesson05 {
         };
     }
 
-    /** The folder of recorded results {@code name} (e.g. "fashion-vs-ddp"), looked for from here upwards; null if absent. */
+    /** The folder of recorded results {@code name} (e.g. "fashion-vs-ddp"), in this checkout or the toolkit; null if absent. */
     public static Path recordedFolder(String name) {
-        Path dir = Path.of("").toAbsolutePath();
-        for (int up = 0; dir != null && up < 4; up++, dir = dir.getParent()) {
-            Path f = dir.resolve(RECORDED).resolve(name);
-            if (Files.isReadable(f.resolve("epochs.csv"))) return f;
-        }
-        return null;
+        Path f = Recorded.DATA_PARALLEL.file(name + "/epochs.csv");
+        return f == null ? null : f.getParent();
     }
 
-    /** Recorded results, or null (with the reason printed) when they are not in the repository yet. */
+    /** Recorded results, or null (with the reason printed) when neither this checkout nor the toolkit has them. */
     public static SpeedupResults recorded(String name) throws IOException {
         Path f = recordedFolder(name);
         if (f == null) {
-            System.out.println("No recorded results '" + name + "' in " + RECORDED + "/ yet: they come from running"
-                    + " scripts/gpu/data-parallel.sh on a GPU machine.");
+            System.out.println(Recorded.DATA_PARALLEL.missing(name + "/epochs.csv"));
             return null;
         }
         SpeedupResults r = SpeedupResults.fromCsv(List.of(f.resolve("epochs.csv")));
-        System.out.println("RECORDED results (not this machine): " + r.machine() + ". " + r.settings());
+        System.out.println(Recorded.DATA_PARALLEL.source(name + "/epochs.csv") + ". " + r.settings());
         return r;
     }
 

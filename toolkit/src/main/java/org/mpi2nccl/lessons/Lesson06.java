@@ -199,19 +199,15 @@ public final class Lesson06 {
 
     // ---- NCCL_DEBUG=INFO, read together -------------------------------------------------------------------------
 
-    /** The recorded NCCL log {@code name} (nccl-debug.txt, nccl-bad-ifname.txt) from results/data-parallel-2gpu/, or null. */
+    /** The recorded NCCL log {@code name} (nccl-debug.txt, nccl-bad-ifname.txt) of results/data-parallel-2gpu/, or null. */
     public static List<String> recordedLog(String name) throws IOException {
-        Path dir = Path.of("").toAbsolutePath();
-        for (int up = 0; dir != null && up < 4; up++, dir = dir.getParent()) {
-            Path f = dir.resolve(Lesson05.RECORDED).resolve(name);
-            if (Files.isReadable(f)) {
-                System.out.println("RECORDED on the GPU machine (not this machine): " + f);
-                return Files.readAllLines(f);
-            }
+        Path f = Recorded.DATA_PARALLEL.file(name);
+        if (f == null) {
+            System.out.println(Recorded.DATA_PARALLEL.missing(name));
+            return null;
         }
-        System.out.println("No recorded " + name + " in " + Lesson05.RECORDED + "/ yet: it comes from scripts/gpu/data-parallel.sh"
-                + " (step debug) on a GPU machine.");
-        return null;
+        System.out.println(Recorded.DATA_PARALLEL.source(name));
+        return Files.readAllLines(f);
     }
 
     private record Known(Pattern pattern, String meaning) {}

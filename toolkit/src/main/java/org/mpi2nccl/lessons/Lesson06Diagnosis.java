@@ -56,19 +56,19 @@ public final class Lesson06Diagnosis {
         Lesson06.Fault mismatch = Lesson06.runFault("mismatch");
         String live = "live: a 2-rank MPJ job, run just now on this machine";
         Map<String, Job> jobs = new LinkedHashMap<>();
-        add(jobs, "A", "RECORDED on the GPU machine: a 2-GPU training job (" + Lesson05.RECORDED + "/nccl-bad-ifname.txt)",
-                recorded(Lesson05.RECORDED + "/nccl-bad-ifname.txt", null, 14), Cause.NETWORK_INTERFACE,
+        add(jobs, "A", "a 2-GPU training job, " + Recorded.DATA_PARALLEL.source("nccl-bad-ifname.txt"),
+                recorded(Recorded.DATA_PARALLEL, "nccl-bad-ifname.txt", null, 14), Cause.NETWORK_INTERFACE,
                 "no socket interface found|NCCL_SOCKET_IFNAME set by environment");
         add(jobs, "B", live, skip.error(), Cause.SKIPPED_COLLECTIVE, "did not finish within");
         add(jobs, "C", "live: 2 ranks of this notebook's JVM joining a CPU clique", differentIds(), Cause.DIFFERENT_IDS,
                 "never joined with this id");
         add(jobs, "D", live, crash.error(), Cause.RANK_CRASHED, "crashed at training step \\d+");
-        add(jobs, "E", "RECORDED on the GPU machine: the NCCL tests (results/gpu-test-suite/junit.txt)",
-                recorded("results/gpu-test-suite/junit.txt", "CollectiveMismatchException", 2), Cause.MISMATCHED_CALLS,
+        add(jobs, "E", "the NCCL tests, " + Recorded.GPU_TESTS.source("junit.txt"),
+                recorded(Recorded.GPU_TESTS, "junit.txt", "CollectiveMismatchException", 2), Cause.MISMATCHED_CALLS,
                 "collective mismatch");
         add(jobs, "F", live, mismatch.error(), Cause.MISMATCHED_CALLS, "collective mismatch");
-        add(jobs, "G", "RECORDED on the GPU machine: the NCCL tests (results/gpu-test-suite/junit.txt)",
-                recorded("results/gpu-test-suite/junit.txt", "waiting for the GPU to finish", 1), Cause.SKIPPED_COLLECTIVE,
+        add(jobs, "G", "the NCCL tests, " + Recorded.GPU_TESTS.source("junit.txt"),
+                recorded(Recorded.GPU_TESTS, "junit.txt", "waiting for the GPU to finish", 1), Cause.SKIPPED_COLLECTIVE,
                 "did not finish within");
         return new Lesson06Diagnosis(jobs, List.of(mismatch, skip, crash));
     }
@@ -80,8 +80,8 @@ public final class Lesson06Diagnosis {
     }
 
     /** Lines of a recorded file ({@code containing}: only lines with it), at most {@code max}; null if absent. */
-    private static String recorded(String rel, String containing, int max) throws IOException {
-        Path f = Lesson04.find(rel);
+    private static String recorded(Recorded set, String rel, String containing, int max) throws IOException {
+        Path f = set.file(rel);
         if (f == null) {
             return null;
         }

@@ -25,7 +25,8 @@ import org.mpi2nccl.tensor.NDArray;
  * gradients, update this rank's slice with its slice of the momentum, all-gather the parameters); for the library
  * part, each rank's device (its GPU when there is one per rank) and the plain data-parallel Adam run that
  * {@link org.mpi2nccl.dist.ShardedOptimizer} is compared with. The memory chart and the communication volume live in
- * {@link Lesson07Costs}; the check's probe in {@link Lesson07Probe}.
+ * {@link Lesson07Costs}; the check's probe in {@link Lesson07Probe}. The check trains on the CPU in the notebook; its
+ * overload with a device trains the model there (one GPU, one rank), the flat arrays the step sees staying on the host.
  */
 public final class Lesson07 {
     /** The single rank's batch: each of N ranks takes BATCH / N (N = 1, 2, 3, 4, 6 or 8). */
@@ -72,13 +73,18 @@ public final class Lesson07 {
     /**
      * {@link #STEPS} steps of the lesson's model on this rank's share of the data: forward, backward, then
      * {@code step} on the flat parameters and gradients, whose result is written back into the model. Every rank
-     * starts from the same weights (the seed). {@code stateLength}: the floats of {@code velocity} this rank keeps.
+     * starts from the same weights (one random seed). {@code stateLength}: the floats of {@code velocity} this rank keeps.
      * Returns the parameters after.
      */
     public static float[] train(int rank, int size, int stateLength, FlatStep step) {
+        return train(rank, size, stateLength, step, Device.cpu());
+    }
+
+    /** The same steps with the model, its batches and gradients on {@code device}; the flat arrays stay on the host. */
+    public static float[] train(int rank, int size, int stateLength, FlatStep step, Device device) {
         SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
-        DataLoader loader = loader(rank, size, Device.cpu());
-        try (Module net = model(Device.cpu(), SEED)) {
+        DataLoader loader = loader(rank, size, device);
+        try (Module net = model(device, SEED)) {
             float[] params = EquivalenceCheck.flatParameters(net);
             float[] velocity = new float[stateLength];
             int done = 0;
@@ -110,13 +116,13 @@ public final class Lesson07 {
         return out;
     }
 
-    /** Writes the flat {@code values} into the model's parameters, in the model's order. */
+    /** Writes the flat {@code values} into the model's parameters, in the model's order, on their device. */
     public static void setParameters(Module net, float[] values) {
         int at = 0;
         for (Tensor p : net.parameters()) {
             int n = (int) p.size();
             float[] v = java.util.Arrays.copyOfRange(values, at, at + n);
-            try (NDArray a = NDArray.of(v, p.shape())) {
+            try (NDArray a = NDArray.of(p.data().device(), v, p.shape())) {
                 p.data().assign(a);
             }
             at += n;
@@ -188,6 +194,11 @@ public final class Lesson07 {
      * lesson's model with {@code sharded}, compared with the same steps of {@link #plainStep} over {@code comm}.
      */
     public static Check checkShardedStep(int rank, int size, Communicator comm, FlatStep sharded) {
+        return checkShardedStep(rank, size, comm, sharded, Device.cpu());
+    }
+
+    /** The same check with the model trained on {@code device} (the reference there too); the step sees host arrays. */
+    public static Check checkShardedStep(int rank, int size, Communicator comm, FlatStep sharded, Device device) {
         String who = "rank " + rank + ": ";
         int n = parameterCount(), shard = shardLength(n, size);
         Lesson07Probe probe = Lesson07Probe.run(rank, size, sharded);
@@ -195,10 +206,10 @@ public final class Lesson07 {
         String failed = null;
         float[] theirs = null;
         try {
-            reference = train(rank, size, n, plainStep(comm));
+            reference = train(rank, size, n, plainStep(comm), device);
             if (!anyRank(comm, probe.threw())) {        // the ranks agree before calling collectives again
                 try {
-                    theirs = train(rank, size, shard, sharded);
+                    theirs = train(rank, size, shard, sharded, device);
                 } catch (RuntimeException e) {
                     failed = Lesson07Probe.explainThrown(e, shard);
                 }

@@ -2,6 +2,7 @@ package org.mpi2nccl.comm;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -10,17 +11,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
-/** Runs one body per rank on threads, each with its own ring communicator over a ThreadTransport. */
-final class ThreadRanks {
+/** Runs one body per rank on threads, each with its own ring communicator over a ThreadTransport (tests of any package). */
+public final class ThreadRanks {
     private ThreadRanks() {
     }
 
-    interface Body<T> {
+    public interface Body<T> {
         T run(RingCommunicator comm) throws Exception;
     }
 
     /** Runs {@code body} on every rank and returns the results (or Throwables) by rank; fails after 60 s. */
-    static <T> List<Object> runAll(int size, Consumer<RingCommunicator.Builder> settings, Body<T> body) {
+    public static <T> List<Object> runAll(int size, Consumer<RingCommunicator.Builder> settings, Body<T> body) {
+        return runAll(size, settings, Duration.ofSeconds(60), body);
+    }
+
+    /** {@link #runAll(int, Consumer, Body)} with a time limit for each rank's body. */
+    public static <T> List<Object> runAll(int size, Consumer<RingCommunicator.Builder> settings, Duration limit, Body<T> body) {
         List<RingCommunicator> comms = RingCommunicator.threads(size, settings);
         ExecutorService pool = Executors.newFixedThreadPool(size);
         try {
@@ -31,11 +37,11 @@ final class ThreadRanks {
             List<Object> out = new ArrayList<>();
             for (Future<T> f : fs) {
                 try {
-                    out.add(f.get(60, TimeUnit.SECONDS));
+                    out.add(f.get(limit.toMillis(), TimeUnit.MILLISECONDS));
                 } catch (ExecutionException e) {
                     out.add(e.getCause());
                 } catch (TimeoutException e) {
-                    throw new AssertionError("a rank hung for 60 s", e);
+                    throw new AssertionError("a rank hung for " + limit.toSeconds() + " s", e);
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
@@ -48,9 +54,14 @@ final class ThreadRanks {
     }
 
     /** Like runAll, but any rank's exception fails the test. */
+    public static <T> List<T> run(int size, Consumer<RingCommunicator.Builder> settings, Body<T> body) {
+        return run(size, settings, Duration.ofSeconds(60), body);
+    }
+
+    /** {@link #run(int, Consumer, Body)} with a time limit for each rank's body. */
     @SuppressWarnings("unchecked")
-    static <T> List<T> run(int size, Consumer<RingCommunicator.Builder> settings, Body<T> body) {
-        List<Object> all = runAll(size, settings, body);
+    public static <T> List<T> run(int size, Consumer<RingCommunicator.Builder> settings, Duration limit, Body<T> body) {
+        List<Object> all = runAll(size, settings, limit, body);
         for (int r = 0; r < all.size(); r++) {
             if (all.get(r) instanceof Throwable t) {
                 throw new AssertionError("rank " + r + " failed: " + t, t);

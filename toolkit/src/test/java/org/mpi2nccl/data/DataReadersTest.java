@@ -97,6 +97,27 @@ class DataReadersTest {
     }
 
     @Test
+    void aTruncatedOrCorruptGzipFileIsNamedAsDamagedWithHowToGetItAgain() throws IOException {
+        writeFashion(50, true);
+        Path images = dir.resolve("train-images-idx3-ubyte.gz");
+        byte[] good = Files.readAllBytes(images);
+        Files.write(images, java.util.Arrays.copyOf(good, good.length / 2));        // a download cut short
+        UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> FashionMnist.train(dir));
+        assertTrue(e.getMessage().startsWith(images + " is damaged") && e.getMessage().contains("truncated or corrupt")
+                && e.getMessage().contains("apt-get install --reinstall dataset-fashion-mnist")
+                && e.getMessage().contains("MPI2NCCL_FASHION_MNIST"), e.getMessage());
+
+        byte[] badCrc = good.clone();
+        badCrc[badCrc.length - 6] ^= 0x55;                                            // the trailer's CRC-32
+        Files.write(images, badCrc);
+        e = assertThrows(UncheckedIOException.class, () -> FashionMnist.train(dir));
+        assertTrue(e.getMessage().startsWith(images + " is damaged") && e.getMessage().contains("GZIP trailer"), e.getMessage());
+
+        Files.write(images, good);
+        assertEquals(50, FashionMnist.train(dir).size());
+    }
+
+    @Test
     void debianFashionMnistFiles() {
         Path debian = Path.of(FashionMnist.DEBIAN_DIR);
         boolean present = FashionMnist.isPresent(debian);

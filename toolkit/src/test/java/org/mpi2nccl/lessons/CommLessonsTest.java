@@ -61,7 +61,7 @@ class CommLessonsTest {
         assertEquals(Lesson04.hex(id, 8).length(), 16 + 3);
         String oldDir = System.getProperty("user.dir");
         BenchResults r = Lesson04.recorded();
-        if (Lesson04.find(Lesson04.RECORDED + "/nccl/bandwidth.csv") != null) {
+        if (Recorded.BANDWIDTH.file("nccl/bandwidth.csv") != null) {
             assertNotNull(r, "recorded results from " + oldDir);
             assertTrue(r.rows().stream().anyMatch(x -> x.communicator().equals("torch.distributed")), "torch rows");
             assertTrue(r.rows().stream().anyMatch(x -> x.communicator().startsWith("mpj-staged")), "MPI route rows");

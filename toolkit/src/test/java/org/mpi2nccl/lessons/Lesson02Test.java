@@ -21,6 +21,7 @@ import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ThreadRanks;
 
 /**
  * Lesson 02: the ring all-reduce exercise's two checks, on thread ranks. The notebook's answer is written here over a
@@ -108,28 +109,13 @@ class Lesson02Test {
     }
 
     /** Runs a check on {@code size} thread ranks; one Check per rank. */
-    private static List<Check> run(int size, boolean whole, Bug bug) throws Exception {
-        List<RingCommunicator> comms = RingCommunicator.threads(size, b -> b.timeout(Duration.ofSeconds(2)));
-        ExecutorService pool = Executors.newFixedThreadPool(size);
-        try {
-            List<Future<Check>> fs = new ArrayList<>();
-            for (RingCommunicator c : comms) {
-                fs.add(pool.submit(() -> whole
-                        ? Lesson02.checkAllReduce(c, buf -> {
-                            reduceScatter(c, buf, bug.name().startsWith("RS") ? bug : Bug.NONE);
-                            allGather(c, buf, bug);
-                        })
-                        : Lesson02.checkReduceScatter(c, buf -> reduceScatter(c, buf, bug))));
-            }
-            List<Check> out = new ArrayList<>();
-            for (Future<Check> f : fs) {
-                out.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return out;
-        } finally {
-            pool.shutdownNow();
-            comms.forEach(RingCommunicator::close);
-        }
+    private static List<Check> run(int size, boolean whole, Bug bug) {
+        return ThreadRanks.run(size, b -> b.timeout(Duration.ofSeconds(2)), Duration.ofSeconds(60), c -> whole
+                ? Lesson02.checkAllReduce(c, buf -> {
+                    reduceScatter(c, buf, bug.name().startsWith("RS") ? bug : Bug.NONE);
+                    allGather(c, buf, bug);
+                })
+                : Lesson02.checkReduceScatter(c, buf -> reduceScatter(c, buf, bug)));
     }
 
     /** The explanation rank {@code rank} gets for {@code bug} on 4 ranks; it must be a wrong answer. */

@@ -7,12 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,7 +20,7 @@ import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ThreadRanks;
 import org.mpi2nccl.data.FashionMnist;
 import org.mpi2nccl.dist.DataParallel;
 import org.mpi2nccl.nn.Module;
@@ -43,19 +42,8 @@ class Lesson03Test {
         Assumptions.assumeTrue(FashionMnist.isPresent(FashionMnist.defaultDir()), "Fashion-MNIST not installed: skipped");
     }
 
-    private static <T> List<T> onRanks(int n, Function<Communicator, T> body) throws Exception {
-        List<RingCommunicator> comms = RingCommunicator.threads(n, b -> {});
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            List<Future<T>> fs = new ArrayList<>();
-            for (RingCommunicator c : comms) fs.add(pool.submit(() -> body.apply(c)));
-            List<T> out = new ArrayList<>();
-            for (Future<T> f : fs) out.add(f.get(180, TimeUnit.SECONDS));
-            return out;
-        } finally {
-            pool.shutdownNow();
-            comms.forEach(RingCommunicator::close);
-        }
+    private static <T> List<T> onRanks(int n, Function<Communicator, T> body) {
+        return ThreadRanks.run(n, b -> { }, Duration.ofSeconds(180), c -> body.apply(c));
     }
 
     private static void allRight(List<Check> checks) {

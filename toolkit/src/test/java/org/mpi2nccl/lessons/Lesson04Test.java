@@ -5,12 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,7 +13,7 @@ import org.mpi2nccl.comm.Clique;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.CpuClique;
 import org.mpi2nccl.comm.HostBuffer;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ThreadRanks;
 
 /**
  * Lesson 04's bootstrap exercise on thread ranks with the CPU clique: the reference answer passes on every rank, and
@@ -33,22 +28,9 @@ class Lesson04Test {
     }
 
     /** One student attempt per rank; {@code world} stands for MPI.COMM_WORLD (its broadcast for Bcast). */
-    private static List<Check> attempt(int size, Function<Communicator, Lesson04.Bootstrap> student) throws Exception {
-        List<RingCommunicator> worlds = RingCommunicator.threads(size, b -> b.timeout(Duration.ofSeconds(30)));
-        ExecutorService pool = Executors.newFixedThreadPool(size);
-        try {
-            List<Future<Check>> fs = new ArrayList<>();
-            for (RingCommunicator w : worlds) {
-                fs.add(pool.submit(() -> Lesson04.checkBootstrap(w, CLIQUE, student.apply(w))));
-            }
-            List<Check> out = new ArrayList<>();
-            for (Future<Check> f : fs) {
-                out.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return out;
-        } finally {
-            pool.shutdownNow();
-        }
+    private static List<Check> attempt(int size, Function<Communicator, Lesson04.Bootstrap> student) {
+        return ThreadRanks.run(size, b -> b.timeout(Duration.ofSeconds(30)), Duration.ofSeconds(60),
+                w -> Lesson04.checkBootstrap(w, CLIQUE, student.apply(w)));
     }
 
     private static void bcast(Communicator world, byte[] id) {

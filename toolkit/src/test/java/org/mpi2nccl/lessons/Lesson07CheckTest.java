@@ -4,13 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ThreadRanks;
 
 /**
  * Lesson 07's check on thread ranks: the sharded step passes on 1 to 4 ranks, and each usual mistake gets the hint
@@ -31,19 +27,8 @@ class Lesson07CheckTest {
         Assumptions.assumeFalse(strict, Check.STRICT_ENV + "=1: wrong answers throw, explanation tests skipped");
     }
 
-    private static <T> List<T> onRanks(int n, Function<Communicator, T> body) throws Exception {
-        List<RingCommunicator> comms = RingCommunicator.threads(n, b -> {});
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            List<Future<T>> fs = new ArrayList<>();
-            for (RingCommunicator c : comms) fs.add(pool.submit(() -> body.apply(c)));
-            List<T> out = new ArrayList<>();
-            for (Future<T> f : fs) out.add(f.get(120, TimeUnit.SECONDS));
-            return out;
-        } finally {
-            pool.shutdownNow();
-            comms.forEach(RingCommunicator::close);
-        }
+    private static <T> List<T> onRanks(int n, Function<Communicator, T> body) {
+        return ThreadRanks.run(n, b -> { }, Duration.ofSeconds(120), c -> body.apply(c));
     }
 
     /**

@@ -167,9 +167,11 @@ public final class JShellEvaluator implements AutoCloseable {
      * evaluated by another evaluator, e.g. on a rank engine).
      *
      * @param firstLine the notebook line the code starts on (2 for the body of a {@code %%mpj} cell)
-     * @throws CellError (kind INCOMPLETE) when the cell ends in the middle of a statement: nothing was run
+     * @throws CellError (kind INCOMPLETE) when the cell ends in the middle of a statement: nothing was run; a
+     *                   cell that calls System.exit is refused ({@link CellGuard})
      */
     public SplitCell split(String cell, int firstLine) throws CellError {
+        CellGuard.checkNoExit(cell, firstLine); // every cell, of the kernel or of %%mpj, is split here before it runs
         List<SplitCell.Part> parts = new ArrayList<>();
         String rest = cell;
         while (true) {

@@ -4,6 +4,7 @@ import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import org.mpi2nccl.doctor.Gpus;
 import org.mpi2nccl.kernel.jshell.CellError;
+import org.mpi2nccl.kernel.jshell.CellGuard;
 import org.mpi2nccl.kernel.jshell.Completion;
 import org.mpi2nccl.kernel.jshell.SplitCell;
 import org.mpi2nccl.kernel.mpj.RankEngines;
@@ -143,7 +144,8 @@ public final class MpjMagics {
     /** {@code %%mpj [-np N] [--device D]} with the cell's body. */
     public DisplayData cell(List<String> args, String body, PrintStream out, PrintStream err) throws CellError {
         CellOptions o = parse(new CellOptions(), args);
-        SplitCell code = splitter.split(body, BODY_FIRST_LINE); // an incomplete cell fails here, before any engine is started
+        CellGuard.checkNoMpiLifecycle(body, BODY_FIRST_LINE); // the engines own MPI.Init and MPI.Finalize
+        SplitCell code = splitter.split(body, BODY_FIRST_LINE); // an incomplete cell fails here, before any engine is started (System.exit too)
         RankEngines target;
         boolean oneShot = o.ranks != null;
         if (oneShot) {

@@ -2,6 +2,7 @@ package org.mpi2nccl.kernel.magic;
 
 import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import org.mpi2nccl.kernel.CellOutput;
 import org.mpi2nccl.kernel.mpj.RankOutput;
 
 import java.io.PrintStream;
@@ -38,11 +39,13 @@ final class RankLinePrinter implements RankOutput {
 
     @Override
     public void display(int rank, DisplayData data) {
+        CellOutput.sendPending(); // the lines printed before it go first
         display.display(data);
     }
 
     @Override
     public void update(int rank, String displayId, DisplayData data) {
+        CellOutput.sendPending();
         display.updateDisplay(displayId, data);
     }
 

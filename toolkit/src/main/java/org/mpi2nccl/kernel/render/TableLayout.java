@@ -90,6 +90,9 @@ final class TableLayout {
 
     /** Columns packed into parts that each fit; a label column (text, first) is repeated in every part. */
     static List<Part> split(List<Col> cols) {
+        if (cols.size() == 1) {
+            return List.of(new Part(cols)); // one column cannot be cut: shown as it is, wide or not
+        }
         Col label = cols.get(0).numeric() ? null : cols.get(0);
         List<Part> parts = new ArrayList<>();
         List<Col> current = new ArrayList<>();

@@ -13,6 +13,10 @@ import java.util.List;
  * cut into parts). Long tables are cut after {@link #rowLimit()} rows with a note that says how many rows there
  * are, so that a 60,000-row data set does not flood the notebook. The limit is a render parameter too:
  * {@code display(table)} uses the default, the kernel's renderer accepts {@code {"rows": 50}}.
+ *
+ * <p>The table is marked {@code tex2jax_ignore}: the notebook typesets the text between two dollar signs of an
+ * HTML output as math, and a cell that names a nested class ({@code Lesson06$Faulty}) would turn into a line of
+ * italic formula that neither wraps nor reads.
  */
 public final class TableRenderer {
     private static volatile int rowLimit = 20;
@@ -48,7 +52,7 @@ public final class TableRenderer {
     }
 
     public static String html(Table table, int limit) {
-        StringBuilder sb = new StringBuilder("<div class=\"mpi2nccl-table\">");
+        StringBuilder sb = new StringBuilder("<div class=\"mpi2nccl-table tex2jax_ignore\">");
         if (table.name() != null && !table.name().isEmpty()) {
             sb.append("<b>").append(Html.escape(table.name())).append("</b>");
         }

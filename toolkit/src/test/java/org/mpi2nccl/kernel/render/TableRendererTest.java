@@ -39,6 +39,15 @@ class TableRendererTest {
     }
 
     @Test
+    void dollarSignsAreNotTypesetAsMath() {
+        Table t = Table.create("faults",
+                StringColumn.create("error", "Lesson06$Faulty failed: rank 1 threw in Lesson06$Faulty"));
+        String html = TableRenderer.html(t, 20);
+        assertTrue(html.startsWith("<div class=\"mpi2nccl-table tex2jax_ignore\">"), html);
+        assertTrue(html.contains("Lesson06$Faulty failed"), html);
+    }
+
+    @Test
     void aColumnsOwnFormatIsKept() {
         DoubleColumn share = DoubleColumn.create("share", 0.41185, 0.5);
         share.setPrintFormatter(NumberColumnFormatter.percent(1));
@@ -95,6 +104,15 @@ class TableRendererTest {
         assertTrue(new TableLayout.Part(TableLayout.layout(t, 20).stream()
                 .flatMap(p -> p.cols().stream()).toList()).px() > 2 * TableLayout.MAX_WIDTH_PX, "flat it would be twice too wide");
         assertEquals(parts.size(), count(TableRenderer.html(t, 20), "<table>"));
+    }
+
+    @Test
+    void aSingleTextColumnWiderThanTheNotebookIsStillShown() {
+        Table t = Table.create("log", StringColumn.create("line", "x".repeat(200)));
+        List<TableLayout.Part> parts = TableLayout.layout(t, 1);
+        assertEquals(1, parts.size());
+        assertEquals(List.of("line"), parts.get(0).cols().stream().map(TableLayout.Col::header).toList());
+        assertTrue(TableRenderer.html(t, 20).contains("x".repeat(200)));
     }
 
     @Test

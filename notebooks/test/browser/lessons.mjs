@@ -1,0 +1,208 @@
+// The browser test: every lesson (notebooks/0*.ipynb, the instructor version: the source as it is) opened in
+// Jupyter Notebook on localhost in headless Chromium (Debian's, driven by playwright-core), Cell > Run All through
+// the menu, then, once no cell is left running and the kernel is idle:
+//
+//   * a full-page screenshot goes to OUT_DIR/<lesson>.png (the viewport grows to the notebook's height);
+//   * the lesson fails when an output is wider than its place in the notebook column (a student would have to
+//     scroll sideways), when a cell shows an error, when a chart sits in a collapsed scroll box (Notebook 6 folds
+//     a long output into .output_scroll; "scrolled": false in the cell's metadata keeps it open), or when the
+//     lesson shows no image (every lesson draws at least one chart).
+//
+// Code lines wider than their editor are printed as notes: they do not fail the test.
+//
+// Cells are named by their position in the notebook, counting every cell from 1 (markdown too), and by their
+// In [n] prompt. The lessons run one after the other on one notebook server: lesson 00 times the cores, so two
+// kernels at once would spoil its measurement. The copies run inside build/, so that a lesson finds the
+// recorded results/ folders by walking up from its folder, as it does from notebooks/.
+//
+//   node notebooks/test/browser/lessons.mjs OUT_DIR [LESSON_PREFIX...]   (./build.sh test runs it; e.g. "01 04")
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const notebooks = resolve(here, '..', '..');
+const outDir = resolve(process.argv[2] || join(notebooks, '..', 'build', 'browser'));
+const only = process.argv.slice(3);
+const LESSONS = readdirSync(notebooks).filter(f => /^0.*\.ipynb$/.test(f)).sort()
+  .filter(f => only.length === 0 || only.some(p => f.startsWith(p)));
+const RUN_TIMEOUT_MS = 240_000;
+const WIDTH = 1280; // a laptop screen; Notebook 6 draws its column 1140 px wide from 1200 px up
+// Text that must reach the browser: rank threads print through the kernel too.
+const EXPECT = { '01-mpi-basics': ['[rank 3]'] };
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.on('error', fail);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => ok(port)); });
+  });
+}
+
+async function waitForServer(base, token, server, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`the notebook server exited (${server.exitCode}) before it answered`);
+    try {
+      const r = await fetch(`${base}/api/status?token=${token}`);
+      if (r.ok) return;
+    } catch { /* not listening yet */ }
+    await new Promise(r => setTimeout(r, 250));
+  }
+  throw new Error(`the notebook server did not answer within ${ms / 1000} s`);
+}
+
+async function shutdownKernels(base, token) {
+  try { // the kernels stop their rank engines when shut down
+    const kernels = await (await fetch(`${base}/api/kernels?token=${token}`)).json();
+    for (const k of kernels) await fetch(`${base}/api/kernels/${k.id}?token=${token}`, { method: 'DELETE' });
+  } catch { /* the server is gone already */ }
+}
+
+async function stopServer(base, token, server) {
+  await shutdownKernels(base, token);
+  if (server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise(r => { const t = setTimeout(() => { server.kill('SIGKILL'); r(); }, 15_000); server.on('exit', () => { clearTimeout(t); r(); }); });
+  }
+}
+
+// Runs in the page once every cell is done: what a student would stumble on, cell by cell.
+function inspect() {
+  const problems = [];
+  const column = document.querySelector('#notebook-container').getBoundingClientRect();
+  const cells = Array.from(document.querySelectorAll('#notebook-container > .cell'));
+  const notes = [];
+  let images = 0;
+  const models = window.Jupyter ? Jupyter.notebook.get_cells() : [];
+  cells.forEach((cell, i) => {
+    const prompt = (cell.querySelector('.input_prompt')?.textContent || '').replace(/\s+/g, ' ').trim();
+    const name = `cell ${i + 1}${prompt ? ` (${prompt.replace(/:$/, '')})` : ''}`;
+    const editor = models[i] && models[i].cell_type === 'code' && models[i].code_mirror;
+    if (editor) { // not a failure: code lines that need a sideways scroll in the editor
+      const info = editor.getScrollInfo();
+      if (info.width > info.clientWidth + 1) notes.push(`${name}: code ${info.width} px wide, its editor ${info.clientWidth} px`);
+    }
+    for (const err of cell.querySelectorAll('.output_error')) {
+      const first = (err.innerText || '').split('\n').find(l => l.trim()) || '(empty)';
+      problems.push(`${name}: error output: ${first.trim()}`);
+    }
+    const charts = cell.querySelectorAll('.output_area img, .output_area svg');
+    images += charts.length;
+    if (charts.length > 0 && cell.querySelector('.output.output_scroll')) {
+      problems.push(`${name}: ${charts.length} chart(s) inside a collapsed scroll box (.output_scroll); `
+        + 'give the cell "scrolled": false in its metadata');
+    }
+    for (const out of cell.querySelectorAll('.output_subarea')) {
+      // wider than its place: a sideways scroll bar in the output, or content past the column's right edge
+      let widest = out.scrollWidth, room = out.clientWidth;
+      for (const el of [out, ...out.querySelectorAll('*')]) {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0) continue;
+        if (r.right > column.right + 1) { widest = Math.max(widest, Math.ceil(r.right - out.getBoundingClientRect().left)); }
+        const ox = getComputedStyle(el).overflowX;
+        if (el !== out && (ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1) {
+          widest = Math.max(widest, el.scrollWidth + (r.left - out.getBoundingClientRect().left));
+        }
+      }
+      if (widest > room + 1) {
+        problems.push(`${name}: an output is ${Math.round(widest)} px wide, its place in the notebook column `
+          + `${room} px (column ${Math.round(column.width)} px)`);
+      }
+    }
+  });
+  const height = Math.ceil(document.querySelector('#header').getBoundingClientRect().height
+    + document.querySelector('#site').scrollHeight);
+  return { problems, notes, images, cells: cells.length, height };
+}
+
+async function runLesson(context, base, token, lesson) {
+  const stem = basename(lesson, '.ipynb');
+  const page = await context.newPage();
+  await page.setViewportSize({ width: WIDTH, height: 900 });
+  const t0 = Date.now();
+  try {
+    await page.goto(`${base}/notebooks/${lesson}?token=${token}`);
+    await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 120_000 });
+    await page.click('#celllink');
+    await page.click('#run_all_cells');
+    // Run All marks every code cell In [*] at once; done when none is left and the kernel is idle
+    await page.waitForFunction(() => !Array.from(document.querySelectorAll('.input_prompt'))
+      .some(p => p.textContent.includes('*')), null, { timeout: RUN_TIMEOUT_MS, polling: 500 });
+    await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 60_000 });
+    const ran = (Date.now() - t0) / 1000;
+    // images decoded, so that their sizes count
+    await page.evaluate(() => Promise.all(Array.from(document.images).map(i => i.decode().catch(() => {}))));
+    const { problems, notes, images, cells, height } = await page.evaluate(inspect);
+    for (const n of notes) console.log(`  note, ${stem}: ${n}`);
+    if (images === 0) problems.push('no image: every lesson draws at least one chart');
+    for (const text of EXPECT[stem] || []) {
+      if (await page.locator('.output_area pre', { hasText: text }).count() === 0) {
+        problems.push(`no output shows "${text}"`);
+      }
+    }
+    await page.setViewportSize({ width: WIDTH, height });
+    const shot = join(outDir, `${stem}.png`);
+    await page.screenshot({ path: shot });
+    console.log(`${stem}: ${cells} cells ran in ${ran.toFixed(1)} s, ${images} image(s), page ${height} px; ${shot}`);
+    return problems.map(p => `${stem}: ${p}`);
+  } catch (e) {
+    await page.screenshot({ path: join(outDir, `${stem}.png`) }).catch(() => {});
+    return [`${stem}: ${e.message.split('\n')[0]} (after ${((Date.now() - t0) / 1000).toFixed(0)} s)`];
+  } finally {
+    await page.close();
+    await shutdownKernels(base, token);
+  }
+}
+
+async function main() {
+  if (LESSONS.length === 0) throw new Error(`no lesson matches ${only.join(' ')}`);
+  mkdirSync(outDir, { recursive: true });
+  const work = join(outDir, 'run'); // inside build/: the lessons find results/ three folders up
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  for (const l of LESSONS) copyFileSync(join(notebooks, l), join(work, l)); // autosave writes to the copies
+  const port = await freePort();
+  const token = randomBytes(16).toString('hex');
+  const base = `http://127.0.0.1:${port}`;
+  const args = ['notebook', '--no-browser', '--ip=127.0.0.1', `--port=${port}`, `--NotebookApp.token=${token}`,
+    `--notebook-dir=${work}`, '--NotebookApp.open_browser=False'];
+  if (process.getuid && process.getuid() === 0) args.push('--allow-root');
+  const server = spawn('jupyter', args, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+  let serverLog = '';
+  server.stderr.on('data', d => { serverLog += d; });
+  let context;
+  const problems = [];
+  let failure = null;
+  const t0 = Date.now();
+  try {
+    await waitForServer(base, token, server, 60_000);
+    context = await chromium.launchPersistentContext(join(work, 'chromium-profile'), {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: WIDTH, height: 900 },
+    });
+    for (const lesson of LESSONS) problems.push(...await runLesson(context, base, token, lesson));
+  } catch (e) {
+    failure = e;
+  } finally {
+    if (context) await context.close();
+    await stopServer(base, token, server);
+    rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`${LESSONS.length} lesson(s) in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  if (failure || problems.length > 0) {
+    if (failure) console.error(`browser test failed: ${failure.message}`);
+    if (problems.length > 0) console.error(`browser test failed:\n  ${problems.join('\n  ')}`);
+    console.error(`--- notebook server log (last lines) ---\n${serverLog.split('\n').slice(-30).join('\n')}`);
+    process.exit(1);
+  }
+}
+
+main();

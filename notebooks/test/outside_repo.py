@@ -1,0 +1,106 @@
+"""Lessons opened outside the repository, as students open them.
+
+* `./build.sh notebook`'s workspace (scripts/notebook.sh with MPI2NCCL_NOTEBOOK_NO_SERVER=1: no server): every
+  student lesson is copied into an empty folder; run again, a lesson the student edited is kept as it is.
+* Lesson 04 copied alone into an empty folder outside the repository runs headless (notebooks/test/run_notebooks.py,
+  both versions) and, without a GPU, shows the bandwidth chart recorded on the GPU machine from the toolkit's copy,
+  with where it was recorded, and never says the results are missing.
+
+    JUPYTER_PATH=$PWD/build/jupyter /usr/bin/python3 notebooks/test/outside_repo.py      (scripts/test.sh runs it)
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import nbformat
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+LESSON = "04-nccl.ipynb"
+
+
+def fail(msg):
+    print(f"FAIL outside the repository: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def text(cell):
+    return "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []))
+
+
+def has_image(cell):
+    return any("image/png" in o.get("data", {}) or "image/svg+xml" in o.get("data", {}) for o in cell.get("outputs", []))
+
+
+def workspace(tmp):
+    ws = os.path.join(tmp, "workspace")
+    env = dict(os.environ, NOTEBOOK_DIR=ws, MPI2NCCL_NOTEBOOK_NO_SERVER="1")
+    first = subprocess.run(["bash", os.path.join(ROOT, "scripts", "notebook.sh")], env=env, capture_output=True, text=True)
+    if first.returncode:
+        fail(f"scripts/notebook.sh failed:\n{first.stdout}{first.stderr}")
+    lessons = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+    if sorted(os.listdir(ws)) != lessons:
+        fail(f"the workspace holds {sorted(os.listdir(ws))}, expected every lesson {lessons}")
+    for name in lessons:
+        if "// BEGIN SOLUTION" in open(os.path.join(ws, name)).read():
+            fail(f"{name} in the workspace holds the reference answer: not the student version")
+    edited = os.path.join(ws, lessons[1])
+    with open(edited, "a") as f:
+        f.write(" ")  # the student's edit (still valid JSON)
+    mine = open(edited).read()
+    os.remove(os.path.join(ws, lessons[0]))
+    again = subprocess.run(["bash", os.path.join(ROOT, "scripts", "notebook.sh")], env=env, capture_output=True, text=True)
+    if again.returncode or open(edited).read() != mine:
+        fail(f"a second run overwrote the student's {lessons[1]}:\n{again.stdout}{again.stderr}")
+    said = {line.split(":")[0].strip(): line for line in again.stdout.splitlines() if ":" in line}
+    if lessons[0] not in said.get("copied", "") or lessons[1] not in said.get("kept as they are (your edits; delete one to get it fresh)", ""):
+        fail(f"a second run should copy {lessons[0]} again and say it kept {lessons[1]}:\n{again.stdout}")
+    print(f"ok   workspace: {len(lessons)} student lessons copied; a second run kept the edited one and restored the deleted one")
+
+
+def lesson_04(tmp):
+    lone = os.path.join(tmp, "lesson")
+    os.makedirs(lone)
+    shutil.copy(os.path.join(ROOT, "notebooks", LESSON), lone)
+    out = os.path.join(tmp, "out")
+    run = subprocess.run([sys.executable, os.path.join(HERE, "run_notebooks.py"), "--out", out,
+                          os.path.join(lone, LESSON)])
+    if run.returncode:
+        fail(f"{LESSON} copied to {lone} did not run clean")
+    for kind in ("instructor", "student"):
+        nb = nbformat.read(os.path.join(out, kind, LESSON), as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        everything = "\n".join(text(c) for c in code)
+        for wrong in ("not in this checkout", "No recorded"):
+            if wrong in everything:
+                fail(f"{kind} {LESSON} says '{wrong}' outside the repository")
+        if "no GPU:" not in everything:
+            print(f"ok   {kind} {LESSON}: a GPU is here, the live sweep ran (recorded results not shown)")
+            continue
+        sweep = [c for c in code if "Lesson04.recorded()" in c.source]
+        if not sweep or not has_image(sweep[0]):
+            fail(f"{kind} {LESSON}: no recorded bandwidth chart in the cell that calls Lesson04.recorded()")
+        said = text(sweep[0])
+        if "RECORDED on 2x NVIDIA H200" not in said or "the toolkit's copy" not in said:
+            fail(f"{kind} {LESSON}: the recorded chart does not say where it was recorded and read from:\n{said}")
+        if "NCCL INIT rank" not in everything:
+            fail(f"{kind} {LESSON}: the recorded ncclCommInitRank lines are missing")
+        print(f"ok   {kind} {LESSON} outside the repository: the recorded chart from the toolkit's copy")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="mpi2nccl-outside-")
+    if os.path.commonpath([tmp, ROOT]) == ROOT:
+        fail(f"the temporary folder {tmp} is inside the repository")
+    try:
+        workspace(tmp)
+        lesson_04(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
