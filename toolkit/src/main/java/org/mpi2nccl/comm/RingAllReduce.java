@@ -20,9 +20,7 @@ package org.mpi2nccl.comm;
  * elements, and while chunk k is being added, chunks k+1 .. k+window-1 are already on the wire
  * ({@link #exchangeAndReduce}). The all-gather only copies, so it sends each segment whole.
  *
- * <p>Over shared memory ({@link ShmTransport}) {@link #run} hands the all-reduce to {@link ShmAllReduce}: where every
- * rank can read every other's buffer, one exchange costs less than 2(p-1) steps. A watched transport (lesson 02's
- * trace) is not a {@code ShmTransport}, so the chart still shows the ring.
+ * <p>Over shared memory {@link RingCommunicator} runs {@link ShmAllReduce} instead, which says what it adds.
  *
  * <p>The algorithm keeps no records: whoever wants to watch it (lesson 02's step chart, {@link RingTrace})
  * passes a {@link RingObserver}, which is told the step before each one. {@link RingCommunicator} wraps this
@@ -34,11 +32,6 @@ public final class RingAllReduce {
 
     /** {@code recv = op over ranks of send}; {@code send} and {@code recv} may be the same buffer. */
     public static void run(Ring ring, HostBuffer send, HostBuffer recv, Reduction op) {
-        if (ring.transport() instanceof ShmTransport shm) {
-            // Within one machine every rank can read the others' memory: one exchange beats the ring's steps.
-            ShmAllReduce.run(shm.board(), ring, send, recv, op);
-            return;
-        }
         Segments segments = Segments.balanced(send.length(), ring.size());
         reduceScatter(ring, send, recv, segments, op);
         if (op == Reduction.AVG) {

@@ -7,30 +7,48 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 
 /**
- * A notice board in shared memory for collectives that every rank reads directly ({@link ShmAllReduce}): each rank
- * owns one mapped file with two slots, writes a block of its buffer into a slot and then raises its counter; the
- * other ranks wait for the counter and read the slot in place. The slots alternate, so a rank can write its next
- * block while the others still read the last one: a rank reaches block k+2 (which reuses block k's slot) only
- * after every rank has announced block k+1, and a rank announces k+1 only after it has finished reading block k.
+ * A notice board in shared memory that every rank reads directly ({@link ShmAllReduce}): each rank owns one mapped
+ * file, writes data into it, then announces a post by raising its counter; the others wait for the counter and read
+ * the data in place. Every post also carries the rank's {@link CollectiveCall}, so the ranks compare their calls in
+ * the same wait that brings the data (the metadata check costs no exchange of its own).
+ *
+ * <p>Where a post's data goes: the file's data area is used as a ring of bytes, each post's region right after the
+ * last one's. A region is overwritten only after the writer has gone round the whole area, many posts later. On this
+ * kind of machine writing memory that another core has just read is slow (the cache lines must first be taken back
+ * from that core: 170-220 us for 256 KiB here, against 6 us for memory nobody else touched lately), so the next post
+ * must not land where the peers have just been reading.
+ *
+ * <p>Why it is safe: every post is followed by a wait for every rank's post of the same number, and a rank posts
+ * number j+1 only after it has read what it needed of post j. So when a rank writes post j+2, every peer is done with
+ * post j; the regions of posts j+1 and j+2 never overlap, because a region is at most a quarter of the area. The call
+ * and the region's place are kept per post parity for the same reason.
  *
  * <p>{@link ShmTransport} maps the boards next to its point-to-point channels; one thread per rank uses them.
  */
 final class ShmBoard {
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
-    private static final int COUNTER = 0;        // blocks this rank has written and announced
-    static final int HEADER = 128;               // the counter on its own cache lines
+    private static final int COUNTER = 0;                  // posts this rank has announced
+    private static final int POST_HEADER = 128;            // per parity: the call's words, the region's offset
+    private static final int REGION_WORD = CollectiveCall.WORDS;
+    static final int HEADER = POST_HEADER + 2 * 64;        // the counter on a cache line of its own
 
     private final int rank;
-    private final int slotBytes;
-    private final MappedByteBuffer[] boards;     // boards[q]: rank q's file (this rank writes only its own)
+    private final int dataBytes;
+    private final MappedByteBuffer[] boards;               // boards[q]: rank q's file (this rank writes only its own)
     private final ShmWait waits;
-    private long written;                        // what this rank's counter says
+    private long posted;                                   // what this rank's counter says
+    private int cursor;                                    // where the next region may start
 
-    ShmBoard(int rank, int slotBytes, MappedByteBuffer[] boards, ShmWait waits) {
+    ShmBoard(int rank, int dataBytes, MappedByteBuffer[] boards, ShmWait waits) {
         this.rank = rank;
-        this.slotBytes = slotBytes;
+        this.dataBytes = dataBytes;
         this.boards = boards;
         this.waits = waits;
+    }
+
+    /** Bytes of a board file whose data area holds {@code dataBytes}. */
+    static long fileBytes(int dataBytes) {
+        return HEADER + (long) dataBytes;
     }
 
     /** How this rank polls (its transport's messages too). */
@@ -38,47 +56,119 @@ final class ShmBoard {
         return waits;
     }
 
-    /** Bytes of a board file with slots of {@code slotBytes}. */
-    static long fileBytes(int slotBytes) {
-        return HEADER + 2L * slotBytes;
-    }
-
     int ranks() {
         return boards.length;
     }
 
-    /** Elements of {@code type} one slot holds. */
-    int slotElems(DataType type) {
-        return slotBytes / type.bytes();
+    /** The largest region one post may take (a quarter of the data area, see the class comment). */
+    int maxRegionBytes() {
+        return dataBytes / 4;
     }
 
-    /** Writes {@code block} (at most {@link #slotElems} elements) into this rank's next slot and announces it. */
-    long post(HostBuffer block) {
-        long k = written + 1;
-        copy(block, 0, block.length(), boards[rank], slotAt(k), true);
-        LONGS.setRelease(boards[rank], COUNTER, k);    // the data above is visible before the counter
-        written = k;
+    /** Takes the next region of {@code bytes} in this rank's data area; returns its offset, for {@link #post}. */
+    int claim(int bytes) {
+        if (bytes > maxRegionBytes()) {
+            throw new IllegalArgumentException("shm board: a region of " + bytes + " bytes is over " + maxRegionBytes());
+        }
+        int at = (cursor + 63) & ~63;                      // regions start on a cache line
+        if (at + bytes > dataBytes) {
+            at = 0;
+        }
+        cursor = at + bytes;
+        return HEADER + at;
+    }
+
+    /** Copies elements [from, from + n) of {@code src} into this rank's file at byte {@code at} (not yet announced). */
+    void write(int at, HostBuffer src, int from, int n) {
+        copy(src, from, n, boards[rank], at, true);
+    }
+
+    /**
+     * Announces this rank's next post: {@code call} and the region at {@code region}, whose data
+     * {@link #write} has put there. Returns the post's number.
+     */
+    long post(CollectiveCall call, int region) {
+        long k = posted + 1;
+        MappedByteBuffer m = boards[rank];
+        int h = headerAt(k);
+        long[] words = call.encode();
+        for (int i = 0; i < words.length; i++) {
+            LONGS.set(m, h + 8 * i, words[i]);
+        }
+        LONGS.set(m, h + 8 * REGION_WORD, (long) region);
+        LONGS.setRelease(m, COUNTER, k);                   // the data and header above are visible before the counter
+        posted = k;
         return k;
     }
 
-    /** Waits until every rank has announced block {@code k}; returns -1, or a rank still missing at the deadline. */
-    int awaitAll(long k, Deadline deadline) {
+    /**
+     * Waits until every rank has announced post {@code k}, then compares their calls with {@code call} if
+     * {@code check}. Throws a timeout naming a rank that never posted, or a mismatch naming both calls.
+     */
+    void awaitAll(long k, CollectiveCall call, boolean check, Deadline deadline, String what) {
         for (int q = 0; q < boards.length; q++) {
             MappedByteBuffer m = boards[q];
             if (!waits.until(() -> (long) LONGS.getAcquire(m, COUNTER) >= k, deadline)) {
-                return q;
+                throw new CollectiveTimeoutException(rank, call, deadline.timeout(),
+                        "rank " + q + "'s post " + k + " (" + what + ") on the shared-memory board");
             }
         }
-        return -1;
+        if (check) {
+            requireSameCalls(k, call);
+        }
     }
 
-    /** Copies elements [from, from + dst.length()) of rank {@code q}'s block {@code k} into {@code dst}. */
-    void read(int q, long k, int from, HostBuffer dst) {
-        copy(dst, 0, dst.length(), boards[q], slotAt(k) + from * dst.dataType().bytes(), false);
+    /** {@link #post} then {@link #awaitAll}: one exchange. */
+    long exchange(CollectiveCall call, boolean check, int region, Deadline deadline, String what) {
+        long k = post(call, region);
+        awaitAll(k, call, check, deadline, what);
+        return k;
     }
 
-    private int slotAt(long k) {
-        return HEADER + (int) (k & 1) * slotBytes;
+    /** Posts {@code call} alone and compares every rank's (the check before a collective that moves no data here). */
+    void checkCall(CollectiveCall call, Deadline deadline) {
+        exchange(call, true, HEADER, deadline, "the check of its call");
+    }
+
+    /** Where rank {@code q}'s post {@code k} put its region (byte offset in q's file). */
+    int regionOf(int q, long k) {
+        return (int) (long) LONGS.get(boards[q], headerAt(k) + 8 * REGION_WORD);
+    }
+
+    /** Copies elements of rank {@code q}'s file from byte {@code at} into {@code dst}. */
+    void read(int q, int at, HostBuffer dst) {
+        copy(dst, 0, dst.length(), boards[q], at, false);
+    }
+
+    private void requireSameCalls(long k, CollectiveCall mine) {
+        long[] w = mine.encode();
+        for (int q = 0; q < boards.length; q++) {
+            if (q == rank) {
+                continue;
+            }
+            int h = headerAt(k);
+            for (int i = 0; i < w.length; i++) {
+                if ((long) LONGS.get(boards[q], h + 8 * i) != w[i]) {
+                    CollectiveCall[] calls = new CollectiveCall[boards.length];
+                    for (int r = 0; r < calls.length; r++) {
+                        calls[r] = r == rank ? mine : callOf(r, h);
+                    }
+                    CollectiveCall.requireSame(rank, calls);
+                }
+            }
+        }
+    }
+
+    private CollectiveCall callOf(int q, int h) {
+        long[] w = new long[CollectiveCall.WORDS];
+        for (int i = 0; i < w.length; i++) {
+            w[i] = (long) LONGS.get(boards[q], h + 8 * i);
+        }
+        return CollectiveCall.decode(w, 0);
+    }
+
+    private static int headerAt(long k) {
+        return POST_HEADER + (int) (k & 1) * 64;
     }
 
     /**

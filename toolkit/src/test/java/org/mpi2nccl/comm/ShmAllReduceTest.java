@@ -113,7 +113,7 @@ class ShmAllReduceTest {
         });
         String failure = out.get(0);
         assertTrue(failure != null && failure.startsWith("CollectiveTimeoutException")
-                && failure.contains("rank 1's block 1 of the shared-memory all-reduce"), failure);
+                && failure.contains("rank 1's post 1 (the all-reduce's block) on the shared-memory board"), failure);
         assertEquals(null, out.get(1));
     }
 
