@@ -71,6 +71,16 @@ public final class RingCommunicator extends AbstractCommunicator {
         return over(MpjTransport.world()).build();
     }
 
+    /**
+     * The ring between the rank processes of {@code host} (an MPJ world, after {@code MPI.Init}): over shared memory
+     * when they all run on this machine ({@link ShmTransport}, where the all-reduce is {@link ShmAllReduce}), else
+     * over MPJ's messages. Same timeout as {@code host}. Collective: every rank calls it.
+     */
+    public static RingCommunicator overHost(Communicator host) {
+        Transport t = ShmTransport.allOnOneHost(host) ? ShmTransport.open(host) : MpjTransport.world();
+        return over(t).timeout(host.timeout()).build();
+    }
+
     /** One ring communicator per rank over threads of this JVM (tests, notebooks): element r is rank r. */
     public static List<RingCommunicator> threads(int size, java.util.function.Consumer<Builder> settings) {
         List<RingCommunicator> all = new ArrayList<>();

@@ -12,19 +12,20 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The one-exchange all-reduce over shared memory ({@link ShmAllReduce}), with ranks as threads that map each other's
- * boards like processes would: odd sizes, sizes over one board slot (several blocks), every type and reduction, in
- * place and out of place, buffers at different offsets, and every rank's result bit-identical to the sum taken in
- * rank order.
+ * The all-reduce over shared memory ({@link ShmAllReduce}), with ranks as threads that map each other's boards like
+ * processes would: odd sizes on both of its paths (one exchange; reduce-scatter + all-gather) and over one block
+ * (several blocks), every type and reduction, in place and out of place, buffers at different offsets, every rank's
+ * result bit-identical to the sum taken in rank order, a missing rank named, a mismatched call reported.
  */
 class ShmAllReduceTest {
-    /** Elements of a float32 board slot (1 MiB): sizes around it cross block boundaries. */
-    private static final int SLOT_FLOATS = 1024 * 1024 / 4;
+    /** Elements of a float32 block (1 MiB): sizes around it cross block boundaries. */
+    private static final int SLOT_FLOATS = ShmAllReduce.BLOCK_BYTES / 4;
 
     @ParameterizedTest(name = "{0} ranks")
     @CsvSource({"1", "2", "3", "4"})
     void float32SumsOfOddSizesMatchTheRankOrderSum(int ranks) {
-        int[] sizes = {0, 1, 7, 1023, 4097, SLOT_FLOATS - 1, SLOT_FLOATS + 3, 2 * SLOT_FLOATS + 5};
+        int[] sizes = {0, 1, 7, 1023, 4097, ShmAllReduce.HALVES_FROM_BYTES / 4 - 1, ShmAllReduce.HALVES_FROM_BYTES / 4 + 3,
+                SLOT_FLOATS - 1, SLOT_FLOATS + 3, 2 * SLOT_FLOATS + 5};
         List<List<String>> bad = onShm(ranks, comm -> {
             List<String> wrong = new ArrayList<>();
             for (int n : sizes) {
@@ -115,6 +116,32 @@ class ShmAllReduceTest {
         assertTrue(failure != null && failure.startsWith("CollectiveTimeoutException")
                 && failure.contains("rank 1's post 1 (the all-reduce's block) on the shared-memory board"), failure);
         assertEquals(null, out.get(1));
+    }
+
+    @Test
+    void anAllReduceMeetingAnotherCollectiveIsAMismatchOnBothRanks() {
+        List<Object> out = ThreadRanks.runAll(2, b -> b.timeout(Duration.ofSeconds(30)), boot -> {
+            try (ShmTransport shm = ShmTransport.open(boot)) {
+                RingCommunicator c = RingCommunicator.over(shm).timeout(Duration.ofSeconds(10)).build();
+                if (c.rank() == 0) {
+                    c.allReduce(HostBuffer.of(new float[300_000]), Reduction.SUM);
+                } else {
+                    c.broadcast(HostBuffer.of(new float[300_000]), 0);
+                }
+                return null;
+            }
+        });
+        for (int r = 0; r < 2; r++) {
+            Object e = out.get(r);
+            assertTrue(e instanceof CollectiveMismatchException && ((Exception) e).getMessage().contains("allReduce #1")
+                    && ((Exception) e).getMessage().contains("broadcast #1"), "rank " + r + ": " + e);
+        }
+    }
+
+    @Test
+    void threadRanksShareOneHost() {
+        List<Boolean> one = ThreadRanks.run(3, b -> b.timeout(Duration.ofSeconds(30)), ShmTransport::allOnOneHost);
+        assertEquals(List.of(true, true, true), one);
     }
 
     private interface RankBody {
