@@ -71,13 +71,9 @@ public final class RingCommunicator extends AbstractCommunicator {
         return over(MpjTransport.world()).build();
     }
 
-    /**
-     * The ring between the rank processes of {@code host} (an MPJ world, after {@code MPI.Init}): over shared memory
-     * when they all run on this machine ({@link ShmTransport}, where the all-reduce is {@link ShmAllReduce}), else
-     * over MPJ's messages. Same timeout as {@code host}. Collective: every rank calls it.
-     */
+    /** Between the ranks of {@code host} (MPJ): over shared memory if all run on this machine, else MPJ (collective). */
     public static RingCommunicator overHost(Communicator host) {
-        Transport t = ShmTransport.allOnOneHost(host) ? ShmTransport.open(host) : MpjTransport.world();
+        Transport t = SameHost.all(host) ? ShmTransport.open(host) : MpjTransport.world();
         return over(t).timeout(host.timeout()).build();
     }
 

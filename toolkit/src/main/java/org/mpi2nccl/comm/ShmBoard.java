@@ -21,7 +21,8 @@ import java.nio.MappedByteBuffer;
  * <p>Why it is safe: every post is followed by a wait for every rank's post of the same number, and a rank posts
  * number j+1 only after it has read what it needed of post j. So when a rank writes post j+2, every peer is done with
  * post j; the regions of posts j+1 and j+2 never overlap, because a region is at most a quarter of the area. The call
- * and the region's place are kept per post parity for the same reason.
+ * and the region's place are kept per post parity for the same reason, so a rank reads them for the post it has
+ * just waited for: one post older may already be overwritten by a peer that has moved on.
  *
  * <p>{@link ShmTransport} maps the boards next to its point-to-point channels; one thread per rank uses them.
  */

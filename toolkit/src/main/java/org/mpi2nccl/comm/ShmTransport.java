@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.net.InetAddress;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -187,36 +186,10 @@ public final class ShmTransport implements Transport {
 
     /** Shared memory only works between ranks of one machine: compare host names first. */
     private static void requireOneHost(Communicator c) {
-        int other = rankOnAnotherHost(c);
+        int other = SameHost.rankOnAnotherHost(c);
         if (other >= 0) {
             throw new CommException("rank " + c.rank() + ": shared memory needs every rank on one machine, but rank " + other
-                    + " runs on another host (this one is " + hostName() + "); use MpjTransport between machines");
-        }
-    }
-
-    /** Whether every rank of {@code c} runs on this machine (collective: every rank must call it). */
-    public static boolean allOnOneHost(Communicator c) {
-        return rankOnAnotherHost(c) < 0;
-    }
-
-    /** A rank whose host name differs from this rank's, or -1. */
-    private static int rankOnAnotherHost(Communicator c) {
-        long[] mine = {hostName().hashCode()};
-        long[] all = new long[c.size()];
-        c.allGather(HostBuffer.of(mine), HostBuffer.of(all));
-        for (int r = 0; r < all.length; r++) {
-            if (all[r] != mine[0]) {
-                return r;
-            }
-        }
-        return -1;
-    }
-
-    private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "?";
+                    + " runs on another host (this one is " + SameHost.name() + "); use MpjTransport between machines");
         }
     }
 

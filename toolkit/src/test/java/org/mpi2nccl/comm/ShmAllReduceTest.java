@@ -140,7 +140,7 @@ class ShmAllReduceTest {
 
     @Test
     void threadRanksShareOneHost() {
-        List<Boolean> one = ThreadRanks.run(3, b -> b.timeout(Duration.ofSeconds(30)), ShmTransport::allOnOneHost);
+        List<Boolean> one = ThreadRanks.run(3, b -> b.timeout(Duration.ofSeconds(30)), SameHost::all);
         assertEquals(List.of(true, true, true), one);
     }
 
