@@ -20,6 +20,8 @@ package org.mpi2nccl.comm;
  * elements, and while chunk k is being added, chunks k+1 .. k+window-1 are already on the wire
  * ({@link #exchangeAndReduce}). The all-gather only copies, so it sends each segment whole.
  *
+ * <p>Over shared memory {@link RingCommunicator} runs {@link ShmAllReduce} instead, which says what it adds.
+ *
  * <p>The algorithm keeps no records: whoever wants to watch it (lesson 02's step chart, {@link RingTrace})
  * passes a {@link RingObserver}, which is told the step before each one. {@link RingCommunicator} wraps this
  * as a communicator (timeouts, GPU buffers, the other collectives).

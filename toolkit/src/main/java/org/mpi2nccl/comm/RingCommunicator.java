@@ -14,6 +14,9 @@ import org.mpi2nccl.comm.RingAllReduce.Segments;
  * "allreduce from scratch", usable as a real communicator: over MPJ ({@link #mpjWorld()}) between rank
  * processes, or over threads ({@link ThreadTransport}) inside one JVM.
  *
+ * <p>Over shared memory ({@link ShmTransport}) the all-reduce is {@link ShmAllReduce}, which reads the other ranks'
+ * buffers directly; a watched transport (lesson 02's step chart) still shows the ring.
+ *
  * <p>GPU buffers are staged through host memory ({@link HostStaging}).
  */
 public final class RingCommunicator extends AbstractCommunicator {
@@ -68,6 +71,12 @@ public final class RingCommunicator extends AbstractCommunicator {
         return over(MpjTransport.world()).build();
     }
 
+    /** Between the ranks of {@code host} (MPJ): over shared memory if all run on this machine, else MPJ (collective). */
+    public static RingCommunicator overHost(Communicator host) {
+        Transport t = SameHost.all(host) ? ShmTransport.open(host) : MpjTransport.world();
+        return over(t).timeout(host.timeout()).build();
+    }
+
     /** One ring communicator per rank over threads of this JVM (tests, notebooks): element r is rank r. */
     public static List<RingCommunicator> threads(int size, java.util.function.Consumer<Builder> settings) {
         List<RingCommunicator> all = new ArrayList<>();
@@ -114,7 +123,15 @@ public final class RingCommunicator extends AbstractCommunicator {
         checkAllReduce(send, recv, op);
         CollectiveCall call = begin(Collective.ALL_REDUCE, send.count(), send.dataType(), op, -1);
         run(call, () -> HostStaging.run(send, recv, true, (s, r) -> {
-            Ring ctx = context(call, TAG_ALL_REDUCE, s.dataType());
+            Transport watched = observer.begin(call, transport);
+            if (watched instanceof ShmTransport shm && algorithm == Algorithm.RING && size() > 1) {
+                // Ranks that share memory read each other's buffers; the call check travels with the data.
+                Ring ctx = new Ring(watched, call, Deadline.after(timeout()), TAG_ALL_REDUCE, chunkElems(s.dataType()),
+                        window, scratch, observer);
+                ShmAllReduce.run(shm.board(), ctx, verifyCalls, s, r, op);
+                return;
+            }
+            Ring ctx = context(call, watched, TAG_ALL_REDUCE, s.dataType());
             if (size() == 1) {
                 copyIfNeeded(s, r);
                 return;
@@ -278,14 +295,24 @@ public final class RingCommunicator extends AbstractCommunicator {
 
     /** The ring for one collective: checked against the other ranks' calls first, then watched by the observer. */
     private Ring context(CollectiveCall call, int tag, DataType type) {
+        return context(call, observer.begin(call, transport), tag, type);
+    }
+
+    private Ring context(CollectiveCall call, Transport watched, int tag, DataType type) {
         Deadline d = Deadline.after(timeout());
-        Transport watched = observer.begin(call, transport);
         verify(call, d);
         return new Ring(watched, call, d, tag, chunkElems(type), window, scratch, observer);
     }
 
     private void verify(CollectiveCall call, Deadline d) {
-        if (verifyCalls) {
+        if (!verifyCalls) {
+            return;
+        }
+        if (transport instanceof ShmTransport shm) {
+            // Through the board, where the shared-memory all-reduce checks its calls: a rank in an all-reduce and
+            // one in another collective see each other's call and both report the mismatch.
+            shm.board().checkCall(call, d);
+        } else {
             MetadataCheck.verify(transport, TAG_META, call, d);
         }
     }

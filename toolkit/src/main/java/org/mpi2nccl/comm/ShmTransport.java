@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -25,9 +23,12 @@ import java.util.UUID;
  * waiting for data never block each other. Messages of one pair go in order (slots are a FIFO); receives must
  * be posted in the order the peer sends, which every collective here does. A transport is used by one thread.
  *
+ * <p>Next to the channels each rank maps one {@link ShmBoard} that every other rank reads directly: the all-reduce
+ * over shared memory ({@link ShmAllReduce}) needs no messages at all. Waits poll as {@link ShmWait} says.
+ *
  * <p>The files are created in a fresh directory whose name rank 0 chooses and broadcasts over a bootstrap
  * communicator (MPJ); once every rank has mapped them they are deleted, so nothing is left behind even if a
- * rank dies later. The mappings themselves go when the transport is garbage-collected.
+ * rank dies later. The mappings go when the transport is garbage-collected.
  */
 public final class ShmTransport implements Transport {
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
@@ -35,6 +36,9 @@ public final class ShmTransport implements Transport {
     private static final int HEAD = 64;          // slots consumed by the receiver (own cache line)
     private static final int HEADER = 128;
     private static final int SLOT_HEADER = 16;   // int tag, int payload bytes, long message bytes
+    // The board's data area: ShmAllReduce's blocks (1 MiB) come back to the same bytes only every 8 MiB, by then
+    // out of the other cores' caches (1 MiB second-level cache per core here).
+    private static final int BOARD_DATA_BYTES = 8 * 1024 * 1024;
 
     private final Path folder;
     private final int rank;
@@ -45,6 +49,8 @@ public final class ShmTransport implements Transport {
     private final MappedByteBuffer[] in;         // in[src]: src -> this rank
     private final ArrayDeque<Send>[] sends;
     private final ArrayDeque<Recv>[] recvs;
+    private final ShmBoard board;
+    private final ShmWait waits;
     private boolean closed;
 
     /** Opens shared-memory channels between all ranks of {@code bootstrap} (collective; default sizes). */
@@ -91,8 +97,11 @@ public final class ShmTransport implements Transport {
         long fileBytes = HEADER + (long) slots * (SLOT_HEADER + slotBytes);
         MappedByteBuffer[] out = new MappedByteBuffer[size];
         MappedByteBuffer[] in = new MappedByteBuffer[size];
+        MappedByteBuffer[] boards = new MappedByteBuffer[size];
+        long boardBytes = ShmBoard.fileBytes(BOARD_DATA_BYTES);
         try {
             Files.createDirectories(dir);
+            boards[rank] = map(dir.resolve("board-" + rank), boardBytes, true);
             for (int dst = 0; dst < size; dst++) {
                 if (dst != rank) {
                     out[dst] = map(dir.resolve(rank + "-" + dst), fileBytes, true);
@@ -102,16 +111,19 @@ public final class ShmTransport implements Transport {
             for (int src = 0; src < size; src++) {
                 if (src != rank) {
                     in[src] = map(dir.resolve(src + "-" + rank), fileBytes, false);
+                    boards[src] = map(dir.resolve("board-" + src), boardBytes, false);
                 }
             }
             barrier.run();                       // every file is mapped by both its ranks: names can go
             for (int dst = 0; dst < size; dst++) {
                 Files.deleteIfExists(dir.resolve(rank + "-" + dst));
             }
+            Files.deleteIfExists(dir.resolve("board-" + rank));
             barrier.run();
         } catch (IOException e) {
             throw new CommException("rank " + rank + ": shared memory in " + dir + ": " + e.getMessage()
-                    + " (is /dev/shm writable and large enough? " + size * (size - 1) * fileBytes + " bytes needed)", e);
+                    + " (is /dev/shm writable and large enough? " + size * ((size - 1) * fileBytes + boardBytes)
+                    + " bytes needed)", e);
         }
         ArrayDeque<Send>[] s = new ArrayDeque[size];
         ArrayDeque<Recv>[] r = new ArrayDeque[size];
@@ -119,11 +131,12 @@ public final class ShmTransport implements Transport {
             s[i] = new ArrayDeque<>();
             r[i] = new ArrayDeque<>();
         }
-        return new ShmTransport(dir, rank, size, slots, slotBytes, out, in, s, r);
+        return new ShmTransport(dir, rank, size, slots, slotBytes, out, in, s, r,
+                new ShmBoard(rank, BOARD_DATA_BYTES, boards, ShmWait.forRanks(size)));
     }
 
     private ShmTransport(Path folder, int rank, int size, int slots, int slotBytes, MappedByteBuffer[] out,
-                         MappedByteBuffer[] in, ArrayDeque<Send>[] sends, ArrayDeque<Recv>[] recvs) {
+                         MappedByteBuffer[] in, ArrayDeque<Send>[] sends, ArrayDeque<Recv>[] recvs, ShmBoard board) {
         this.folder = folder;
         this.rank = rank;
         this.size = size;
@@ -133,6 +146,14 @@ public final class ShmTransport implements Transport {
         this.in = in;
         this.sends = sends;
         this.recvs = recvs;
+        this.board = board;
+        this.waits = board.waits();
+    }
+
+    /** The boards every rank reads directly, for {@link ShmAllReduce}. */
+    ShmBoard board() {
+        requireOpen();
+        return board;
     }
 
     /** The folder its files were made in (deleted, with the files, once every rank mapped them). */
@@ -165,20 +186,10 @@ public final class ShmTransport implements Transport {
 
     /** Shared memory only works between ranks of one machine: compare host names first. */
     private static void requireOneHost(Communicator c) {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            host = "?";
-        }
-        long[] mine = {host.hashCode()};
-        long[] all = new long[c.size()];
-        c.allGather(HostBuffer.of(mine), HostBuffer.of(all));
-        for (int r = 0; r < all.length; r++) {
-            if (all[r] != mine[0]) {
-                throw new CommException("rank " + c.rank() + ": shared memory needs every rank on one machine, but rank " + r
-                        + " runs on another host (this one is " + host + "); use MpjTransport between machines");
-            }
+        int other = SameHost.rankOnAnotherHost(c);
+        if (other >= 0) {
+            throw new CommException("rank " + c.rank() + ": shared memory needs every rank on one machine, but rank " + other
+                    + " runs on another host (this one is " + SameHost.name() + "); use MpjTransport between machines");
         }
     }
 
@@ -223,6 +234,16 @@ public final class ShmTransport implements Transport {
         return r;
     }
 
+    /** Waits as {@link Transport#await} does, polling the way shared memory needs ({@link ShmWait}). */
+    @Override
+    public void await(Deadline deadline, CollectiveCall call, Pending... transfers) {
+        for (Pending p : transfers) {
+            if (p != null && !waits.until(p::done, deadline)) {
+                throw new CollectiveTimeoutException(rank, call, deadline.timeout(), p.describe());
+            }
+        }
+    }
+
     /** Moves every pending transfer as far as the slots allow (sends first: they free the peers' waits). */
     private void progress() {
         for (int p = 0; p < size; p++) {
@@ -253,37 +274,8 @@ public final class ShmTransport implements Transport {
         }
     }
 
-    private int capacity(DataType t) {
-        return slotBytes / t.bytes();
-    }
-
     private static int slotOffset(int slots, int slotBytes, long index) {
         return HEADER + (int) (index % slots) * (SLOT_HEADER + slotBytes);
-    }
-
-    /** Copies elements [from, from+n) of {@code b} to / from the mapped buffer at byte offset {@code at}. */
-    private static void copy(HostBuffer b, int from, int n, ByteBuffer m, int at, boolean toShm) {
-        ByteBuffer v = m.duplicate().order(ByteOrder.nativeOrder());
-        v.position(at).limit(at + n * b.dataType().bytes());
-        ByteBuffer s = v.slice().order(ByteOrder.nativeOrder());
-        int o = b.offset() + from;
-        switch (b.dataType()) {
-            case INT8 -> {
-                if (toShm) s.put((byte[]) b.array(), o, n); else s.get((byte[]) b.array(), o, n);
-            }
-            case INT32 -> {
-                if (toShm) s.asIntBuffer().put((int[]) b.array(), o, n); else s.asIntBuffer().get((int[]) b.array(), o, n);
-            }
-            case INT64 -> {
-                if (toShm) s.asLongBuffer().put((long[]) b.array(), o, n); else s.asLongBuffer().get((long[]) b.array(), o, n);
-            }
-            case FLOAT32 -> {
-                if (toShm) s.asFloatBuffer().put((float[]) b.array(), o, n); else s.asFloatBuffer().get((float[]) b.array(), o, n);
-            }
-            case FLOAT64 -> {
-                if (toShm) s.asDoubleBuffer().put((double[]) b.array(), o, n); else s.asDoubleBuffer().get((double[]) b.array(), o, n);
-            }
-        }
     }
 
     private final class Send implements Pending {
@@ -304,7 +296,7 @@ public final class ShmTransport implements Transport {
         boolean advance() {
             MappedByteBuffer m = out[dest];
             long tail = (long) LONGS.get(m, TAIL);
-            int cap = capacity(buffer.dataType());
+            int cap = slotBytes / buffer.dataType().bytes();     // elements per slot
             while (!started || sent < buffer.length()) {
                 long head = (long) LONGS.getAcquire(m, HEAD);
                 if (tail - head >= slots) {
@@ -315,7 +307,7 @@ public final class ShmTransport implements Transport {
                 m.putInt(at, tag);
                 m.putInt(at + 4, n * buffer.dataType().bytes());
                 m.putLong(at + 8, buffer.bytes());
-                copy(buffer, sent, n, m, at + SLOT_HEADER, true);
+                ShmBoard.copy(buffer, sent, n, m, at + SLOT_HEADER, true);
                 sent += n;
                 started = true;
                 tail++;
@@ -372,7 +364,7 @@ public final class ShmTransport implements Transport {
                             + " bytes: the ranks' transfers are out of step");
                 }
                 int n = bytes / buffer.dataType().bytes();
-                copy(buffer, received, n, m, at + SLOT_HEADER, false);
+                ShmBoard.copy(buffer, received, n, m, at + SLOT_HEADER, false);
                 received += n;
                 started = true;
                 head++;

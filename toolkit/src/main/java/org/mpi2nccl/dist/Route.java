@@ -13,13 +13,14 @@ import org.mpi2nccl.tensor.Device;
  * <ul>
  *   <li>{@link #MPI}: MPJ Express's Allreduce on host memory ({@link MpjCommunicator}); GPU gradients are
  *       copied to the host and back around it (the numpy + mpi4py route of the needle course notebook);</li>
- *   <li>{@link #RING}: the all-reduce written from scratch as a ring over MPJ send/recv ({@link RingCommunicator});</li>
+ *   <li>{@link #RING}: the all-reduce written from scratch ({@link RingCommunicator}): through shared memory when the
+ *       ranks share a machine (what NCCL's SHM transport does), else as a ring over MPJ send/recv;</li>
  *   <li>{@link #NCCL}: NCCL on GPU memory, bootstrapped over MPJ (rank 0's unique id broadcast to the others,
  *       {@link NcclCommunicator}), on a CUDA stream of its own.</li>
  * </ul>
  */
 public enum Route {
-    MPI("MPI (host-staged)"), RING("ring over MPJ"), NCCL("NCCL");
+    MPI("MPI (host-staged)"), RING("ring (shared memory on one host, else MPJ)"), NCCL("NCCL");
 
     private final String description;
 
@@ -47,7 +48,7 @@ public enum Route {
     public Communicator open(MpjCommunicator host, Device device) {
         return switch (this) {
             case MPI -> host;
-            case RING -> RingCommunicator.mpjWorld();
+            case RING -> RingCommunicator.overHost(host);
             case NCCL -> {
                 if (device.isCpu()) {
                     throw new IllegalArgumentException("the NCCL route needs the model on a GPU (rank " + host.rank()
