@@ -2,6 +2,7 @@ package org.mpi2nccl.kernel.magic;
 
 import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import org.mpi2nccl.cli.Converters;
 import org.mpi2nccl.doctor.Gpus;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellGuard;
@@ -15,6 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -29,6 +31,7 @@ import java.util.function.Supplier;
  * %mpj status                                    a table of the engines
  * %mpj stop                                      stop the engines
  * %mpj pids                                      the engines' process ids
+ * %mpj config --stall 10s                        warn when ranks wait 10 s for others that never come
  * </pre>
  *
  * The device defaults to multicore (ranks are threads of one JVM: starts fastest) on a machine without GPUs and
@@ -70,6 +73,12 @@ public final class MpjMagics {
         String device;
     }
 
+    @Command(name = "%mpj config", description = "settings of the rank engines")
+    static final class ConfigOptions {
+        @Option(names = "--stall", description = "warn when ranks wait this long for others (10s; 0 turns it off)")
+        String stall;
+    }
+
     @Command(name = "%%mpj", description = "run the cell on the rank engines")
     static final class CellOptions {
         @Option(names = {"-np", "--ranks"}, description = "run once on this many fresh engines")
@@ -92,6 +101,8 @@ public final class MpjMagics {
                         : e.status();
             case "stop":
                 return stop();
+            case "config":
+                return config(parse(new ConfigOptions(), rest));
             case "pids":
                 RankEngines running = engines;
                 return running == null || running.isClosed() ? List.of() : running.pids();
@@ -113,6 +124,19 @@ public final class MpjMagics {
         engines = started;
         return String.format(Locale.ROOT, "%d rank engines ready (%s, %.1f s): run cells on them with %%%%mpj",
                 started.size(), device, started.startupTime().toMillis() / 1000.0) + gpuSummary(started);
+    }
+
+    private String config(ConfigOptions o) {
+        if (o.stall != null) {
+            Duration d = Converters.parseDuration(o.stall);
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("--stall " + o.stall + " is negative: use e.g. --stall 10s (0 turns it off)");
+            }
+            RankEngines.setStall(d);
+        }
+        Duration d = RankEngines.stall();
+        return d.isZero() ? "stall warnings: off" : "stall warnings: after ranks wait " + d.toMillis() / 1000.0
+                + " s for others (then at growing intervals)";
     }
 
     /** Which GPU each rank took, or why a GPU machine's ranks took none; "" on a machine without GPUs. */
@@ -258,6 +282,7 @@ public final class MpjMagics {
                 "%%mpj -np 2 [--device ...]                     run the cell once on fresh engines",
                 "%mpj status                                    the engines: rank, host, pid, state",
                 "%mpj stop                                      stop the engines",
+                "%mpj config --stall 10s                        warn when ranks wait 10 s for others (0: off)",
                 "%mpj pids                                      the engines' process ids (to check none is left)");
     }
 }

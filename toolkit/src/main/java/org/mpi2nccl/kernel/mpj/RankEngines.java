@@ -39,6 +39,9 @@ public final class RankEngines implements AutoCloseable {
     public static final Duration STOP_GRACE = Duration.ofSeconds(5);
     public static final Duration STRAGGLER_GRACE = Duration.ofSeconds(5);
     static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(8);
+    /** How long ranks may wait for others before the stall inspector warns ({@code %mpj config --stall}). */
+    public static final Duration DEFAULT_STALL = Duration.ofSeconds(10);
+    private static volatile Duration stall = DEFAULT_STALL;
 
     /**
      * A rank engine as the kernel knows it. {@code gpu} is its CUDA device (-1: none), {@code gpuNote} why a GPU
@@ -204,6 +207,29 @@ public final class RankEngines implements AutoCloseable {
 
     void sendInterrupt(Set<Integer> which) {
         JsonObject m = EngineWire.message("interrupt");
+        for (int r : which) {
+            try {
+                wires.get(r).send(m);
+            } catch (IOException e) {
+                // that rank is gone; its link reader reports it
+            }
+        }
+    }
+
+    /** The stall inspector's delay for every engine (zero: off). */
+    public static void setStall(Duration d) {
+        stall = d;
+    }
+
+    public static Duration stall() {
+        return stall;
+    }
+
+    /** Asks {@code which} ranks where their cell {@code id} is ({@link StallInspector}). */
+    void sendWhere(Set<Integer> which, long id) {
+        if (which.isEmpty()) return;
+        JsonObject m = EngineWire.message("where");
+        m.addProperty("id", id);
         for (int r : which) {
             try {
                 wires.get(r).send(m);
