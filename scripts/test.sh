@@ -22,7 +22,8 @@ test_bundle_env() {
     *) die "bundle env.sh: expected the folder with libnccl.so.2 first on LD_LIBRARY_PATH, got '$got'";; esac
 }
 
-# Kernel tests over the Jupyter protocol (jupyter_client): displays, %%mpj state, interrupt, crash, shutdown.
+# Kernel tests over the Jupyter protocol (jupyter_client): displays, %%mpj state, interrupt, crash, shutdown, and the
+# faults of test_faults.py (a rank skipping a collective, exit through a variable), each timed and checked for leftovers.
 test_kernel() {
   say "== kernel tests over the Jupyter protocol"
   (cd "$ROOT" && "$JUPYTER_PY" -m unittest discover -s toolkit/src/test/jupyter -p 'test_*.py' -v)

@@ -24,6 +24,7 @@ final class JobRecords {
     final List<RankFailure> failures = new ArrayList<>();
     final RankDeaths deaths = new RankDeaths();
     final List<String> startErrors = new ArrayList<>();
+    final StallReports stalls = new StallReports();
     private final List<Consumer<RankLine>> listeners;
     /** Set when the launcher stops the job: the ends of rank JVMs it kills are no deaths to report. */
     private boolean stopping;
@@ -85,6 +86,11 @@ final class JobRecords {
                     deaths.exiting(rank, t.text());
                 }
             }
+            case WHERE -> {
+                synchronized (this) {
+                    if (rank >= 0) stalls.record(rank, t.text(), System.nanoTime());
+                }
+            }
             case ENDED -> {
                 synchronized (this) {
                     if (rank >= 0 && statuses[rank] == JobResult.UNFINISHED && !stopping) {
@@ -128,6 +134,15 @@ final class JobRecords {
                 // a listener's bug must not take the job down; the line is in the result anyway
             }
         }
+    }
+
+    /** A stall warning whose round of reports is complete, delivered as an [mpj] line (call without the lock). */
+    void deliverStallWarning() {
+        String w;
+        synchronized (this) {
+            w = stalls.warning(System.nanoTime(), statuses);
+        }
+        if (w != null) deliver(new RankLine(-1, RankLine.Stream.STDERR, w));
     }
 
     /** A rank threw, died or could not start. */

@@ -203,6 +203,7 @@ public final class RunningJob implements AutoCloseable {
                     timedOut = true;
                     break;
                 }
+                if (polls % 4 == 0) records.deliverStallWarning();
                 try {
                     records.wait(50);
                 } catch (InterruptedException e) {
@@ -251,6 +252,7 @@ public final class RunningJob implements AutoCloseable {
         List<String> mpjSaid;
         if (finalizeNote != null) records.deliver(new RankLine(-1, RankLine.Stream.STDERR, finalizeNote));
         List<String> startErrors;
+        String stallReport;
         synchronized (records) {
             records.failures.addAll(records.deaths.failures());
             result = new JobResult(spec.device, records.statuses, records.lines, records.failures, records.reports,
@@ -258,6 +260,7 @@ public final class RunningJob implements AutoCloseable {
             failed = List.copyOf(records.failures);
             mpjSaid = records.mpjLines.stream().filter(l -> !MpjChatter.isChatter(l)).toList();
             startErrors = List.copyOf(records.startErrors);
+            stallReport = records.stalls.last();
         }
         // A JVM that cannot start also ends (exit status 1): its own words say more than the status.
         boolean threw = failed.stream().anyMatch(f -> !RankFailure.DIED.equals(f.type()));
@@ -265,7 +268,7 @@ public final class RunningJob implements AutoCloseable {
                 ? new MpjLaunchException("a rank JVM could not start: "
                         + String.join(" | ", startErrors.stream().distinct().toList())
                         + ": check the rank JVM options (jvmArgs, --jvm-arg)")
-                : JobEnding.why(spec, result, failed, timedOut, stopRequested, mpjSaid, main, daemon);
+                : JobEnding.why(spec, result, failed, timedOut, stopRequested, mpjSaid, main, daemon, stallReport);
         if (why == null) {
             future.complete(result);
         } else {

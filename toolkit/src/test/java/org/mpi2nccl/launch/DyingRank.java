@@ -6,7 +6,7 @@ import mpi.MPI;
  * Rank programs that end badly, by mode (the first program argument): {@code exit}, rank 1 calls System.exit(3)
  * while the others wait in a barrier; {@code sleep}, rank 1 sleeps (to be killed) while the others wait in a barrier;
  * {@code barrier}, rank 0 sleeps while the others wait in a barrier (rank 1 to be killed there); {@code nofinalize},
- * every rank returns from main without MPI.Finalize. Every rank first prints its pid.
+ * every rank returns from main without MPI.Finalize; {@code skip}, rank 1 skips the barrier the others wait in. Every rank first prints its pid.
  */
 public final class DyingRank {
     public static void main(String[] args) throws Exception {
@@ -29,6 +29,10 @@ public final class DyingRank {
             case "barrier" -> {
                 if (rank == 0) Thread.sleep(120_000);
                 MPI.COMM_WORLD.Barrier();
+            }
+            case "skip" -> {
+                if (rank != 1) MPI.COMM_WORLD.Barrier();
+                return;
             }
             case "nofinalize" -> {
                 System.out.println("rank " + rank + " returns");

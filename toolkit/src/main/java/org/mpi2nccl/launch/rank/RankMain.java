@@ -30,6 +30,7 @@ public final class RankMain {
             if (!Modifier.isStatic(main.getModifiers()) || main.getReturnType() != void.class) {
                 throw new NoSuchMethodException(mainClass + " has no public static void main(String[])");
             }
+            StallReporter.watch(Thread.currentThread());
             main.invoke(null, (Object) args);
             ended = true;
             TaggedOutput.control(Wire.Kind.DONE, "0");

@@ -21,7 +21,9 @@ public final class Wire {
         /** The rank's JVM is going before main returned (System.exit or a signal); TEXT says how. */
         EXITING("exiting"),
         /** Sent by the daemon's {@link RankJvmWatch}: the rank's JVM has ended; TEXT is its exit status. */
-        ENDED("ended");
+        ENDED("ended"),
+        /** The rank has waited in one MPI call for a while ({@link StallReporter}): TEXT is SECONDS|PLACE. */
+        WHERE("where");
 
         final String code;
 
