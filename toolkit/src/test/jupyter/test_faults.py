@@ -80,5 +80,37 @@ class ExitThroughAVariable(unittest.TestCase):
         self.assertEqual([], wait_gone(pids), "every engine process should be gone")
 
 
+class InterruptDuringStart(unittest.TestCase):
+    """An interrupt during %mpj start -np 6 (niodev) stops the start and every process it started."""
+
+    def test_interrupt_stops_the_start_and_cleans_up(self):
+        k = Kernel()
+        try:
+            pids = set()
+            interrupted = {}
+
+            def interrupt():
+                pids.update(descendants(k.pid))   # the daemon, starter and rank JVMs started so far
+                interrupted["at"] = time.monotonic()
+                k.interrupt()
+
+            timer = threading.Timer(3, interrupt)
+            timer.start()
+            r = k.execute("%mpj start -np 6 --device niodev", timeout=120,
+                          on_message=lambda _m: pids.update(descendants(k.pid)))
+            ended = time.monotonic()
+            timer.join()
+            self.assertFalse(r.ok, r.describe())
+            self.assertIn("interrupted", r.error[2])
+            took = ended - interrupted["at"]
+            self.assertLess(took, 5, f"the start ended {took:.1f} s after the interrupt")
+            self.assertTrue(pids, "the start had begun processes")
+            self.assertEqual([], wait_gone(sorted(pids), timeout=10), "every process of the interrupted start should be gone")
+            self.assertEqual("2", k.execute("1+1").result["text/plain"])
+            self.assertIn("no rank engines", k.execute("%mpj status").result["text/plain"])
+        finally:
+            k.shutdown()
+
+
 if __name__ == "__main__":
     unittest.main()

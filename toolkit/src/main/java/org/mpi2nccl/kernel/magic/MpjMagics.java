@@ -55,6 +55,8 @@ public final class MpjMagics {
     private final Supplier<DisplayStream> display;
     private volatile RankEngines engines;
     private volatile RankEngines running;
+    /** The thread running {@code %mpj start}, which an interrupt stops (it cleans up what it started). */
+    private volatile Thread starting;
 
     public MpjMagics(Splitter splitter, Supplier<List<String>> classPath, PrintStream log,
                      Supplier<DisplayStream> display) {
@@ -120,7 +122,14 @@ public final class MpjMagics {
                     + " first (or use %%mpj -np N for a one-off cell)");
         }
         MpjDevice device = device(o.device);
-        RankEngines started = RankEngines.start(o.ranks, device, classPath.get(), log);
+        RankEngines started;
+        starting = Thread.currentThread();
+        try {
+            started = RankEngines.start(o.ranks, device, classPath.get(), log);
+        } finally {
+            starting = null;
+            Thread.interrupted();   // an interrupt that came as the start ended is not for the next cell
+        }
         engines = started;
         return String.format(Locale.ROOT, "%d rank engines ready (%s, %.1f s): run cells on them with %%%%mpj",
                 started.size(), device, started.startupTime().toMillis() / 1000.0) + gpuSummary(started);
@@ -209,6 +218,11 @@ public final class MpjMagics {
 
     /** Passes the kernel's interrupt to the ranks of the running cell; false when no %%mpj cell runs. */
     public boolean interrupt() {
+        Thread t = starting;
+        if (t != null) {
+            t.interrupt();
+            return true;
+        }
         RankEngines r = running;
         if (r == null) {
             return false;

@@ -139,7 +139,13 @@ public final class RankEngines implements AutoCloseable {
         Set<Integer> waiting = new TreeSet<>(wires.keySet());
         long deadline = startedNanos + START_TIMEOUT.toNanos();
         while (!waiting.isEmpty()) {
-            EngineEvent ev = events.pollUntil(deadline);
+            EngineEvent ev = events.pollUntil(Math.min(deadline, System.nanoTime() + 100_000_000L));
+            if (Thread.currentThread().isInterrupted()) {
+                throw startInterrupted(ranks.size() - waiting.size(), ranks.size());
+            }
+            if (ev == null && System.nanoTime() < deadline) {
+                continue;
+            }
             if (ev == null) {
                 throw engineError("rank engines " + waiting + " did not get ready within " + START_TIMEOUT.toSeconds()
                         + " s" + recent(waiting));
@@ -388,6 +394,15 @@ public final class RankEngines implements AutoCloseable {
 
     private void log(String line) {
         log.println("[mpj engines] " + line);
+    }
+
+    /** The kernel was interrupted during {@code %mpj start}: the caller stops what was started. */
+    static CellError startInterrupted(int ready, int n) {
+        Thread.interrupted();   // handled: the kernel's next cell must not see it
+        return new CellError(CellError.Kind.INTERRUPTED, "Interrupted", "the start of " + n + " rank engines was"
+                + " interrupted (" + ready + " were up): every process started was stopped",
+                List.of("the start of " + n + " rank engines was interrupted (" + ready + " were up): every process"
+                        + " started was stopped; start again with %mpj start -np N"));
     }
 
     static CellError engineError(String message) {
