@@ -22,8 +22,9 @@ test_bundle_env() {
     *) die "bundle env.sh: expected the folder with libnccl.so.2 first on LD_LIBRARY_PATH, got '$got'";; esac
 }
 
-# Kernel tests over the Jupyter protocol (jupyter_client): displays, %%mpj state, interrupt, crash, shutdown, and
-# the IJava magics (test_magics.py: %maven from file:// repositories, %%loadFromPOM, %%writefile, %load, %%html).
+# Kernel tests over the Jupyter protocol (jupyter_client): displays, %%mpj state, interrupt, crash, shutdown; the
+# IJava magics (test_magics.py: %maven from file:// repositories, %%loadFromPOM, %%writefile, %load, %%html); the
+# faults of test_faults.py (a rank skipping a collective, exit through a variable), each timed and checked for leftovers.
 test_kernel() {
   say "== kernel tests over the Jupyter protocol"
   (cd "$ROOT" && "$JUPYTER_PY" -m unittest discover -s toolkit/src/test/jupyter -p 'test_*.py' -v)

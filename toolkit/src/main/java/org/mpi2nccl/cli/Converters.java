@@ -7,7 +7,7 @@ import org.mpi2nccl.launch.MpjDevice;
 import picocli.CommandLine.ITypeConverter;
 
 /** The option types the subcommands share: an MPJ device ({@code multicore}, {@code niodev}) and a duration. */
-final class Converters {
+public final class Converters {
     private Converters() {}
 
     /** {@code multicore} or {@code niodev}. */
@@ -26,7 +26,7 @@ final class Converters {
         }
     }
 
-    static Duration parseDuration(String value) {
+    public static Duration parseDuration(String value) {
         String v = value.trim().toLowerCase(Locale.ROOT);
         try {
             if (v.startsWith("p")) return Duration.parse(value.trim().toUpperCase(Locale.ROOT));

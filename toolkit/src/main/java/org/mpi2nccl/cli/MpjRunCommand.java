@@ -36,6 +36,10 @@ public final class MpjRunCommand implements Callable<Integer> {
             defaultValue = "10m", converter = Converters.DurationConverter.class)
     Duration timeout;
 
+    @Option(names = "--stall", description = "warn when ranks wait this long in one MPI call (default ${DEFAULT-VALUE};"
+            + " 0: never)", defaultValue = "10s", converter = Converters.DurationConverter.class)
+    Duration stall;
+
     @Option(names = {"--machines", "-machinesfile"}, description = "niodev: machines file, one host a line")
     Path machines;
 
@@ -73,7 +77,7 @@ public final class MpjRunCommand implements Callable<Integer> {
         PrintStream out = System.out;
         PrintStream err = System.err;
         try {
-            JobBuilder job = Mpj.launch(mainClass).ranks(ranks).device(device).timeout(timeout).args(args)
+            JobBuilder job = Mpj.launch(mainClass).ranks(ranks).device(device).timeout(timeout).stall(stall).args(args)
                     .jvmArgs(jvmArgs.toArray(String[]::new));
             if (!quiet) job.onLine(line -> (line.isStderr() ? err : out).println(line));
             if (classpath != null) job.classpath(classpath);

@@ -81,6 +81,18 @@ public final class JobBuilder {
         return this;
     }
 
+    /**
+     * The stall inspector's delay: a rank that waits this long in one MPI call says where, and the launcher
+     * prints one warning for all ({@link StallReports}). Default 10 s; zero turns it off.
+     */
+    public JobBuilder stall(Duration stall) {
+        if (stall.isNegative()) {
+            throw new MpjLaunchException("stall delay must not be negative (got " + stall + "): e.g. 10s, or 0 for none");
+        }
+        env.put(org.mpi2nccl.launch.rank.StallReporter.ENV, Long.toString(stall.toMillis()));
+        return this;
+    }
+
     /** Extra options for every rank JVM (e.g. -Xmx2g); {@value #NATIVE_ACCESS} is always added. */
     public JobBuilder jvmArgs(String... jvmArgs) {
         this.jvmArgs = List.of(jvmArgs);

@@ -17,9 +17,11 @@ final class JobEnding {
      * @param mpjSaid what MPJ itself printed, its chatter left out
      * @param main    the job's main process (the multicore JVM or MPJ's starter)
      * @param daemon  the MPJ daemon the job started, or null
+     * @param stallReport the stall inspector's last warning, or null
      */
     static RuntimeException why(JobBuilder spec, JobResult result, List<RankFailure> failed, boolean timedOut,
-                                boolean stopped, List<String> mpjSaid, Process main, MpjDaemon daemon) {
+                                boolean stopped, List<String> mpjSaid, Process main, MpjDaemon daemon,
+                                String stallReport) {
         List<Integer> unfinished = result.unfinishedRanks();
         String job = spec.ranks + "-rank " + spec.device + " job " + spec.mainClass;
         if (!failed.isEmpty()) {
@@ -35,7 +37,8 @@ final class JobEnding {
         } else if (timedOut) {
             return new JobTimeoutException(job + " timed out after " + MpjSaid.human(spec.timeout)
                     + ": ranks " + unfinished + " had not finished (all stopped); raise the timeout or look for a"
-                    + " rank that waits for a message nobody sends" + MpjSaid.lastWords(mpjSaid), result, unfinished,
+                    + " rank that waits for a message nobody sends"
+                    + (stallReport == null ? "" : ". Last " + stallReport) + MpjSaid.lastWords(mpjSaid), result, unfinished,
                     spec.timeout);
         } else if (stopped) {
             return new MpjJobException(job + " was stopped: ranks " + unfinished

@@ -12,7 +12,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.mpi2nccl.launch.rank.Lifeline;
+import java.util.function.Consumer;
+import org.mpi2nccl.launch.rank.DaemonBoot;
+import org.mpi2nccl.launch.rank.Wire;
 
 /**
  * An MPJ Express daemon ({@code java -jar $MPJ_HOME/lib/daemon.jar PORT}) started by the launcher: the
@@ -27,6 +29,7 @@ public final class MpjDaemon implements AutoCloseable {
     private final Process process;
     private final int port;
     private final List<String> output = Collections.synchronizedList(new ArrayList<>());
+    private volatile Consumer<String> tagged;
 
     private MpjDaemon(Process process, int port) {
         this.process = process;
@@ -35,7 +38,12 @@ public final class MpjDaemon implements AutoCloseable {
             try (BufferedReader r = new BufferedReader(
                     new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
-                    if (output.size() < 200) output.add(line);
+                    Consumer<String> l = tagged;
+                    if (l != null && line.contains(Wire.PREFIX)) {
+                        l.accept(line);
+                    } else if (output.size() < 200) {
+                        output.add(line);
+                    }
                 }
             } catch (IOException ignored) {
                 // the daemon was stopped
@@ -55,14 +63,16 @@ public final class MpjDaemon implements AutoCloseable {
         List<String> cmd = new ArrayList<>(commandPrefix);
         cmd.add(javaBin.toString());
         cmd.addAll(jvmArgs);
+        // RankJvmWatch reads each rank JVM's exit status from the JDK's process reaper.
+        cmd.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
         // The daemon keeps each job's files in ~/.mpj_users and deletes that whole directory when a job ends,
         // also under another daemon's running job: give every daemon its own home.
         cmd.add("-Duser.home=" + jobHome);
-        // MPJ's daemon, run through Lifeline: it stops (with its rank JVMs) when the launcher's JVM ends.
+        // MPJ's daemon, run through DaemonBoot: it stops (with its rank JVMs) when the launcher's JVM ends, and
+        // reports how each rank JVM ended.
         cmd.add("-cp");
         cmd.add(jobHome.resolve("lib").resolve("daemon.jar") + java.io.File.pathSeparator + ToolkitClasspath.joined());
-        cmd.add(Lifeline.class.getName());
-        cmd.add("runtime.daemon.MPJDaemon");
+        cmd.add(DaemonBoot.class.getName());
         cmd.add(Integer.toString(port));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
@@ -77,6 +87,11 @@ public final class MpjDaemon implements AutoCloseable {
             throw new MpjLaunchException("cannot start the MPJ daemon (" + String.join(" ", cmd) + "): "
                     + e.getMessage() + ": check that Java is installed", e);
         }
+    }
+
+    /** From now on, the daemon's tagged lines (how its rank JVMs ended) go to {@code listener}. */
+    public void onTaggedLine(Consumer<String> listener) {
+        this.tagged = listener;
     }
 
     /** Waits until the daemon accepts connections on {@code host}:port. */

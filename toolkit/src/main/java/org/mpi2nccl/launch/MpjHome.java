@@ -111,7 +111,7 @@ public final class MpjHome {
     /** The same, in {@code parent}. */
     public Path createJobHome(Path parent, int daemonPort, int portManagerPort, int starterPort) {
         try {
-            Path job = Files.createTempDirectory(parent, "mpj-job-");
+            Path job = Files.createTempDirectory(parent, org.mpi2nccl.launch.rank.Lifeline.JOB_HOME_PREFIX);
             Files.createSymbolicLink(job.resolve("lib"), dir.resolve("lib"));
             Files.createDirectories(job.resolve("conf"));
             List<String> conf = new ArrayList<>(Files.readAllLines(conf()));

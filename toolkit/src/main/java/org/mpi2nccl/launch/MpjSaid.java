@@ -25,6 +25,16 @@ final class MpjSaid {
         return null;
     }
 
+    private static final java.util.regex.Pattern JVM_START_ERROR = java.util.regex.Pattern.compile(
+            "(Error: Could not create the Java Virtual Machine\\.|Error occurred during initialization of VM"
+            + "|Unrecognized (VM )?option: .*|Invalid (initial|maximum) heap size.*|Too small (maximum|initial) heap"
+            + "|Could not reserve enough space for .*)");
+
+    /** A line a JVM prints when it cannot start (a bad option, a heap it cannot get). */
+    static boolean isJvmStartError(String line) {
+        return JVM_START_ERROR.matcher(line.trim()).matches();
+    }
+
     /** The last lines MPJ or the JVM printed outside any rank (its errors), for an exception's message. */
     static String lastWords(List<String> mpjSaid) {
         return mpjSaid.isEmpty() ? "" : ". MPJ said: " + String.join(" | ",

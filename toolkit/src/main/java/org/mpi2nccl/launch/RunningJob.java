@@ -39,6 +39,8 @@ import org.mpi2nccl.launch.rank.Wire;
 public final class RunningJob implements AutoCloseable {
     /** After a rank failed, how long the others may go on printing before everything is stopped. */
     static final Duration FAILURE_GRACE = Duration.ofMillis(1000);
+    /** After every rank's main returned, how long their JVMs may take to end (MPI.Finalize) before being stopped. */
+    static final Duration FINALIZE_GRACE = Duration.ofSeconds(2);
     private static final AtomicInteger JOBS = new AtomicInteger();
     /** Jobs not yet ended: stopped by a shutdown hook when this JVM exits while they run. */
     private static final java.util.Set<RunningJob> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -49,14 +51,10 @@ public final class RunningJob implements AutoCloseable {
 
     private final JobBuilder spec;
     private final int id = JOBS.incrementAndGet();
-    private final Object lock = new Object();
     private final List<Process> owned = new CopyOnWriteArrayList<>();
     private final List<Long> pidsSeen = new CopyOnWriteArrayList<>();
-    private final List<RankLine> lines = new ArrayList<>();
-    private final List<String> mpjLines = new ArrayList<>();
-    private final List<Map<String, Object>> reports = new ArrayList<>();
-    private final List<RankFailure> failures = new ArrayList<>();
-    private final int[] statuses;
+    private final JobRecords records;
+    private final List<ProcessHandle> handlesSeen = new CopyOnWriteArrayList<>();
     private final CompletableFuture<JobResult> future = new CompletableFuture<>();
     private final List<Thread> pumps = new ArrayList<>();
     private volatile boolean stopRequested;
@@ -67,8 +65,7 @@ public final class RunningJob implements AutoCloseable {
 
     RunningJob(JobBuilder spec) {
         this.spec = spec;
-        this.statuses = new int[Math.max(spec.ranks, 0)];
-        Arrays.fill(statuses, JobResult.UNFINISHED);
+        this.records = new JobRecords(spec.ranks, spec.lineListeners);
     }
 
     // --- starting ---------------------------------------------------------------------------------------
@@ -111,6 +108,7 @@ public final class RunningJob implements AutoCloseable {
             daemon = startLocalDaemon(java, home);
             port = daemon.port();
             owned.add(daemon.process());
+            daemon.onTaggedLine(raw -> records.onRawLine(raw, false));
             machines = spec.machinesFile != null ? spec.machinesFile.toAbsolutePath() : writeLocalMachines();
         }
         return startProcess(JobCommands.niodev(spec, java, jobHome, cp, machines, port, workingDirectory()));
@@ -167,7 +165,7 @@ public final class RunningJob implements AutoCloseable {
     private void pump(InputStream in, boolean stderrPipe) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String raw; (raw = r.readLine()) != null; ) onRawLine(raw, stderrPipe);
+                for (String raw; (raw = r.readLine()) != null; ) records.onRawLine(raw, stderrPipe);
             } catch (IOException ignored) {
                 // the process was stopped
             }
@@ -177,100 +175,49 @@ public final class RunningJob implements AutoCloseable {
         t.start();
     }
 
-    private void onRawLine(String raw, boolean stderrPipe) {
-        Optional<Wire.Tagged> tagged = Wire.decode(raw);
-        if (tagged.isEmpty() || tagged.get().rank() >= statuses.length) {
-            synchronized (lock) {
-                mpjLines.add(raw);
-            }
-            if (!MpjChatter.isChatter(raw)) deliver(new RankLine(-1, stderrPipe ? RankLine.Stream.STDERR
-                    : RankLine.Stream.STDOUT, raw));
-            return;
-        }
-        Wire.Tagged t = tagged.get();
-        int rank = t.rank();
-        switch (t.kind()) {
-            case OUT -> {
-                if (MpjChatter.isChatter(t.text())) return;   // MPJ's wrapper prints in the rank's JVM
-                Map<String, Object> report = Report.parse(t.text());
-                if (report != null && rank >= 0) {
-                    Map<String, Object> withRank = new LinkedHashMap<>();
-                    withRank.put("rank", (long) rank);
-                    report.forEach(withRank::putIfAbsent);
-                    synchronized (lock) {
-                        reports.add(withRank);
-                    }
-                } else {
-                    deliver(new RankLine(rank, RankLine.Stream.STDOUT, t.text()));
-                }
-            }
-            case ERR -> deliver(new RankLine(rank, RankLine.Stream.STDERR, t.text()));
-            case DONE -> {
-                synchronized (lock) {
-                    if (rank >= 0) statuses[rank] = JobResult.FINISHED;
-                    lock.notifyAll();
-                }
-            }
-            case FAIL -> {
-                RankFailureRecord f;
-                try {
-                    f = RankFailureRecord.fromJson(t.text());
-                } catch (RuntimeException e) {
-                    f = new RankFailureRecord("unknown", t.text(), "", "");
-                }
-                synchronized (lock) {
-                    if (rank >= 0) statuses[rank] = JobResult.FAILED;
-                    failures.add(new RankFailure(rank, f.type(), f.message(), f.where(), f.trace()));
-                    lock.notifyAll();
-                }
-            }
-        }
-    }
-
-    private void deliver(RankLine line) {
-        synchronized (lock) {
-            lines.add(line);
-        }
-        for (Consumer<RankLine> l : spec.lineListeners) {
-            try {
-                l.accept(line);
-            } catch (RuntimeException e) {
-                // a listener's bug must not take the job down; the line is in the result anyway
-            }
-        }
-    }
-
     // --- watching and ending ----------------------------------------------------------------------------
 
     private void watch() {
         long deadline = startNanos + spec.timeout.toNanos();
         long failedAt = 0;
+        long allReturnedAt = 0;
         boolean timedOut = false;
+        boolean lingering = false;   // every main returned, JVMs still there FINALIZE_GRACE later: no MPI.Finalize
         int polls = 0;
-        synchronized (lock) {
+        synchronized (records) {
             while (true) {
                 if (polls++ % 4 == 0) pids();   // remember rank JVMs while they live, for pids()
                 if (stopRequested) break;
-                if (!failures.isEmpty() && failedAt == 0) failedAt = System.nanoTime();
+                if (records.anyFailed() && failedAt == 0) failedAt = System.nanoTime();
                 if (failedAt != 0 && System.nanoTime() - failedAt > FAILURE_GRACE.toNanos()) break;
+                if (allReturnedAt == 0 && records.allReturned()) {
+                    allReturnedAt = System.nanoTime();
+                }
+                if (allReturnedAt != 0 && System.nanoTime() - allReturnedAt > FINALIZE_GRACE.toNanos()) {
+                    lingering = true;
+                    break;
+                }
                 if (!main.isAlive()) break;
                 if (daemon != null && !daemon.isAlive()) break;
                 if (System.nanoTime() > deadline) {
                     timedOut = true;
                     break;
                 }
+                if (polls % 4 == 0) records.deliverStallWarning();
                 try {
-                    lock.wait(50);
+                    records.wait(50);
                 } catch (InterruptedException e) {
                     stopRequested = true;
                 }
             }
         }
+        String finalizeNote = lingering ? lingeringNote() : null;
+        records.stopping();
         // The main process may have ended a moment before its last lines were read: drain them first.
         if (!main.isAlive()) joinPumps(Duration.ofSeconds(2));
         cleanUp();
         joinPumps(Duration.ofSeconds(2));
-        finish(timedOut);
+        finish(timedOut, finalizeNote);
     }
 
     private void joinPumps(Duration max) {
@@ -291,27 +238,51 @@ public final class RunningJob implements AutoCloseable {
             if (!pidsSeen.contains(h.pid())) pidsSeen.add(h.pid());
         }
         ProcessTree.destroy(roots, Duration.ofSeconds(10));
+        // A rank JVM whose daemon was killed is no descendant of ours any more; its handle knows it (a handle
+        // never matches a later process that got the same pid).
+        ProcessTree.destroy(handlesSeen.stream().filter(ProcessHandle::isAlive).toList(), Duration.ofSeconds(5));
         if (daemon != null) daemon.close();
         MpjHome.deleteJobHome(jobHome);
     }
 
-    private void finish(boolean timedOut) {
+    private void finish(boolean timedOut, String finalizeNote) {
         LIVE.remove(this);
         JobResult result;
         List<RankFailure> failed;
         List<String> mpjSaid;
-        synchronized (lock) {
-            result = new JobResult(spec.device, statuses, lines, failures, reports,
+        if (finalizeNote != null) records.deliver(new RankLine(-1, RankLine.Stream.STDERR, finalizeNote));
+        List<String> startErrors;
+        String stallReport;
+        synchronized (records) {
+            records.failures.addAll(records.deaths.failures());
+            result = new JobResult(spec.device, records.statuses, records.lines, records.failures, records.reports,
                     Duration.ofNanos(System.nanoTime() - startNanos));
-            failed = List.copyOf(failures);
-            mpjSaid = mpjLines.stream().filter(l -> !MpjChatter.isChatter(l)).toList();
+            failed = List.copyOf(records.failures);
+            mpjSaid = records.mpjLines.stream().filter(l -> !MpjChatter.isChatter(l)).toList();
+            startErrors = List.copyOf(records.startErrors);
+            stallReport = records.stalls.last();
         }
-        RuntimeException why = JobEnding.why(spec, result, failed, timedOut, stopRequested, mpjSaid, main, daemon);
+        // A JVM that cannot start also ends (exit status 1): its own words say more than the status.
+        boolean threw = failed.stream().anyMatch(f -> !RankFailure.DIED.equals(f.type()));
+        RuntimeException why = !startErrors.isEmpty() && !threw
+                ? new MpjLaunchException("a rank JVM could not start: "
+                        + String.join(" | ", startErrors.stream().distinct().toList())
+                        + ": check the rank JVM options (jvmArgs, --jvm-arg)")
+                : JobEnding.why(spec, result, failed, timedOut, stopRequested, mpjSaid, main, daemon, stallReport);
         if (why == null) {
             future.complete(result);
         } else {
             future.completeExceptionally(why);
         }
+    }
+
+    /** Which ranks' JVMs stayed after main returned: those the daemon did not see end (when it reports ends). */
+    private String lingeringNote() {
+        List<Integer> stayed = records.notEnded();
+        String who = daemon != null && !stayed.isEmpty() ? "ranks " + stayed : "some ranks";
+        return "warning: " + who + " returned from main without MPI.Finalize(): their JVMs did not end and were"
+                + " stopped " + MpjSaid.human(FINALIZE_GRACE) + " after the last main returned; end main with"
+                + " MPI.Finalize()";
     }
 
     // --- the caller's side ------------------------------------------------------------------------------
@@ -357,8 +328,8 @@ public final class RunningJob implements AutoCloseable {
     /** Stops every rank now (the result then completes with an {@link MpjJobException}); waits until stopped. */
     public void stop() {
         stopRequested = true;
-        synchronized (lock) {
-            lock.notifyAll();
+        synchronized (records) {
+            records.notifyAll();
         }
         try {
             future.handle((r, e) -> null).get(15, TimeUnit.SECONDS);
@@ -379,15 +350,18 @@ public final class RunningJob implements AutoCloseable {
     public List<Long> pids() {
         List<ProcessHandle> roots = owned.stream().map(Process::toHandle).toList();
         for (ProcessHandle h : ProcessTree.withDescendants(roots)) {
-            if (!pidsSeen.contains(h.pid())) pidsSeen.add(h.pid());
+            if (!pidsSeen.contains(h.pid())) {
+                pidsSeen.add(h.pid());
+                handlesSeen.add(h);
+            }
         }
         return List.copyOf(pidsSeen);
     }
 
     /** Lines received so far. */
     public List<RankLine> linesSoFar() {
-        synchronized (lock) {
-            return List.copyOf(lines);
+        synchronized (records) {
+            return List.copyOf(records.lines);
         }
     }
 

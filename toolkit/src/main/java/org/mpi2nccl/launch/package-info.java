@@ -6,7 +6,7 @@
  * {@link org.mpi2nccl.launch.PartialSum}, the first distributed program of the course, and
  * {@link org.mpi2nccl.launch.JobResult} (what a job gives back). How a job runs: {@link org.mpi2nccl.launch.JobBuilder}
  * checks the request, {@link org.mpi2nccl.launch.RunningJob} starts the processes ({@code JobCommands} has their
- * command lines), reads every rank's tagged lines, and stops everything when the job ends; {@code JobEnding} says
+ * command lines), reads every rank's tagged lines ({@code JobRecords}; {@code RankDeaths} says how a rank's JVM died), and stops everything when the job ends; {@code JobEnding} says
  * why it failed. {@link org.mpi2nccl.launch.MpjHome} and {@link org.mpi2nccl.launch.MpjDaemon} are MPJ's own
  * pieces; {@link org.mpi2nccl.launch.ProcessTree} makes sure no process is left behind. What runs inside the rank
  * JVMs is in {@code launch.rank}. {@link org.mpi2nccl.launch.GpuHello} is the first GPU program, the check that a

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The launcher's own JVM is killed (kill -9, as when a notebook kernel is restarted) while its job runs:
- * the rank JVMs, MPJ's daemon and starter must go too.
+ * the rank JVMs, MPJ's daemon and starter must go too, and niodev's temporary job folder with them.
  */
 class LauncherKilledTest {
     @AfterEach
@@ -31,6 +34,7 @@ class LauncherKilledTest {
                 "org.mpi2nccl.cli.Main", "mpjrun", "-np", "3", "--device", device.mpjName(), "--timeout", "120s",
                 HangingRank.class.getName()).redirectErrorStream(true).start();
         List<ProcessHandle> job;
+        Path jobHome;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8))) {
             // Rank 0 prints "done" once every rank is up (Init returned); rank 2 then waits forever.
             String line;
@@ -39,6 +43,10 @@ class LauncherKilledTest {
             }
             assertTrue(line != null, "the job started");
             job = launcher.toHandle().descendants().toList();
+            jobHome = job.stream().map(p -> p.info().commandLine().orElse(""))
+                    .map(c -> Pattern.compile("-Duser\\.home=(\\S+)").matcher(c))
+                    .filter(Matcher::find).map(m -> Path.of(m.group(1))).findFirst().orElse(null);
+            if (device == MpjDevice.NIODEV) assertTrue(jobHome != null && Files.isDirectory(jobHome), "job folder " + jobHome);
             assertTrue(job.size() >= (device == MpjDevice.NIODEV ? 5 : 1), "the job's processes: " + job.size());
             launcher.destroyForcibly();   // SIGKILL: no shutdown hook runs
             launcher.waitFor(10, TimeUnit.SECONDS);
@@ -50,5 +58,7 @@ class LauncherKilledTest {
         }
         assertEquals(List.of(), alive.stream().map(p -> p.pid() + " " + p.info().commandLine().orElse("?")).toList(),
                 "processes of the killed launcher's job still running");
+        // niodev's private MPJ home goes with the daemon and starter (their Lifeline deletes it).
+        if (jobHome != null) assertTrue(!Files.exists(jobHome), "the killed launcher's job folder " + jobHome + " is left");
     }
 }

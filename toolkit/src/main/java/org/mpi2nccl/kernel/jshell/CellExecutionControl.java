@@ -144,6 +144,11 @@ final class CellExecutionControl extends LocalExecutionControl {
     }
 
     /** Runs at the start of every cell thread of {@link #runIn} (e.g. to make the rank's GPU current there). */
+    /** The thread running the cell now, or null. */
+    Thread cellThread() {
+        return cellThread;
+    }
+
     void onCellThread(Runnable setup) {
         this.threadSetup = setup;
     }
@@ -198,6 +203,10 @@ final class CellExecutionControl extends LocalExecutionControl {
 
         ClassLoader classLoader() {
             return loader.classLoader();
+        }
+
+        SnippetLoader loader() {
+            return loader;
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.mpi2nccl.kernel.jshell;
 
+import org.mpi2nccl.launch.rank.WaitPlace;
 import jdk.jshell.ExpressionSnippet;
 import jdk.jshell.JShell;
 import jdk.jshell.Snippet;
@@ -219,11 +220,25 @@ public final class JShellEvaluator implements AutoCloseable {
             }
         }
         int firstLine = cell.lineAt(part.offset() + lead);
-        List<SnippetEvent> events = shell.eval(source.substring(lead));
+        places.running(firstLine);
+        List<SnippetEvent> events;
+        try {
+            events = shell.eval(source.substring(lead));
+        } finally {
+            places.running(0);
+        }
         for (SnippetEvent event : events) {
             if (event.causeSnippet() == null) {
                 places.put(event.snippet(), firstLine);
             }
+        }
+        String refused = provider.loader().takeRefusal();
+        if (refused != null) {
+            for (SnippetEvent event : events) {
+                if (event.causeSnippet() == null) shell.drop(event.snippet());   // never half-defined
+            }
+            throw new CellError(CellError.Kind.EXCEPTION, "NotAllowedInCell", refused, List.of("cell line " + firstLine
+                    + ": " + source.substring(lead).strip().lines().findFirst().orElse("")));
         }
         if (provider.control().takeStopped()) {
             throw CellErrors.interrupted();
@@ -290,6 +305,16 @@ public final class JShellEvaluator implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /**
+     * Where the running cell's thread is: the MPI or toolkit call it waits in and the cell line that made it
+     * ({@code Allreduce (cell line 5)}), or null when no cell runs.
+     */
+    public WaitPlace.Place where() {
+        CellExecutionControl control = provider.control();
+        Thread t = control == null ? null : control.cellThread();
+        return t == null ? null : WaitPlace.of(t.getStackTrace(), places::line);
     }
 
     /** Whether a cell is being evaluated now. */

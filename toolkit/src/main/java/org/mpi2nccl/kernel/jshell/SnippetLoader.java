@@ -27,6 +27,15 @@ final class SnippetLoader implements LoaderDelegate {
     private final Set<String> visibleThroughParent;
     private final Map<String, Class<?>> defined = new ConcurrentHashMap<>();
 
+    private volatile String refusal;
+
+    /** Why the last classes were refused (a call that ends the JVM), once; null if none was. */
+    String takeRefusal() {
+        String r = refusal;
+        refusal = null;
+        return r;
+    }
+
     SnippetLoader(ClassLoader parent, Set<String> visibleThroughParent) {
         this.loader = new CellClassLoader(parent);
         this.visibleThroughParent = visibleThroughParent;
@@ -40,6 +49,16 @@ final class SnippetLoader implements LoaderDelegate {
     public void load(ClassBytecodes[] cbcs) throws ClassInstallException {
         boolean[] installed = new boolean[cbcs.length];
         int i = 0;
+        for (ClassBytecodes cbc : cbcs) {
+            String exit = ExitCalls.find(cbc.bytecodes());
+            if (exit != null) {
+                // Refused before the class exists, so it never runs; JShell reports nothing of a failed install,
+                // so the evaluator asks (takeRefusal) and fails the cell with this.
+                refusal = exit + " is not allowed in a cell: the kernel keeps running; to stop rank engines use"
+                        + " %mpj stop";
+                throw new ClassInstallException(refusal, installed);
+            }
+        }
         try {
             for (ClassBytecodes cbc : cbcs) {
                 loader.declare(cbc.name(), cbc.bytecodes());

@@ -18,6 +18,7 @@ final class SnippetPlaces {
 
     private final Map<String, Place> places = new ConcurrentHashMap<>();
     private volatile long cell;
+    private volatile int runningLine;
 
     /** A new cell begins: snippets put from now on belong to it. */
     void cellStarted() {
@@ -27,6 +28,27 @@ final class SnippetPlaces {
     /** {@code snippet} starts on notebook line {@code firstLine} of the current cell. */
     void put(Snippet snippet, int firstLine) {
         places.put(snippet.id(), new Place(cell, firstLine));
+    }
+
+    /** The snippet starting on cell line {@code firstLine} runs now (0: none). */
+    void running(int firstLine) {
+        runningLine = firstLine;
+    }
+
+    /**
+     * "cell line 7" (or "line 3 of an earlier cell") for a frame of cell code; null for any other frame. A live
+     * thread's frames carry JShell's wrapper classes ({@code REPL.$JShell$20}) and their own line numbers, which
+     * JShell maps only for exceptions: such a frame gets the first line of the snippet running now.
+     */
+    String line(StackTraceElement el) {
+        String file = el.getFileName();
+        Place place = file != null && file.startsWith("#") ? places.get(file.substring(1)) : null;
+        if (place == null) {
+            int running = runningLine;
+            return running > 0 && el.getClassName().startsWith("REPL.$JShell$") ? "cell line " + running : null;
+        }
+        int line = place.firstLine + Math.max(1, el.getLineNumber()) - 1;
+        return place.cell == cell ? "cell line " + line : "line " + line + " of an earlier cell";
     }
 
     /**

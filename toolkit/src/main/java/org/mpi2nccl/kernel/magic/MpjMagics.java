@@ -2,6 +2,7 @@ package org.mpi2nccl.kernel.magic;
 
 import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
+import org.mpi2nccl.cli.Converters;
 import org.mpi2nccl.doctor.Gpus;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellGuard;
@@ -15,6 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -30,6 +32,7 @@ import java.util.function.Supplier;
  * %mpj status                                    a table of the engines
  * %mpj stop                                      stop the engines
  * %mpj pids                                      the engines' process ids
+ * %mpj config --stall 10s                        warn when ranks wait 10 s for others that never come
  * </pre>
  *
  * The device defaults to multicore (ranks are threads of one JVM: starts fastest) on a machine without GPUs and
@@ -53,6 +56,8 @@ public final class MpjMagics {
     private final Supplier<DisplayStream> display;
     private volatile RankEngines engines;
     private volatile RankEngines running;
+    /** The thread running {@code %mpj start}, which an interrupt stops (it cleans up what it started). */
+    private volatile Thread starting;
 
     public MpjMagics(Splitter splitter, Supplier<List<String>> classPath, PrintStream log,
                      Supplier<DisplayStream> display) {
@@ -72,6 +77,12 @@ public final class MpjMagics {
 
         @Option(names = "--one-per-gpu", description = "on a machine with more GPUs than -np: one rank per GPU instead")
         boolean onePerGpu;
+    }
+
+    @Command(name = "%mpj config", description = "settings of the rank engines")
+    static final class ConfigOptions {
+        @Option(names = "--stall", description = "warn when ranks wait this long for others (10s; 0 turns it off)")
+        String stall;
     }
 
     @Command(name = "%%mpj", description = "run the cell on the rank engines")
@@ -96,6 +107,8 @@ public final class MpjMagics {
                         : e.status();
             case "stop":
                 return stop();
+            case "config":
+                return config(parse(new ConfigOptions(), rest));
             case "pids":
                 RankEngines running = engines;
                 return running == null || running.isClosed() ? List.of() : running.pids();
@@ -115,10 +128,30 @@ public final class MpjMagics {
         MpjDevice device = device(o.device);
         // a lesson written for N ranks uses every GPU of a bigger machine (lessons 04 and 07 on 4 or 8 GPUs)
         int ranks = o.onePerGpu ? Math.max(o.ranks, Gpus.visibleCount()) : o.ranks;
-        RankEngines started = RankEngines.start(ranks, device, classPath.get(), log);
+        RankEngines started;
+        starting = Thread.currentThread();
+        try {
+            started = RankEngines.start(ranks, device, classPath.get(), log);
+        } finally {
+            starting = null;
+            Thread.interrupted();   // an interrupt that came as the start ended is not for the next cell
+        }
         engines = started;
         return String.format(Locale.ROOT, "%d rank engines ready (%s, %.1f s): run cells on them with %%%%mpj",
                 started.size(), device, started.startupTime().toMillis() / 1000.0) + gpuSummary(started);
+    }
+
+    private String config(ConfigOptions o) {
+        if (o.stall != null) {
+            Duration d = Converters.parseDuration(o.stall);
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("--stall " + o.stall + " is negative: use e.g. --stall 10s (0 turns it off)");
+            }
+            RankEngines.setStall(d);
+        }
+        Duration d = RankEngines.stall();
+        return d.isZero() ? "stall warnings: off" : "stall warnings: after ranks wait " + d.toMillis() / 1000.0
+                + " s for others (then at growing intervals)";
     }
 
     /** Which GPU each rank took, or why a GPU machine's ranks took none; "" on a machine without GPUs. */
@@ -191,6 +224,11 @@ public final class MpjMagics {
 
     /** Passes the kernel's interrupt to the ranks of the running cell; false when no %%mpj cell runs. */
     public boolean interrupt() {
+        Thread t = starting;
+        if (t != null) {
+            t.interrupt();
+            return true;
+        }
         RankEngines r = running;
         if (r == null) {
             return false;
@@ -265,6 +303,7 @@ public final class MpjMagics {
                 "%%mpj -np 2 [--device ...]                     run the cell once on fresh engines",
                 "%mpj status                                    the engines: rank, host, pid, state",
                 "%mpj stop                                      stop the engines",
+                "%mpj config --stall 10s                        warn when ranks wait 10 s for others (0: off)",
                 "%mpj pids                                      the engines' process ids (to check none is left)");
     }
 }

@@ -16,7 +16,7 @@ import static org.mpi2nccl.kernel.mpj.RankEngines.STRAGGLER_GRACE;
  * they arrive, until every rank has sent its result, with the rules for a cell that does not end well: after an
  * interrupt the ranks get {@link RankEngines#STOP_GRACE} to stop; ranks still running {@link RankEngines#STRAGGLER_GRACE}
  * after another rank failed are interrupted; a rank whose link drops has died, and past the stop deadline the job is
- * taken down.
+ * taken down. Meanwhile a {@link StallInspector} warns when some ranks wait for others that never come.
  *
  * <p>Separate from {@link RankEngines}, which owns the engines' job and links from start to close, because this is
  * the one loop a cell spends its life in: reading it whole tells when the kernel gives up on a cell.
@@ -35,7 +35,14 @@ final class CellCollector {
         boolean interruptSent = false;
         long stopDeadline = Long.MAX_VALUE;
         long firstErrorAt = Long.MAX_VALUE;
+        StallInspector stalls = new StallInspector(RankEngines.stall(), System.nanoTime());
         while (!pending.isEmpty()) {
+            if (!interruptSent) {
+                long now = System.nanoTime();
+                engines.sendWhere(stalls.toAsk(now, pending), id);
+                String warning = stalls.warning(now, pending);
+                if (warning != null) output.note(warning);
+            }
             if (engines.interruptRequested() && !interruptSent) {
                 interruptSent = true;
                 stopDeadline = System.nanoTime() + STOP_GRACE.toNanos();
@@ -89,8 +96,12 @@ final class CellCollector {
                 case "update":
                     output.update(ev.rank(), EngineWire.str(m, "displayId"), EngineWire.displayData(m.getAsJsonObject("data")));
                     break;
+                case "where":
+                    stalls.answer(ev.rank(), EngineWire.str(m, "at"), m.has("comm") && m.get("comm").getAsBoolean());
+                    break;
                 case "result":
                     pending.remove(ev.rank());
+                    stalls.finished(ev.rank(), System.nanoTime());
                     if (m.has("error")) {
                         results.error(ev.rank(), EngineWire.cellError(m.getAsJsonObject("error")));
                         firstErrorAt = Math.min(firstErrorAt, System.nanoTime());

@@ -105,6 +105,9 @@ final class EngineHandshake {
                 throw RankEngines.engineError("only " + connected + " of " + n + " rank engines connected within "
                         + RankEngines.START_TIMEOUT.toSeconds() + " s" + lastLines(early));
             }
+            if (Thread.currentThread().isInterrupted()) {
+                throw RankEngines.startInterrupted(connected, n);
+            }
             if (!job.isAlive()) {
                 throw RankEngines.engineError("the rank engines' job ended before every rank was up" + jobOutcome(job)
                         + lastLines(early));

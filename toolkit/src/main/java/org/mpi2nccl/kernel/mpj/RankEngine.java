@@ -12,6 +12,7 @@ import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellValue;
 import org.mpi2nccl.kernel.jshell.JShellEvaluator;
 import org.mpi2nccl.kernel.jshell.SplitCell;
+import org.mpi2nccl.launch.rank.WaitPlace;
 
 import java.io.File;
 import java.io.IOException;
@@ -203,6 +204,8 @@ public final class RankEngine {
                     if (ev != null && ev.isRunning()) {
                         new Thread(rankGroup, () -> ev.stop(STOP_PATIENCE), "interrupt").start();
                     }
+                } else if (type.equals("where")) {
+                    sendQuietly(where(m.get("id").getAsLong()));   // answered at once: the cell thread is stuck
                 } else if (type.equals("complete")) {
                     JsonObject request = m;
                     Thread t = new Thread(rankGroup, () -> sendQuietly(CompletionRequests.answer(request, evaluator)), "complete");
@@ -266,6 +269,17 @@ public final class RankEngine {
         } catch (IOException | RuntimeException e) {
             // same
         }
+    }
+
+    /** Where this rank's cell thread is (the stall inspector asks); "" when no cell runs. */
+    private JsonObject where(long id) {
+        JsonObject m = EngineWire.message("where");
+        m.addProperty("id", id);
+        JShellEvaluator ev = evaluator;
+        WaitPlace.Place place = ev == null ? null : ev.where();
+        m.addProperty("at", place == null ? "" : place.describe());
+        m.addProperty("comm", place != null && place.inCommunication());
+        return m;
     }
 
     private static JsonObject stream(long id, String name, String text) {

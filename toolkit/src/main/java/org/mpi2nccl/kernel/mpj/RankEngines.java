@@ -39,6 +39,9 @@ public final class RankEngines implements AutoCloseable {
     public static final Duration STOP_GRACE = Duration.ofSeconds(5);
     public static final Duration STRAGGLER_GRACE = Duration.ofSeconds(5);
     static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(8);
+    /** How long ranks may wait for others before the stall inspector warns ({@code %mpj config --stall}). */
+    public static final Duration DEFAULT_STALL = Duration.ofSeconds(10);
+    private static volatile Duration stall = DEFAULT_STALL;
 
     /**
      * A rank engine as the kernel knows it. {@code gpu} is its CUDA device (-1: none), {@code gpuNote} why a GPU
@@ -136,7 +139,13 @@ public final class RankEngines implements AutoCloseable {
         Set<Integer> waiting = new TreeSet<>(wires.keySet());
         long deadline = startedNanos + START_TIMEOUT.toNanos();
         while (!waiting.isEmpty()) {
-            EngineEvent ev = events.pollUntil(deadline);
+            EngineEvent ev = events.pollUntil(Math.min(deadline, System.nanoTime() + 100_000_000L));
+            if (Thread.currentThread().isInterrupted()) {
+                throw startInterrupted(ranks.size() - waiting.size(), ranks.size());
+            }
+            if (ev == null && System.nanoTime() < deadline) {
+                continue;
+            }
             if (ev == null) {
                 throw engineError("rank engines " + waiting + " did not get ready within " + START_TIMEOUT.toSeconds()
                         + " s" + recent(waiting));
@@ -204,6 +213,29 @@ public final class RankEngines implements AutoCloseable {
 
     void sendInterrupt(Set<Integer> which) {
         JsonObject m = EngineWire.message("interrupt");
+        for (int r : which) {
+            try {
+                wires.get(r).send(m);
+            } catch (IOException e) {
+                // that rank is gone; its link reader reports it
+            }
+        }
+    }
+
+    /** The stall inspector's delay for every engine (zero: off). */
+    public static void setStall(Duration d) {
+        stall = d;
+    }
+
+    public static Duration stall() {
+        return stall;
+    }
+
+    /** Asks {@code which} ranks where their cell {@code id} is ({@link StallInspector}). */
+    void sendWhere(Set<Integer> which, long id) {
+        if (which.isEmpty()) return;
+        JsonObject m = EngineWire.message("where");
+        m.addProperty("id", id);
         for (int r : which) {
             try {
                 wires.get(r).send(m);
@@ -362,6 +394,15 @@ public final class RankEngines implements AutoCloseable {
 
     private void log(String line) {
         log.println("[mpj engines] " + line);
+    }
+
+    /** The kernel was interrupted during {@code %mpj start}: the caller stops what was started. */
+    static CellError startInterrupted(int ready, int n) {
+        Thread.interrupted();   // handled: the kernel's next cell must not see it
+        return new CellError(CellError.Kind.INTERRUPTED, "Interrupted", "the start of " + n + " rank engines was"
+                + " interrupted (" + ready + " were up): every process started was stopped",
+                List.of("the start of " + n + " rank engines was interrupted (" + ready + " were up): every process"
+                        + " started was stopped; start again with %mpj start -np N"));
     }
 
     static CellError engineError(String message) {

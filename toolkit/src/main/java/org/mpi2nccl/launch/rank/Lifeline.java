@@ -3,18 +3,24 @@ package org.mpi2nccl.launch.rank;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Ties a JVM the launcher starts (the multicore rank JVM, an MPJ daemon, MPJ's starter) to the launcher's
  * life. The launcher keeps the child's stdin open and never writes to it; when the launcher's JVM ends,
  * even by {@code kill -9} or a notebook kernel restart, the pipe closes, this JVM reads end-of-file, stops
- * every process it started (a daemon's rank JVMs) and halts. Without it, such JVMs would run on forever.
+ * every process it started (a daemon's rank JVMs), deletes the job's private MPJ home and halts. Without it, such JVMs would run on forever.
  *
  * <p>As a main class: {@code Lifeline REAL_MAIN_CLASS args...} watches stdin, then runs the real main.
  */
 public final class Lifeline {
+    /** How the launcher names a job's private MPJ home. */
+    public static final String JOB_HOME_PREFIX = "mpj-job-";
+
     private Lifeline() {}
 
     public static void main(String[] args) throws Throwable {
@@ -50,6 +56,29 @@ public final class Lifeline {
         List<ProcessHandle> children = ProcessHandle.current().descendants()
                 .sorted(Comparator.comparingLong(ProcessHandle::pid).reversed()).toList();
         children.forEach(ProcessHandle::destroyForcibly);
+        deleteJobHome();
         Runtime.getRuntime().halt(143);
+    }
+
+    /**
+     * A niodev job's daemon and starter run from the job's private MPJ home ({@code /tmp/mpj-job-*}, their
+     * MPJ_HOME), which the launcher deletes when the job ends: with the launcher gone, they delete it themselves.
+     * Multicore's MPJ_HOME is the real one, which is never touched.
+     */
+    private static void deleteJobHome() {
+        String home = System.getenv("MPJ_HOME");
+        if (home == null || !Path.of(home).getFileName().toString().startsWith(JOB_HOME_PREFIX)) return;
+        // Files.walk does not follow lib/, a symbolic link to the real MPJ home: only the link goes.
+        try (Stream<Path> walk = Files.walk(Path.of(home))) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // the other Lifeline of the job was quicker
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            // gone already
+        }
     }
 }

@@ -6,7 +6,8 @@ import java.util.Arrays;
  * The main class MPJ's niodev daemon starts in every rank JVM (one rank per JVM, on any host). The daemon
  * calls {@code main(rank, conf, "niodev", MAIN_CLASS, args...)}; this class tags the JVM's output with the
  * rank, then calls {@code MAIN_CLASS.main(rank, conf, "niodev", args...)}, which is what an MPJ program
- * expects to hand to {@code MPI.Init}.
+ * expects to hand to {@code MPI.Init}. The JVM ends when its daemon is gone ({@link ParentWatch}) and says how
+ * it leaves when it goes before main returned ({@link ExitReport}).
  */
 public final class NiodevBoot {
     private NiodevBoot() {}
@@ -14,6 +15,8 @@ public final class NiodevBoot {
     public static void main(String[] args) {
         int rank = Integer.parseInt(args[0]);
         TaggedOutput.install(rank);
+        ParentWatch.start();
+        ExitReport.install();
         if (args.length < 4) {
             TaggedOutput.control(Wire.Kind.FAIL, RankFailureRecord.of(new IllegalArgumentException(
                     "NiodevBoot needs rank, conf, device and the main class; got " + Arrays.toString(args))).toJson());

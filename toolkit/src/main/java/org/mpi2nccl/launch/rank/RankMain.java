@@ -12,7 +12,15 @@ public final class RankMain {
     /** How long a failed rank's JVM lives on so that the other ranks' last lines still reach the launcher. */
     static final long FAIL_GRACE_MS = 300;
 
+    /** Set once main returned or threw (in niodev, the JVM's one rank): an exit after that is no death. */
+    private static volatile boolean ended;
+
     private RankMain() {}
+
+    /** Whether a rank of this JVM has sent its done or fail record. */
+    static boolean hasEnded() {
+        return ended;
+    }
 
     /** Runs {@code mainClass.main(args)} from {@code loader} on the calling thread; true when it returned. */
     public static boolean run(ClassLoader loader, String mainClass, String[] args) {
@@ -22,7 +30,9 @@ public final class RankMain {
             if (!Modifier.isStatic(main.getModifiers()) || main.getReturnType() != void.class) {
                 throw new NoSuchMethodException(mainClass + " has no public static void main(String[])");
             }
+            StallReporter.watch(Thread.currentThread());
             main.invoke(null, (Object) args);
+            ended = true;
             TaggedOutput.control(Wire.Kind.DONE, "0");
             return true;
         } catch (InvocationTargetException e) {
@@ -35,6 +45,7 @@ public final class RankMain {
 
     private static void fail(Throwable t) {
         TaggedOutput.endPartialLines();
+        ended = true;
         RankFailureRecord record = RankFailureRecord.of(t);
         System.err.print(record.trace());   // the rank's stderr shows the trace as well
         System.err.flush();

@@ -7,8 +7,9 @@ import java.util.Optional;
  * a pipe (multicore) or through the MPJ daemon and starter (niodev, possibly from another host), so the rank,
  * the stream and the kind of record travel inside the line itself:
  * <pre>  @@mpj|RANK|KIND|TEXT</pre>
- * KIND is {@code out} or {@code err} (a line the program printed), {@code done} (main returned) or
- * {@code fail} (main threw; TEXT is JSON, see {@link RankFailureRecord}). Lines without the prefix come from
+ * KIND is {@code out} or {@code err} (a line the program printed), {@code done} (main returned),
+ * {@code fail} (main threw; TEXT is JSON, see {@link RankFailureRecord}), {@code exiting} (the JVM is going before
+ * main returned) or {@code ended} (the daemon saw the rank's JVM end). Lines without the prefix come from
  * MPJ Express itself or from the JVM.
  */
 public final class Wire {
@@ -16,7 +17,13 @@ public final class Wire {
 
     /** What a tagged line carries. */
     public enum Kind {
-        OUT("out"), ERR("err"), DONE("done"), FAIL("fail");
+        OUT("out"), ERR("err"), DONE("done"), FAIL("fail"),
+        /** The rank's JVM is going before main returned (System.exit or a signal); TEXT says how. */
+        EXITING("exiting"),
+        /** Sent by the daemon's {@link RankJvmWatch}: the rank's JVM has ended; TEXT is its exit status. */
+        ENDED("ended"),
+        /** The rank has waited in one MPI call for a while ({@link StallReporter}): TEXT is SECONDS|PLACE. */
+        WHERE("where");
 
         final String code;
 

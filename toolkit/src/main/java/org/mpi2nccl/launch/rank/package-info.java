@@ -7,6 +7,8 @@
  * {@link org.mpi2nccl.launch.rank.TaggedOutput}. The boots are per MPJ device:
  * {@link org.mpi2nccl.launch.rank.MulticoreBoot} (every rank a thread of one JVM, with its own class loader) and
  * {@link org.mpi2nccl.launch.rank.NiodevBoot} (one JVM per rank). {@link org.mpi2nccl.launch.rank.Lifeline} ends
- * these JVMs when the launcher's JVM ends. Lesson 01 is where a student first sees their output.
+ * these JVMs when the launcher's JVM ends; {@link org.mpi2nccl.launch.rank.DaemonBoot} starts an MPJ daemon with
+ * {@link org.mpi2nccl.launch.rank.RankJvmWatch}, which reports how each niodev rank JVM ended, and a niodev rank
+ * ends itself when its daemon is gone ({@code ParentWatch}) and says how it leaves ({@code ExitReport}). Lesson 01 is where a student first sees their output.
  */
 package org.mpi2nccl.launch.rank;
