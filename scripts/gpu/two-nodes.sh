@@ -40,7 +40,8 @@ if [ $DRY = 0 ] && [ "${GPUS:-0}" -lt 2 ]; then
 fi
 M=$BUNDLE/bin/mpi2nccl
 if [ $DRY = 1 ]; then NP_WITHIN=1; PER_NODE=0; MAX=64M; else NP_WITHIN=2; PER_NODE=1; MAX=1G; fi
-NCCL_SIZES=(-b 8 -e "$MAX" -f 2 -w 5 -n 20 --seconds-per-size 3)
+MAX=${NCCL_MAX:-$MAX}     # NCCL_MAX / SECONDS_PER_SIZE shorten a run that must fit a time limit
+NCCL_SIZES=(-b 8 -e "$MAX" -f 2 -w 5 -n 20 --seconds-per-size "${SECONDS_PER_SIZE:-3}")
 NODES=("$M" nodes --gpus-per-node "$PER_NODE" --timeout 8m)
 
 # 1. where the ranks run
