@@ -44,18 +44,26 @@ MAX=${NCCL_MAX:-$MAX}     # NCCL_MAX / SECONDS_PER_SIZE shorten a run that must 
 NCCL_SIZES=(-b 8 -e "$MAX" -f 2 -w 5 -n 20 --seconds-per-size "${SECONDS_PER_SIZE:-3}")
 NODES=("$M" nodes --gpus-per-node "$PER_NODE" --timeout 8m)
 
+# NCCL writes its INFO lines from native code, past the streams the launcher captures: NCCL_DEBUG_FILE (%h host,
+# %p pid) puts them in files, which are added to the step's own text file after it ends.
+nccl_log() { mkdir -p "$W/nccl-$1"; echo "NCCL_DEBUG_FILE=$W/nccl-$1/%h.%p.log"; }
+append_nccl_log() { cat "$W/nccl-$1"/*.log >> "$W/$1.txt" 2>/dev/null; true; }
+
 # 1. where the ranks run
 run where 120 "${NODES[@]}" -- mpjrun -np 2 --timeout 60s org.mpi2nccl.launch.nodes.WhereAmI
 grep -E '^\[rank' "$W/where.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
 
 # 2. within one node
+export "$(nccl_log within)"
 NCCL_DEBUG=INFO run within 300 "$M" bandwidth -np "$NP_WITHIN" --comms nccl "${NCCL_SIZES[@]}" \
   --out "$W/within" --title "NCCL all-reduce, $NP_WITHIN GPU(s), one node"
+unset NCCL_DEBUG_FILE; append_nccl_log within
 grep -oE 'via (P2P|SHM|NET)[^ ]*' "$W/within.txt" | sort | uniq -c | sed 's/^/    within one node: /' | tee -a "$SUMMARY"
 
 # 3. across the two nodes
-run across 420 "${NODES[@]}" --env NCCL_DEBUG=INFO --env NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH -- \
+run across 420 "${NODES[@]}" --env NCCL_DEBUG=INFO --env NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH --env "$(nccl_log across)" -- \
   bandwidth -np 2 --comms nccl "${NCCL_SIZES[@]}" --out "$W/across" --title "NCCL all-reduce, 2 simulated nodes"
+append_nccl_log across
 grep -oE 'via (P2P|SHM|NET)[^ ]*' "$W/across.txt" | sort | uniq -c | sed 's/^/    across nodes: /' | tee -a "$SUMMARY"
 if grep -qE 'via NET/Socket' "$W/across.txt" && ! grep -qE 'via (P2P|SHM)' "$W/across.txt"; then
   note "  NCCL between the nodes: NET/Socket only: MET"
@@ -68,10 +76,12 @@ for f in within across; do
 done
 
 # 4. the interface mistakes
-run bad-ifname 180 "${NODES[@]}" --env NCCL_DEBUG=INFO --env NCCL_SOCKET_IFNAME=eth9 -- \
+run bad-ifname 180 "${NODES[@]}" --env NCCL_DEBUG=INFO --env NCCL_SOCKET_IFNAME=eth9 --env "$(nccl_log bad-ifname)" -- \
   bandwidth -np 2 --comms nccl -b 8 -e 8 --timeout 90s
-run unreachable 180 "${NODES[@]}" --env NCCL_DEBUG=INFO --env NCCL_SOCKET_IFNAME=eth0 -- \
+append_nccl_log bad-ifname
+run unreachable 180 "${NODES[@]}" --env NCCL_DEBUG=INFO --env NCCL_SOCKET_IFNAME=eth0 --env "$(nccl_log unreachable)" -- \
   bandwidth -np 2 --comms nccl -b 8 -e 8 --timeout 90s
+append_nccl_log unreachable
 for f in bad-ifname unreachable; do
   note "  $f: the first lines NCCL and the ranks printed about it:"
   grep -E 'NCCL WARN|Bootstrap|NET/Socket|failed|Exception|error' "$W/$f.txt" | grep -vE '^\s*(\[[^]]*\] )?\s+at ' | head -8 \
