@@ -87,9 +87,12 @@ public final class SpeedupExperiment {
         return c;
     }
 
-    /** GPUs: NCCL and MPI (host-staged); CPUs: MPI. */
+    /**
+     * GPUs: NCCL and MPI (host-staged). CPUs: the ring over shared memory (what NCCL's SHM transport does on one
+     * host) and MPI (MPJ Express's Allreduce), so a laptop shows the same contrast as the GPUs.
+     */
     public static List<Route> routesFor(String device) {
-        return device.equals("cuda") ? List.of(Route.NCCL, Route.MPI) : List.of(Route.MPI);
+        return device.equals("cuda") ? List.of(Route.NCCL, Route.MPI) : List.of(Route.RING, Route.MPI);
     }
 
     /** GPUs: 1, 2, 4 ... and all of them; CPUs: {@link #cpuRankCounts()}. */
