@@ -4,7 +4,8 @@ toolkit/src/test/resources/org/mpi2nccl/grade/class01/ (GraderTest grades them a
     right      the reference answer
     wrong      this rank's own mean instead of the global one
     crashing   an answer that throws (a null array)
-    exits      the %%mpj line removed and the kernel's JVM halted (Runtime through a variable: not refused)
+    exits      the %%mpj line removed and the kernel's JVM killed from inside (kill -9 of its own pid: the kernel
+               refuses System.exit and Runtime.exit/halt, not a signal)
     endless    prints in a loop for ever
     tampered   the blank answer, with the check cell edited to print a RIGHT of its own and other cells deleted
     deleted    the exercise cell deleted
@@ -55,7 +56,7 @@ def main():
         "right": with_answer(student, answer[len("%%mpj\n"):]),
         "wrong": with_answer(student, "double globalMean = Arrays.stream(local).average().orElse(Double.NaN);"),
         "crashing": with_answer(student, "double[] totals = null;\ndouble globalMean = totals[0] / totals[1];"),
-        "exits": with_answer(student, "Runtime runtime = Runtime.getRuntime();\nruntime.halt(3);", mpj=False),
+        "exits": with_answer(student, "new ProcessBuilder(\"kill\", \"-9\", String.valueOf(ProcessHandle.current().pid())).start().waitFor();", mpj=False),
         "endless": with_answer(student, "double globalMean = 0;\nwhile (true) System.out.println(\"still summing\");"),
     }
     tampered = copy.deepcopy(student)
