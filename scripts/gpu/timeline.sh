@@ -44,7 +44,7 @@ record() {
   run "timeline-$name" 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev --timeout 100s \
       org.mpi2nccl.dist.gpu.TimelineRank route=$ROUTE device=cuda overlap=$overlap batch-per-rank=$BATCH \
       warmup=$WARMUP steps=$STEPS trace="$OUT/timeline/$file.json" chart="$OUT/timeline/$file.png"
-  grep -E '^(rank 0:|trace:|chart:|no chart)' "$OUT/timeline-$name.txt" | cut -c1-400 | sed 's/^/    /' | tee -a "$SUMMARY"
+  grep -E '\] (rank 0:|trace:|chart:|no chart)' "$OUT/timeline-$name.txt" | cut -c1-400 | sed 's/^/    /' | tee -a "$SUMMARY"
 }
 
 for s in "${steps[@]}"; do
