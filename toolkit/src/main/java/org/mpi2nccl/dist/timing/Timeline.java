@@ -62,6 +62,9 @@ public final class Timeline implements DataParallel.StepListener {
     // Written and read on the step's thread only (the all-reduce thread reads them in allReduced: see there).
     private volatile Thread stepThread;
     private volatile int step = -1;
+    // Between a step's start and its optimizer's end. A step replayed from CUDA graphs tells this timeline nothing,
+    // yet may launch buckets (and record a new graph) through the same hooks: outside a step they are not kept.
+    private volatile boolean inStep;
     private int reduced;                  // all-reduces returned in this step: the next one is this bucket
     private long phaseStart;
     private long backwardEnd;
@@ -121,9 +124,9 @@ public final class Timeline implements DataParallel.StepListener {
         return rank;
     }
 
-    /** Whether the current step is one to keep. */
+    /** Whether the current step is one to keep (and has not ended). */
     private boolean recording() {
-        return step >= 0 && step < maxSteps;
+        return inStep && step >= 0 && step < maxSteps;
     }
 
     /** Whether the next step will be recorded (a GPU step then runs eagerly: a replayed CUDA graph has no hooks). */
@@ -149,6 +152,7 @@ public final class Timeline implements DataParallel.StepListener {
     @Override
     public void stepStarted() {
         step++;
+        inStep = true;
         stepThread = Thread.currentThread();
         reduced = 0;
         phaseStart = now();
@@ -186,6 +190,7 @@ public final class Timeline implements DataParallel.StepListener {
     @Override
     public void optimizerDone() {
         phase(Kind.OPTIMIZER, phaseStart);
+        inStep = false;
     }
 
     /**

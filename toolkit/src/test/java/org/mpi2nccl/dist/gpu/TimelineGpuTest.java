@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Assumptions;
@@ -126,7 +128,10 @@ class TimelineGpuTest {
         }
     }
 
-    /** Two GPUs over NCCL (two MPJ processes): every rank's trace has each bucket's all-reduce, timed on NCCL's stream. */
+    /**
+     * Two GPUs over NCCL (two MPJ processes): every rank's trace has each bucket's all-reduce, timed on NCCL's stream.
+     * The buckets expected are those {@link GpuDataParallel#plan} makes for the job's model and options.
+     */
     @Test
     void twoGpusOverNcclRecordEachBucketsAllReduce() throws Exception {
         GpuTests.requireGpu();
@@ -136,9 +141,9 @@ class TimelineGpuTest {
             Assumptions.assumeTrue(false, m);
         }
         Path trace = dir.resolve("trace.json");
-        List<String> args = new ArrayList<>(List.of("route=nccl", "device=cuda", "model=cnn", "examples=192", "batch=24",
-                "steps=6", "seed=3", "bucket-bytes=4096", "cuda-graphs=true", "out=" + dir, "timeline=" + trace,
-                "timeline-steps=" + RECORDED));
+        List<String> args = timelineJob("nccl", "cuda", dir, trace);
+        int buckets = plannedBuckets(args);
+        assertTrue(buckets >= 2, "the job's options plan several buckets: " + buckets);
         List<String> lines = new CopyOnWriteArrayList<>();
         JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]))
                 .onLine(l -> {
@@ -148,23 +153,55 @@ class TimelineGpuTest {
         assertTrue(r.succeeded(), r.toString());
         assertTrue(lines.stream().anyMatch(l -> l.contains("the steps the timeline records run without CUDA graphs")),
                 "the pause of the graphs is said: " + lines);
-        Set<String> seen = new HashSet<>();
-        for (JsonElement el : JsonParser.parseString(Files.readString(trace)).getAsJsonObject().getAsJsonArray("traceEvents")) {
+        checkEveryBucket(trace, 2, buckets);
+    }
+
+    /**
+     * The arguments of {@link EquivalenceRank} for a recorded 2-rank job: the lesson's CNN on the synthetic set, 6 steps
+     * of which {@link #RECORDED} are recorded, CUDA graphs asked for, and buckets of 512 bytes. The whole CNN is 900
+     * bytes (225 floats), so a bucket of 4096 bytes or more would hold all of it: one bucket, nothing to overlap.
+     */
+    static List<String> timelineJob(String route, String device, Path out, Path trace) {
+        return new ArrayList<>(List.of("route=" + route, "device=" + device, "model=cnn", "examples=192", "batch=24",
+                "steps=6", "seed=3", "bucket-bytes=512", "cuda-graphs=true", "out=" + out, "timeline=" + trace,
+                "timeline-steps=" + RECORDED));
+    }
+
+    /** How many buckets {@link GpuDataParallel#plan} makes for the model and bucket options of {@code args}. */
+    static int plannedBuckets(List<String> args) {
+        Map<String, String> a = EquivalenceRank.parse(args.toArray(new String[0]));
+        EquivalenceCheck.Setup s = EquivalenceRank.setup(a);
+        try (Module net = EquivalenceCheck.model(s.model(), s.data(), Device.cpu(), s.seed())) {
+            return GpuDataParallel.plan(net.parameters(), Long.parseLong(a.get("bucket-bytes")),
+                    Long.parseLong(a.getOrDefault("last-bucket-bytes", "0"))).size();
+        }
+    }
+
+    /**
+     * The Chrome trace at {@code file}: for every rank and recorded step, each phase once, and for each of
+     * {@code buckets} buckets its becoming ready and its all-reduce exactly once (none beyond), each all-reduce taking time.
+     */
+    static void checkEveryBucket(Path file, int ranks, int buckets) throws Exception {
+        Map<String, Integer> seen = new TreeMap<>();            // "rank/step/name" -> how many times
+        for (JsonElement el : JsonParser.parseString(Files.readString(file)).getAsJsonObject().getAsJsonArray("traceEvents")) {
             JsonObject e = el.getAsJsonObject();
             if (e.get("ph").getAsString().equals("M")) continue;
             JsonObject a = e.getAsJsonObject("args");
             String name = e.get("name").getAsString();
-            seen.add(e.get("pid").getAsInt() + "/" + a.get("step").getAsInt() + "/" + name);
-            if (name.startsWith("all-reduce")) assertTrue(e.get("dur").getAsDouble() > 0, "the GPU spent time in it: " + e);
+            seen.merge(e.get("pid").getAsInt() + "/" + a.get("step").getAsInt() + "/" + name, 1, Integer::sum);
+            if (name.startsWith("all-reduce")) assertTrue(e.get("dur").getAsDouble() > 0, "time spent in it: " + e);
         }
-        for (int rank = 0; rank < 2; rank++) {
+        Map<String, Integer> expected = new TreeMap<>();
+        for (int rank = 0; rank < ranks; rank++) {
             for (int step = 0; step < RECORDED; step++) {
-                for (String k : List.of("forward", "backward", "wait for gradients", "optimizer", "all-reduce 0", "bucket ready 0")) {
-                    assertTrue(seen.contains(rank + "/" + step + "/" + k), "rank " + rank + " step " + step + ": " + k + " in " + seen);
+                for (String k : List.of("forward", "backward", "wait for gradients", "optimizer")) expected.put(rank + "/" + step + "/" + k, 1);
+                for (int b = 0; b < buckets; b++) {
+                    expected.put(rank + "/" + step + "/all-reduce " + b, 1);
+                    expected.put(rank + "/" + step + "/bucket ready " + b, 1);
                 }
-                assertTrue(seen.contains(rank + "/" + step + "/all-reduce 1"), "several buckets reduced: " + seen);
             }
         }
+        assertEquals(expected, seen, "each phase once, and each of " + buckets + " buckets once, per rank and recorded step");
     }
 
     private static TimelineEvent one(TimelineTrace t, int rank, int step, Kind kind) {
