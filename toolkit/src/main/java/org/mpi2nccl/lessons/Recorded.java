@@ -121,6 +121,11 @@ public final class Recorded {
         return about.getProperty("machine", "an unnamed machine");
     }
 
+    /** The machine {@code rel} was recorded on: its own {@code rel.machine} line where a file came from another run. */
+    public String machine(String rel) {
+        return about.getProperty(rel + ".machine", machine());
+    }
+
     /** When, with which NCCL and at which commit {@code rel} was recorded, e.g. "2026-11-22 11:30 UTC, NCCL 2.28.9, commit ab100c1". */
     public String when(String rel) {
         return about.getProperty(rel, "date and commit not recorded");
@@ -134,7 +139,7 @@ public final class Recorded {
     public String source(String rel) {
         Path f = file(rel);
         String where = f == null ? "" : inCheckout(rel, Path.of("")) != null ? ", in this checkout" : ", the toolkit's copy";
-        return "RECORDED on " + machine() + " (not this machine), " + when(rel) + ": " + folder() + "/" + rel + where;
+        return "RECORDED on " + machine(rel) + " (not this machine), " + when(rel) + ": " + folder() + "/" + rel + where;
     }
 
     /** What a lesson says when a set lacks {@code rel}: neither this checkout nor the toolkit carries it. */
