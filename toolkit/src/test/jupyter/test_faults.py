@@ -13,12 +13,19 @@ import unittest
 from kernel_client import Kernel, descendants, pids_of, wait_gone
 
 STALL_WARNING = "wait in Barrier (cell line 3)"
+SKIPPED_BARRIER = "%%mpj\nint me = rank;\nif (rank != 1) MPI.COMM_WORLD.Barrier();"
+# The toolkit's communicators number their calls: the warning names the call the waiting ranks are in.
+SKIPPED_ALLREDUCE = ("%%mpj\nvar comm = org.mpi2nccl.comm.MpjCommunicator.world();\n"
+                     "var x = org.mpi2nccl.comm.HostBuffer.of(new float[] {rank});\n"
+                     "comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);\n"
+                     "if (rank != 1) comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);")
+ALLREDUCE_WARNING = "wait in allReduce #2 (cell line 5)"
 
 
 class StallInspector(unittest.TestCase):
     """One rank skips a barrier: the others' wait is named within the stall delay, the kernel never kills."""
 
-    def run_skipped_barrier(self, device, stall_s, config):
+    def run_skipped_barrier(self, device, stall_s, config, cell=SKIPPED_BARRIER, warning=STALL_WARNING):
         k = Kernel()
         try:
             if config:
@@ -30,16 +37,15 @@ class StallInspector(unittest.TestCase):
             t0 = time.monotonic()
 
             def on_message(msg):
-                if msg["msg_type"] == "stream" and STALL_WARNING in msg["content"]["text"] and "at" not in warned:
+                if msg["msg_type"] == "stream" and warning in msg["content"]["text"] and "at" not in warned:
                     warned["at"] = time.monotonic() - t0
                     warned["text"] = msg["content"]["text"]
                     threading.Timer(0.5, k.interrupt).start()   # the student decides: the kernel never kills
 
-            r = k.execute("%%mpj\nint me = rank;\nif (rank != 1) MPI.COMM_WORLD.Barrier();", timeout=stall_s + 60,
-                          on_message=on_message)
+            r = k.execute(cell, timeout=stall_s + 60, on_message=on_message)
             self.assertIn("at", warned, "no stall warning: " + r.describe())
             self.assertLess(warned["at"], stall_s + 5, f"warned after {warned['at']:.1f} s")
-            self.assertIn(f"ranks 0 and 2 {STALL_WARNING} for {stall_s} s; rank 1 finished the cell: a rank"
+            self.assertIn(f"ranks 0 and 2 {warning} for {stall_s} s; rank 1 finished the cell: a rank"
                           f" skipped a collective?", warned["text"])
             self.assertFalse(r.ok, "the interrupted cell fails")
             start = time.monotonic()
@@ -54,6 +60,9 @@ class StallInspector(unittest.TestCase):
 
     def test_niodev_with_a_configured_delay(self):
         self.run_skipped_barrier("niodev", 3, config=True)
+
+    def test_a_communicators_call_is_named_with_its_number(self):
+        self.run_skipped_barrier("multicore", 3, config=True, cell=SKIPPED_ALLREDUCE, warning=ALLREDUCE_WARNING)
 
 
 class ExitThroughAVariable(unittest.TestCase):
