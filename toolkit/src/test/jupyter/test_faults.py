@@ -1,9 +1,11 @@
 """Faults a careless student (or a hostile tester) makes, over the Jupyter protocol: a rank that skips a
-collective (the stall inspector), System.exit through Runtime in a cell, an interrupt during %mpj start, a rank
-printing without end. Each asserts the time to the message and that no process is left (by pid).
+collective (the stall inspector), System.exit through Runtime in a cell, an interrupt during %mpj start, ranks
+printing a million lines each. Each asserts the time to the message and that no process is left (by pid).
 
 Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter), with the other kernel tests.
 """
+import os
+import re
 import threading
 import time
 import unittest
@@ -11,12 +13,19 @@ import unittest
 from kernel_client import Kernel, descendants, pids_of, wait_gone
 
 STALL_WARNING = "wait in Barrier (cell line 3)"
+SKIPPED_BARRIER = "%%mpj\nint me = rank;\nif (rank != 1) MPI.COMM_WORLD.Barrier();"
+# The toolkit's communicators number their calls: the warning names the call the waiting ranks are in.
+SKIPPED_ALLREDUCE = ("%%mpj\nvar comm = org.mpi2nccl.comm.MpjCommunicator.world();\n"
+                     "var x = org.mpi2nccl.comm.HostBuffer.of(new float[] {rank});\n"
+                     "comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);\n"
+                     "if (rank != 1) comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);")
+ALLREDUCE_WARNING = "wait in allReduce #2 (cell line 5)"
 
 
 class StallInspector(unittest.TestCase):
     """One rank skips a barrier: the others' wait is named within the stall delay, the kernel never kills."""
 
-    def run_skipped_barrier(self, device, stall_s, config):
+    def run_skipped_barrier(self, device, stall_s, config, cell=SKIPPED_BARRIER, warning=STALL_WARNING):
         k = Kernel()
         try:
             if config:
@@ -28,16 +37,15 @@ class StallInspector(unittest.TestCase):
             t0 = time.monotonic()
 
             def on_message(msg):
-                if msg["msg_type"] == "stream" and STALL_WARNING in msg["content"]["text"] and "at" not in warned:
+                if msg["msg_type"] == "stream" and warning in msg["content"]["text"] and "at" not in warned:
                     warned["at"] = time.monotonic() - t0
                     warned["text"] = msg["content"]["text"]
                     threading.Timer(0.5, k.interrupt).start()   # the student decides: the kernel never kills
 
-            r = k.execute("%%mpj\nint me = rank;\nif (rank != 1) MPI.COMM_WORLD.Barrier();", timeout=stall_s + 60,
-                          on_message=on_message)
+            r = k.execute(cell, timeout=stall_s + 60, on_message=on_message)
             self.assertIn("at", warned, "no stall warning: " + r.describe())
             self.assertLess(warned["at"], stall_s + 5, f"warned after {warned['at']:.1f} s")
-            self.assertIn(f"ranks 0 and 2 {STALL_WARNING} for {stall_s} s; rank 1 finished the cell: a rank"
+            self.assertIn(f"ranks 0 and 2 {warning} for {stall_s} s; rank 1 finished the cell: a rank"
                           f" skipped a collective?", warned["text"])
             self.assertFalse(r.ok, "the interrupted cell fails")
             start = time.monotonic()
@@ -52,6 +60,9 @@ class StallInspector(unittest.TestCase):
 
     def test_niodev_with_a_configured_delay(self):
         self.run_skipped_barrier("niodev", 3, config=True)
+
+    def test_a_communicators_call_is_named_with_its_number(self):
+        self.run_skipped_barrier("multicore", 3, config=True, cell=SKIPPED_ALLREDUCE, warning=ALLREDUCE_WARNING)
 
 
 class ExitThroughAVariable(unittest.TestCase):
@@ -110,6 +121,65 @@ class InterruptDuringStart(unittest.TestCase):
             self.assertIn("no rank engines", k.execute("%mpj status").result["text/plain"])
         finally:
             k.shutdown()
+
+
+def peak_rss_mib(pid):
+    """The process's peak resident memory (VmHWM) in MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)) / 1024
+
+
+class RanksPrintingAMillionLines(unittest.TestCase):
+    """Two ranks print a million lines each: each rank sends the kernel its share and keeps the rest in a file of
+    the kernel's output folder; the kernel stays small, answers within 2 s of an interrupt, and the folder goes
+    when it shuts down."""
+
+    def test_output_is_cut_on_the_ranks_and_the_kernel_stays_small_and_responsive(self):
+        k = Kernel()
+        try:
+            r = k.execute("%mpj start -np 2", timeout=120)
+            self.assertTrue(r.ok, r.describe())
+            pids = pids_of(k.execute("%mpj pids"))
+            r = k.execute('%%mpj\nfor (int i = 0; i < 1_000_000; i++) System.out.println("line " + i);', timeout=120)
+            self.assertTrue(r.ok, r.describe())
+            self.assertLess(len(r.stdout.encode()), 1 << 20)
+            folders = set()
+            for rank in range(2):
+                m = re.search(rf"\[mpj\] rank {rank} printed 11\.\d MB in this cell; the notebook shows the first"
+                              rf" (\d+) KB, the rest is in (\S+)", r.stderr)
+                self.assertIsNotNone(m, r.stderr[-800:])
+                self.assertLessEqual(int(m.group(1)), 256)
+                with open(m.group(2)) as f:
+                    rest = f.read()
+                shown = [l for l in r.stdout.splitlines() if l.startswith(f"[rank {rank}] ")]
+                self.assertEqual(f"[rank {rank}] line {len(shown) - 1}", shown[-1], "whole lines are shown")
+                self.assertTrue(rest.startswith(f"line {len(shown)}\n"), "the file goes on where the notebook stops")
+                self.assertTrue(rest.endswith("line 999999\n"))
+                folders.add(os.path.dirname(m.group(2)))
+            self.assertEqual({f"/tmp/mpi2nccl-output-{k.pid}"}, folders, "one folder per kernel")
+
+            interrupted = {}
+
+            def interrupt():
+                interrupted["at"] = time.monotonic()
+                k.interrupt()
+
+            t = threading.Timer(2, interrupt)
+            t.start()
+            r = k.execute('%%mpj\nlong n = 0;\nwhile (true) System.out.println("again " + n++);', timeout=60)
+            t.join()
+            self.assertFalse(r.ok)
+            self.assertIn("Interrupted", r.error[2])
+            self.assertEqual("2", k.execute("1+1").result["text/plain"])
+            took = time.monotonic() - interrupted["at"]
+            self.assertLess(took, 2 + 0.5, f"1+1 answered {took:.1f} s after the interrupt")
+            rss = peak_rss_mib(k.pid)
+            self.assertLess(rss, 1024, f"the kernel's peak RSS was {rss:.0f} MiB")
+            print(f"\n1+1 answered {took:.2f} s after the interrupt; kernel peak RSS {rss:.0f} MiB", flush=True)
+        finally:
+            k.shutdown()
+        self.assertEqual([], wait_gone(pids), "every engine process should be gone")
+        self.assertFalse(any(os.path.exists(f) for f in folders), "the kernel's output folder goes at shutdown")
 
 
 if __name__ == "__main__":

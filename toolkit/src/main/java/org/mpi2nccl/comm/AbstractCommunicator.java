@@ -56,6 +56,7 @@ public abstract class AbstractCommunicator implements Communicator {
     }
 
     protected final <T> T call(CollectiveCall call, Supplier<T> body) {
+        CollectiveCall outer = CollectiveInProgress.enter(call); // for the stall inspector: "allReduce #12"
         try {
             return body.get();
         } catch (CommException e) {
@@ -67,6 +68,8 @@ public abstract class AbstractCommunicator implements Communicator {
             CommException c = new CommException("rank " + rank() + ": " + call.describe() + " failed: " + e, e);
             failure = c;
             throw c;
+        } finally {
+            CollectiveInProgress.exit(outer);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.mpi2nccl.grade;
 
+import org.mpi2nccl.kernel.CellOutputFolder;
 import org.mpi2nccl.notebook.Notebook;
 
 import java.io.IOException;
@@ -93,7 +94,7 @@ public final class Grader {
         Path assembled = work.resolve("graded-" + student + ".ipynb");
         sub.assembled.write(assembled);
         List<String> command = KernelProcess.command(List.of(
-                // output past the kernel's cap spills to a temp file (up to 256 MB a cell): here, deleted below
+                // output past the kernel's cap spills to files (up to 64 MB a cell and rank) in a folder here, deleted below
                 "-Djava.io.tmpdir=" + work.toAbsolutePath()), List.of("execute", "--allow-errors",
                 "--timeout", String.valueOf(limits.cell().toSeconds()),
                 "--notebook-timeout", String.valueOf(limits.student().toSeconds()),
@@ -119,14 +120,12 @@ public final class Grader {
         return new StudentResult(student, verdicts, ended.elapsed(), note, ended.pids());
     }
 
-    /** The text a cell printed beyond what the notebook shows: a student printing for ever must not fill the disk. */
-    private static void deleteSpilledOutput(Path work) throws IOException {
-        try (Stream<Path> s = Files.list(work)) {
-            for (Path p : s.filter(f -> f.getFileName().toString().startsWith("mpi2nccl-cell-output-"))
-                    .collect(Collectors.toList())) {
-                Files.deleteIfExists(p);
-            }
-        }
+    /**
+     * The text a cell printed beyond what the notebook shows: a student printing for ever must not fill the disk.
+     * The kernel deletes its folder when it ends; one killed at the limit cannot, so its folder goes here.
+     */
+    private static void deleteSpilledOutput(Path work) {
+        CellOutputFolder.deleteDeadKernels(work);
     }
 
     private StudentResult failedAll(String student, String why) {

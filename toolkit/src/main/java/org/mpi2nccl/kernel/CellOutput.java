@@ -1,11 +1,11 @@
 package org.mpi2nccl.kernel;
 
+import java.io.BufferedOutputStream;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Executors;
@@ -19,14 +19,14 @@ import java.util.concurrent.TimeUnit;
  * million messages, the browser got a fraction and never the cell's end, and the kernel's queue grew to gigabytes.
  * Here the cell's {@code System.out} and {@code System.err} fill a buffer that goes out at most every
  * {@value #PERIOD_MS} ms, and only the first {@value #SHOWN_BYTES} bytes of the cell are shown: the rest goes to
- * a file, which a note at the end of the cell names. A display (a chart, a table, a progress bar) first sends
- * the text before it, so the two keep their order.
+ * a file in the kernel's {@link CellOutputFolder}, which a note at the end of the cell names. A display (a chart,
+ * a table, a progress bar) first sends the text before it, so the two keep their order.
  */
 public final class CellOutput implements AutoCloseable {
     static final int PERIOD_MS = 50;
-    static final int SHOWN_BYTES = 1 << 20;
+    public static final int SHOWN_BYTES = 1 << 20;
     /** Beyond this, even the file stops growing: a cell printing without end must not fill the disk. */
-    static final long FILE_BYTES = 256L << 20;
+    public static final long FILE_BYTES = 64L << 20;
 
     private static final ScheduledExecutorService TICK = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cell-output");
@@ -48,6 +48,7 @@ public final class CellOutput implements AutoCloseable {
     private long dropped;
     private Path file;
     private OutputStream fileOut;
+    private String fileProblem;
 
     /** Starts sending the cell's output to {@code out} and {@code err} (Jupyter's streams), {@code shownLimit} bytes at most. */
     CellOutput(PrintStream out, PrintStream err, int shownLimit) {
@@ -64,6 +65,25 @@ public final class CellOutput implements AutoCloseable {
     public static void sendPending() {
         CellOutput c = current;
         if (c != null) c.send();
+    }
+
+    /**
+     * Prints {@code line} on the running cell's stderr past the cap (after the text before it): a note about the
+     * output itself, such as where a rank's cut output went, must be seen even when the cell's output was cut.
+     * With no cell running it goes to {@code fallback}.
+     */
+    public static void note(String line, PrintStream fallback) {
+        CellOutput c = current;
+        if (c == null) {
+            fallback.println(line);
+            fallback.flush();
+            return;
+        }
+        synchronized (c) {
+            c.send();
+            c.err.println(line);
+            c.err.flush();
+        }
     }
 
     /** The stream the cell's {@code System.out} becomes. */
@@ -92,14 +112,21 @@ public final class CellOutput implements AutoCloseable {
             if (fileOut != null) {
                 try {
                     fileOut.close();
-                } catch (IOException e) {
+                } catch (IOException | RuntimeException e) {
                     // the note below still says how much there was
                 }
-                err.printf(Locale.ROOT, "[output cut at %d KB: %d more bytes are in %s%s]%n", shownLimit / 1024, spilled, file,
-                        dropped > 0 ? ", the last " + dropped + " bytes were not kept" : "");
+            }
+            if (spilled > 0 || dropped > 0) {
+                err.printf(Locale.ROOT, "[output cut at %d KB: %s]%n", shownLimit / 1024, whereTheRestWent());
                 err.flush();
             }
         }
+    }
+
+    private String whereTheRestWent() {
+        if (spilled == 0) return "the other " + dropped + " bytes were not kept (" + fileProblem + ")";
+        return spilled + " more bytes are in " + file + (dropped == 0 ? ""
+                : ", the last " + dropped + " bytes were not kept (the file stops at " + (FILE_BYTES >> 20) + " MB)");
     }
 
     private synchronized void write(Part part, byte[] b, int off, int len) {
@@ -110,18 +137,23 @@ public final class CellOutput implements AutoCloseable {
     }
 
     private void spill(byte[] b, int off, int len) {
-        try {
-            if (fileOut == null) {
-                file = Files.createTempFile("mpi2nccl-cell-output-", ".txt");
-                fileOut = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
+        if (fileOut == null && fileProblem == null) {
+            try {
+                file = CellOutputFolder.newFile("cell-");
+                // a FileOutputStream, not a FileChannel: interrupting the cell (how it is stopped) would close a channel
+                fileOut = new BufferedOutputStream(new FileOutputStream(file.toFile()), 1 << 16);
+            } catch (IOException e) {
+                fileProblem = "no file for them: " + e;
             }
-            int keep = (int) Math.max(0, Math.min(len, FILE_BYTES - spilled));
-            fileOut.write(b, off, keep);
-            spilled += keep;
-            dropped += len - keep;
-        } catch (IOException e) {
-            throw new UncheckedIOException("the cell's output beyond " + shownLimit + " bytes could not be written to a file", e);
         }
+        int keep = fileOut == null ? 0 : (int) Math.max(0, Math.min(len, FILE_BYTES - spilled));
+        try {
+            if (keep > 0) fileOut.write(b, off, keep);
+        } catch (IOException | RuntimeException e) {
+            keep = 0; // a full disk, say, or a Thread.stop that landed inside the stream: drop it, the cell goes on
+        }
+        spilled += keep;
+        dropped += len - keep;
     }
 
     /** One of the two streams: its buffer and the stream the cell writes to. */

@@ -58,6 +58,15 @@ class GraderTest {
         }
         assertTrue(by.get("right").pids().size() >= 2, "the run's kernel and its rank engine were seen: "
                 + by.get("right").pids());
+        for (StudentResult r : results) { // output cut from the notebook is kept in the kernel's folder: gone after the run
+            Path work = out.resolve("work").resolve(r.student());
+            if (Files.isDirectory(work)) {
+                try (var files = Files.list(work)) {
+                    assertEquals(List.of(), files.map(f -> f.getFileName().toString())
+                            .filter(n -> n.startsWith("mpi2nccl-output-")).collect(Collectors.toList()), r.student());
+                }
+            }
+        }
 
         List<String> csv = Files.readAllLines(out.resolve("gradebook.csv"));
         assertEquals("student,exercise,result,detail,seconds,run", csv.get(0));

@@ -309,12 +309,12 @@ public final class JShellEvaluator implements AutoCloseable {
 
     /**
      * Where the running cell's thread is: the MPI or toolkit call it waits in and the cell line that made it
-     * ({@code Allreduce (cell line 5)}), or null when no cell runs.
+     * ({@code Allreduce (cell line 5)}, {@code allReduce #12 (cell line 5)}), or null when no cell runs.
      */
     public WaitPlace.Place where() {
         CellExecutionControl control = provider.control();
         Thread t = control == null ? null : control.cellThread();
-        return t == null ? null : WaitPlace.of(t.getStackTrace(), places::line);
+        return t == null ? null : WaitPlace.of(t, places::line);
     }
 
     /** Whether a cell is being evaluated now. */

@@ -52,8 +52,7 @@ final class RankLinePrinter implements RankOutput {
     @Override
     public void note(String text) {
         flush();
-        err.println("[mpj] " + text);
-        err.flush();
+        CellOutput.note("[mpj] " + text, err); // past the cell's cap: a note is always seen
     }
 
     /** Prints what is left without a final newline. */

@@ -96,6 +96,9 @@ final class CellCollector {
                 case "update":
                     output.update(ev.rank(), EngineWire.str(m, "displayId"), EngineWire.displayData(m.getAsJsonObject("data")));
                     break;
+                case "note": // a rank's output was cut (RankCellOutput): where the rest went
+                    output.note(EngineWire.str(m, "text"));
+                    break;
                 case "where":
                     stalls.answer(ev.rank(), EngineWire.str(m, "at"), m.has("comm") && m.get("comm").getAsBoolean());
                     break;

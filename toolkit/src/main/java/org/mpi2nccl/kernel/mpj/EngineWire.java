@@ -22,10 +22,12 @@ import java.util.List;
 /**
  * The link between the kernel and one rank engine: a localhost TCP socket carrying one JSON object per line.
  *
- * <p>Kernel to rank: {@code welcome} (local rank, class path), {@code exec} (cell id, code and its snippets: the kernel splits cells), {@code interrupt},
+ * <p>Kernel to rank: {@code welcome} (local rank, class path, output folder), {@code exec} (cell id, code and its
+ * snippets: the kernel splits cells; how much output the rank may send), {@code interrupt}, {@code where},
  * {@code classpath}, {@code complete} (Tab or Shift-Tab in a {@code %%mpj} cell, sent to rank 0), {@code shutdown}.
  * Rank to kernel: {@code hello} (token, rank, size, pid, host), {@code ready}, {@code stream} / {@code display} /
- * {@code update} (outputs of a running cell), {@code result} (the cell's value or error) and {@code completion}
+ * {@code update} (outputs of a running cell), {@code note} (where the output past the rank's share went),
+ * {@code where} (the stall inspector's answer), {@code result} (the cell's value or error) and {@code completion}
  * (the answer to a {@code complete}). One socket per rank keeps each rank's outputs in the order they were made, and
  * a cell's outputs always arrive before its result.
  */

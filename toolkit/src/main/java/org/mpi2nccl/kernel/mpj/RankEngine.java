@@ -54,6 +54,8 @@ public final class RankEngine {
     private volatile JShellEvaluator evaluator;
     private volatile boolean shuttingDown;
     private volatile long cellId = -1;
+    /** The kernel's output folder, where a cell's output past this rank's share goes (null: none given). */
+    private Path outputFolder;
 
     private RankEngine(EngineWire wire, int rank, ThreadGroup rankGroup) {
         this.wire = wire;
@@ -103,6 +105,8 @@ public final class RankEngine {
         }
         EngineRank.set(rank, size, welcome.get("localRank").getAsInt(), welcome.get("localSize").getAsInt());
         EngineGpu gpu = selectGpu(welcome.has("ownJvm") && welcome.get("ownJvm").getAsBoolean());
+        String folder = welcome.has("outputFolder") ? welcome.get("outputFolder").getAsString() : "";
+        outputFolder = folder.isEmpty() ? null : Path.of(folder);
         CellOutputRouter[] routers = CellOutputRouter.install(rankGroup);
         Display.install(new LinkDisplaySink());
 
@@ -133,7 +137,8 @@ public final class RankEngine {
             } else if (type.equals("classpath")) {
                 addClassPath(m.getAsJsonArray("entries"));
             } else if (type.equals("exec")) {
-                runCell(m.get("id").getAsLong(), EngineWire.splitCell(m), routers);
+                long shownBytes = m.has("shownBytes") ? m.get("shownBytes").getAsLong() : Long.MAX_VALUE;
+                runCell(m.get("id").getAsLong(), EngineWire.splitCell(m), shownBytes, routers);
             }
         }
         evaluator.close();
@@ -166,10 +171,12 @@ public final class RankEngine {
         }
     }
 
-    private void runCell(long id, SplitCell code, CellOutputRouter[] routers) throws IOException {
+    private void runCell(long id, SplitCell code, long shownBytes, CellOutputRouter[] routers) throws IOException {
         cellId = id;
+        RankCellOutput output = new RankCellOutput(rank, shownBytes, RankCellOutput.FILE_BYTES, outputFolder,
+                (stream, text) -> sendQuietly(stream(id, stream, text)));
         for (CellOutputRouter r : routers) {
-            r.capture((stream, text) -> sendQuietly(stream(id, stream, text)));
+            r.capture(output);
         }
         JsonObject result = EngineWire.message("result");
         result.addProperty("id", id);
@@ -190,6 +197,13 @@ public final class RankEngine {
                 r.capture(null);
             }
             cellId = -1;
+        }
+        String cut = output.finish();
+        if (cut != null) {
+            JsonObject note = EngineWire.message("note");
+            note.addProperty("id", id);
+            note.addProperty("text", cut);
+            wire.send(note); // before the result: the kernel shows it with the cell
         }
         wire.send(result);
     }

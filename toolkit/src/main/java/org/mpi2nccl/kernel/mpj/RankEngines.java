@@ -1,6 +1,8 @@
 package org.mpi2nccl.kernel.mpj;
 
 import com.google.gson.JsonObject;
+import org.mpi2nccl.kernel.CellOutput;
+import org.mpi2nccl.kernel.CellOutputFolder;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.Completion;
 import org.mpi2nccl.kernel.jshell.SplitCell;
@@ -131,6 +133,7 @@ public final class RankEngines implements AutoCloseable {
             welcome.addProperty("localSize", perHost.get(r.host()));
             welcome.add("classpath", EngineWire.jsonArray(classPath));
             welcome.addProperty("ownJvm", device == MpjDevice.NIODEV); // only then may it load CUDA
+            welcome.addProperty("outputFolder", outputFolder());
             send(r.rank(), welcome);
         }
         events.readLinks(wires);
@@ -182,6 +185,7 @@ public final class RankEngines implements AutoCloseable {
         }
         try {
             JsonObject exec = EngineWire.exec(id, code);
+            exec.addProperty("shownBytes", shownBytesPerRank(wires.size()));
             for (int r : wires.keySet()) {
                 send(r, exec);
             }
@@ -190,6 +194,26 @@ public final class RankEngines implements AutoCloseable {
             return results;
         } finally {
             cellRunning = false;
+        }
+    }
+
+    /**
+     * How much of one cell's output each of {@code n} ranks sends to the kernel ({@link RankCellOutput}; the
+     * rest goes to a file): half the cell's shown output shared out, because the {@code [rank k] } the kernel puts
+     * before every line can double short lines, and at least 16 KB so that each of many ranks shows something
+     * (the kernel's own cap, {@link CellOutput#SHOWN_BYTES}, still holds then).
+     */
+    static long shownBytesPerRank(int n) {
+        return Math.max(16 << 10, CellOutput.SHOWN_BYTES / (2L * n));
+    }
+
+    /** The kernel's output folder, for the ranks' cut output; "" if it cannot be made (the rest is then not kept). */
+    private String outputFolder() {
+        try {
+            return CellOutputFolder.get().toString();
+        } catch (IOException | RuntimeException e) {
+            log("no folder for cut cell output: " + e);
+            return "";
         }
     }
 

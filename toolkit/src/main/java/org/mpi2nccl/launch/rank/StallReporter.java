@@ -29,7 +29,7 @@ public final class StallReporter {
                 } catch (InterruptedException e) {
                     return;
                 }
-                WaitPlace.Place place = WaitPlace.of(main.getStackTrace(), StallReporter::programLine);
+                WaitPlace.Place place = WaitPlace.of(main, StallReporter::programLine);
                 long now = System.currentTimeMillis();
                 String at = place != null && place.inCommunication() ? place.describe() : null;
                 if (at == null || !at.equals(last)) {

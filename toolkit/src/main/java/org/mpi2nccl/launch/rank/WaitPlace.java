@@ -1,11 +1,14 @@
 package org.mpi2nccl.launch.rank;
 
+import org.mpi2nccl.comm.CollectiveCall;
+import org.mpi2nccl.comm.CollectiveInProgress;
+
 import java.util.function.Function;
 
 /**
  * Where a rank's thread is, in a student's words: the MPI or toolkit call its program is in and the program line
- * that made it ({@code Allreduce (at Sum.main(Sum.java:12))}, {@code Allreduce (cell line 5)}), or just the line
- * when it runs its own code. What a stall report says about each rank.
+ * that made it ({@code Allreduce (at Sum.main(Sum.java:12))}, {@code allReduce #12 (cell line 5)}: a call of the
+ * toolkit's communicators is numbered), or just the line when it runs its own code. What a stall report says about each rank.
  */
 public final class WaitPlace {
     private WaitPlace() {
@@ -15,6 +18,21 @@ public final class WaitPlace {
     static boolean isCommunication(String className) {
         return className.startsWith("mpi.") || className.startsWith("mpjdev.") || className.startsWith("xdev.")
                 || className.startsWith("mpjbuf.") || className.startsWith("org.mpi2nccl.comm.");
+    }
+
+    /**
+     * Where {@code thread} is, as {@link #of(StackTraceElement[], Function)} says from its stack; in a call of the
+     * toolkit's communicators, with the call's sequence number ({@code allReduce #12}), which the stack cannot
+     * show: two ranks in allReduce #12 and #13 are in different calls (one skipped one).
+     */
+    public static Place of(Thread thread, Function<StackTraceElement, String> line) {
+        Place place = of(thread.getStackTrace(), line);
+        CollectiveCall call = CollectiveInProgress.of(thread);
+        if (place == null || call == null || !place.inCommunication() || place.call() == null) return place;
+        String numbered = call.collective().label() + " #" + call.seq();
+        // the program called the communicator itself, or code of its own (a training step) that did
+        String name = place.call().equals(call.collective().label()) ? numbered : place.call() + " in " + numbered;
+        return new Place(name, place.line(), true);
     }
 
     /**

@@ -1,0 +1,40 @@
+package org.mpi2nccl.kernel.mpj;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The stall warning names each waiting rank's call, numbered when it is a communicator's. */
+class StallInspectorTest {
+    private static final long S = 1_000_000_000L;
+
+    @Test
+    void ranksInDifferentNumberedCallsAreNamedWithTheirCalls() {
+        StallInspector inspector = new StallInspector(Duration.ofSeconds(10), 0);
+        Set<Integer> pending = Set.of(0, 1);
+        assertEquals(Set.of(), inspector.toAsk(9 * S, pending), "not before the stall delay");
+        assertEquals(pending, inspector.toAsk(10 * S, pending));
+        inspector.answer(0, "allReduce #12 (cell line 5)", true);
+        assertNull(inspector.warning(10 * S, pending), "waits for every rank's answer");
+        inspector.answer(1, "broadcast #12 (cell line 7)", true);
+        assertEquals("rank 0 waits in allReduce #12 (cell line 5); rank 1 waits in broadcast #12 (cell line 7) for 10 s:"
+                + " the ranks called different collectives? (interrupt the cell to stop it)", inspector.warning(10 * S, pending));
+        assertEquals(Set.of(), inspector.toAsk(25 * S, pending), "the next look comes twice as late");
+        assertEquals(pending, inspector.toAsk(30 * S, pending));
+    }
+
+    @Test
+    void aRankThatFinishedIsNamedBesideTheOnesWaiting() {
+        StallInspector inspector = new StallInspector(Duration.ofSeconds(10), 0);
+        inspector.finished(1, 2 * S);
+        Set<Integer> pending = Set.of(0, 2);
+        assertEquals(pending, inspector.toAsk(12 * S, pending));
+        inspector.answer(0, "allReduce #3 (cell line 4)", true);
+        inspector.answer(2, "allReduce #3 (cell line 4)", true);
+        assertEquals("ranks 0 and 2 wait in allReduce #3 (cell line 4) for 10 s; rank 1 finished the cell: a rank"
+                + " skipped a collective? (interrupt the cell to stop it)", inspector.warning(12 * S, pending));
+    }
+}
