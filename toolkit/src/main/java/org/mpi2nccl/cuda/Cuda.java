@@ -10,9 +10,9 @@ import jcuda.driver.CUresult;
 
 /**
  * Is there a usable GPU, and which ones. The first call probes once per JVM: find and load
- * {@code libcuda.so.1}, load JCuda's driver binding, {@code cuInit}, count devices. Without a GPU every
- * method here still works and says why ({@link #unavailableReason()}); only {@link #device(int)} throws,
- * with that reason in its message.
+ * {@code libcuda.so.1}, put JCuda's driver binding in place ({@link JCudaNatives}) and load it, {@code cuInit},
+ * count devices. Without a GPU every method here still works and says why ({@link #unavailableReason()}); only
+ * {@link #device(int)} throws, with that reason in its message.
  * <p>Set {@code MPI2NCCL_DISABLE_CUDA=1} to act as if there were no GPU (to try the CPU fallback on a GPU machine).
  */
 public final class Cuda {
@@ -91,6 +91,11 @@ public final class Cuda {
         if (!driverLibrary.found()) return new Probe(0, 0, "no NVIDIA driver: " + driverLibrary.explain());
         try {
             CudaLibraries.load(NativeLibrary.DRIVER);
+        } catch (CudaUnavailableException e) {
+            return new Probe(0, 0, e.getMessage());
+        }
+        try {
+            JCudaNatives.prepareDriver();   // before JCudaDriver loads: several JVMs starting at once must not race on it
         } catch (CudaUnavailableException e) {
             return new Probe(0, 0, e.getMessage());
         }

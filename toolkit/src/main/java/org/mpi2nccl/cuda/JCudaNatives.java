@@ -1,0 +1,105 @@
+package org.mpi2nccl.cuda;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import jcuda.JCudaVersion;
+import jcuda.LibUtils;
+
+/**
+ * Puts JCuda's driver binding, complete, where JCuda's own loader will look for it, before
+ * {@code JCudaDriver} is first touched.
+ * <p>Why: JCuda's loader ({@code jcuda.LibUtils}) uses one fixed file, {@code <java.io.tmpdir>/libJCudaDriver-<version>-linux-x86_64.so}.
+ * When the file is missing it writes it in place; when it exists it {@code System.load}s it as it is. Several
+ * rank JVMs starting at once on a fresh machine race on it: one loads the file while another is still writing it,
+ * and the dynamic linker maps pages past its end, which kills that JVM with SIGBUS in {@code ld-linux-x86-64.so.2}.
+ * Here the file is written under another name in the same folder and renamed into place (atomic within one file
+ * system), so a process that sees the file sees all of it; a file lock lets one process write while the others
+ * wait. A file that is there but differs from the jar's copy (cut short by a crash of JCuda's own in-place write)
+ * is replaced the same way. JCuda then finds the file and only loads it.
+ */
+public final class JCudaNatives {
+    /** How long a process waits for another one that is writing the library (it takes milliseconds). */
+    private static final long LOCK_TIMEOUT_MS = 60_000;
+
+    private JCudaNatives() {}
+
+    /** The driver binding's file name, as JCuda names it on this platform. */
+    public static String driverFileName() {
+        return LibUtils.createLibraryFileName(LibUtils.createPlatformLibraryName("JCudaDriver-" + JCudaVersion.get()));
+    }
+
+    /** Makes sure JCuda will load a complete driver binding from {@code java.io.tmpdir}. */
+    public static Path prepareDriver() {
+        return prepare(Path.of(System.getProperty("java.io.tmpdir")), driverFileName());
+    }
+
+    /**
+     * Makes {@code folder/fileName} a complete copy of the jar's {@code /lib/fileName}, safely when several
+     * processes do it at once.
+     *
+     * @return the file
+     * @throws CudaUnavailableException naming the file and what to do when it cannot be written
+     */
+    public static synchronized Path prepare(Path folder, String fileName) {
+        Path target = folder.resolve(fileName);
+        try {
+            byte[] expected = resource(fileName);
+            if (matches(target, expected)) return target;   // the usual case: an earlier JVM put it there
+            Files.createDirectories(folder);
+            try (FileChannel lockFile = FileChannel.open(folder.resolve(fileName + ".lock"),
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock lock = lock(lockFile, target)) {
+                if (matches(target, expected)) return target;   // written by the process that held the lock
+                // One name is enough: only the lock holder writes it. (Not createTempFile: its owner-only permissions
+                // would stay on the library, which other users' JVMs load from the same folder.)
+                Path partial = folder.resolve(fileName + ".partial");
+                try {
+                    Files.write(partial, expected);
+                    Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } finally {
+                    Files.deleteIfExists(partial);
+                }
+            }
+            return target;
+        } catch (IOException e) {
+            throw new CudaUnavailableException("could not write JCuda's driver binding to " + target + " (" + e
+                    + "); start Java with -Djava.io.tmpdir=<a folder of your own>");
+        }
+    }
+
+    private static byte[] resource(String fileName) throws IOException {
+        try (InputStream in = LibUtils.class.getResourceAsStream("/lib/" + fileName)) {
+            if (in == null) throw new IOException("/lib/" + fileName + " is not on the class path (the jcuda-natives jar is missing)");
+            return in.readAllBytes();
+        }
+    }
+
+    private static boolean matches(Path file, byte[] expected) throws IOException {
+        return Files.isRegularFile(file) && Files.size(file) == expected.length && Arrays.equals(Files.readAllBytes(file), expected);
+    }
+
+    /** The lock, waited for at most {@link #LOCK_TIMEOUT_MS} (a process holding it forever must not hang this one). */
+    private static FileLock lock(FileChannel channel, Path target) throws IOException {
+        long deadline = System.currentTimeMillis() + LOCK_TIMEOUT_MS;
+        while (true) {
+            FileLock lock = channel.tryLock();
+            if (lock != null) return lock;
+            if (System.currentTimeMillis() > deadline) {
+                throw new IOException("another process held the lock on " + target + " for " + LOCK_TIMEOUT_MS / 1000 + " s");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the lock on " + target, e);
+            }
+        }
+    }
+}
