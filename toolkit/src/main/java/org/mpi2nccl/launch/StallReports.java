@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * for 10 s; rank 1 returned from main: a rank skipped a collective?". The last one goes into the timeout's message.
  * Not thread-safe: {@link JobRecords} holds its lock.
  */
-final class StallReports {
+public final class StallReports {
     /** Records of one round come within this of each other. */
     static final long QUIET_NANOS = 700_000_000L;
 
@@ -72,8 +72,8 @@ final class StallReports {
         return last;
     }
 
-    /** "rank 1", "ranks 0 and 2", "ranks 0, 2 and 3". */
-    static String label(List<Integer> ranks) {
+    /** "rank 1", "ranks 0 and 2", "ranks 0, 2 and 3": also the kernel's stall warnings name ranks this way. */
+    public static String label(List<Integer> ranks) {
         if (ranks.size() == 1) return "rank " + ranks.get(0);
         StringBuilder sb = new StringBuilder("ranks ");
         for (int i = 0; i < ranks.size(); i++) {

@@ -1,5 +1,7 @@
 package org.mpi2nccl.kernel.mpj;
 
+import org.mpi2nccl.launch.StallReports;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,26 +90,16 @@ final class StallInspector {
         for (Map.Entry<String, List<Integer>> e : byPlace.entrySet()) {
             if (sb.length() > 0) sb.append("; ");
             boolean one = e.getValue().size() == 1;
-            sb.append(label(e.getValue())).append(one ? " waits" : " wait");
+            sb.append(StallReports.label(e.getValue())).append(one ? " waits" : " wait");
             sb.append(e.getKey().equals("?") ? " (did not say where)" : " in " + e.getKey());
         }
         sb.append(" for ").append(Math.round((now - anchor) / 1e9)).append(" s");
         if (!finished.isEmpty()) {
-            sb.append("; ").append(label(new ArrayList<>(finished)))
+            sb.append("; ").append(StallReports.label(new ArrayList<>(finished)))
                     .append(finished.size() == 1 ? " finished" : " finished").append(" the cell: a rank skipped a collective?");
         } else {
             sb.append(": the ranks called different collectives?");
         }
         return sb + " (interrupt the cell to stop it)";
-    }
-
-    /** "rank 1", "ranks 0 and 2", "ranks 0, 2 and 3". */
-    static String label(List<Integer> ranks) {
-        if (ranks.size() == 1) return "rank " + ranks.get(0);
-        StringBuilder sb = new StringBuilder("ranks ");
-        for (int i = 0; i < ranks.size(); i++) {
-            sb.append(i == 0 ? "" : i == ranks.size() - 1 ? " and " : ", ").append(ranks.get(i));
-        }
-        return sb.toString();
     }
 }
