@@ -130,6 +130,10 @@ public final class MpjHome {
         conf.add(key + "=" + value);
     }
 
+    /**
+     * Deletes a job's private MPJ home. The launcher, the job's daemon and starter, and its ranks may all do it at
+     * once (whoever outlives the others): whatever is gone already, or vanishes during the walk, is fine.
+     */
     public static void deleteJobHome(Path job) {
         if (job == null) return;
         try (var walk = Files.walk(job)) {
@@ -138,11 +142,11 @@ public final class MpjHome {
                 try {
                     Files.deleteIfExists(p);
                 } catch (IOException ignored) {
-                    // a temp directory left behind is harmless
+                    // another process was quicker, or a file is busy: a temp directory left behind is harmless
                 }
             });
-        } catch (IOException ignored) {
-            // same
+        } catch (IOException | UncheckedIOException ignored) {
+            // gone already, or deleted by another process while walked
         }
     }
 

@@ -12,6 +12,8 @@ import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellValue;
 import org.mpi2nccl.kernel.jshell.JShellEvaluator;
 import org.mpi2nccl.kernel.jshell.SplitCell;
+import org.mpi2nccl.launch.MpjHome;
+import org.mpi2nccl.launch.rank.Lifeline;
 import org.mpi2nccl.launch.rank.WaitPlace;
 
 import java.io.File;
@@ -20,11 +22,9 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -32,7 +32,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * One rank engine: an MPJ rank that holds a JShell and runs the cells the kernel sends it (the rank program that
@@ -256,7 +255,7 @@ public final class RankEngine {
     private static void stopOrphanedDaemon() {
         ProcessHandle.current().parent().ifPresent(parent -> {
             String cmd = parent.info().commandLine().orElse("");
-            if (cmd.contains("daemon.jar") && cmd.contains("mpj-job-")) {
+            if (cmd.contains("daemon.jar") && cmd.contains(Lifeline.JOB_HOME_PREFIX)) {
                 parent.destroyForcibly();
                 deleteOrphanedJobHome(cmd);
             }
@@ -266,23 +265,11 @@ public final class RankEngine {
     /** The job's private MPJ home: this rank's MPJ_HOME, when the daemon's command line names it too. */
     private static void deleteOrphanedJobHome(String daemonCommand) {
         String home = System.getenv("MPJ_HOME");
-        if (home == null || !Path.of(home).getFileName().toString().startsWith("mpj-job-")
+        if (home == null || !Path.of(home).getFileName().toString().startsWith(Lifeline.JOB_HOME_PREFIX)
                 || !daemonCommand.contains(home)) {
             return;
         }
-        // Files.walk does not follow lib/, a symbolic link to the real MPJ home: only the link goes.
-        // Every rank of the job may be doing the same at once: whatever is gone already is fine.
-        try (Stream<Path> walk = Files.walk(Path.of(home))) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // another rank was quicker, or a file is busy: a temp directory left behind is harmless
-                }
-            });
-        } catch (IOException | RuntimeException e) {
-            // same
-        }
+        MpjHome.deleteJobHome(Path.of(home));   // every rank of the job may be doing it at once
     }
 
     /** Where this rank's cell thread is (the stall inspector asks); "" when no cell runs. */

@@ -1,13 +1,13 @@
 package org.mpi2nccl.launch.rank;
 
+import org.mpi2nccl.launch.MpjHome;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Ties a JVM the launcher starts (the multicore rank JVM, an MPJ daemon, MPJ's starter) to the launcher's
@@ -68,17 +68,6 @@ public final class Lifeline {
     private static void deleteJobHome() {
         String home = System.getenv("MPJ_HOME");
         if (home == null || !Path.of(home).getFileName().toString().startsWith(JOB_HOME_PREFIX)) return;
-        // Files.walk does not follow lib/, a symbolic link to the real MPJ home: only the link goes.
-        try (Stream<Path> walk = Files.walk(Path.of(home))) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // the other Lifeline of the job was quicker
-                }
-            });
-        } catch (IOException | RuntimeException e) {
-            // gone already
-        }
+        MpjHome.deleteJobHome(Path.of(home));
     }
 }
