@@ -68,7 +68,12 @@ final class JobRecords {
                 }
             }
             case ERR -> deliver(new RankLine(rank, RankLine.Stream.STDERR, t.text()));
-            case DONE -> setStatus(rank, JobResult.FINISHED);
+            case DONE -> {
+                synchronized (this) {
+                    deaths.mainEnded(rank);
+                    setStatus(rank, JobResult.FINISHED);
+                }
+            }
             case FAIL -> {
                 RankFailureRecord f;
                 try {
@@ -77,6 +82,7 @@ final class JobRecords {
                     f = new RankFailureRecord("unknown", t.text(), "", "");
                 }
                 synchronized (this) {
+                    deaths.mainEnded(rank);
                     failures.add(new RankFailure(rank, f.type(), f.message(), f.where(), f.trace()));
                     setStatus(rank, JobResult.FAILED);
                 }

@@ -29,6 +29,14 @@ final class RankDeaths {
         endedAfterMain.add(rank);
     }
 
+    /**
+     * The rank's main returned or threw. The daemon's {@code ended} record may overtake the rank's own last records
+     * (they come by different pipes, and a loaded machine delays either): a death recorded before is withdrawn.
+     */
+    void mainEnded(int rank) {
+        if (statuses.remove(rank) != null) endedAfterMain.add(rank);
+    }
+
     /** Whether the daemon saw the rank's JVM end. */
     boolean hasEnded(int rank) {
         return statuses.containsKey(rank) || endedAfterMain.contains(rank);

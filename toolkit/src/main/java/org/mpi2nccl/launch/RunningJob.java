@@ -189,6 +189,7 @@ public final class RunningJob implements AutoCloseable {
                 if (polls++ % 4 == 0) pids();   // remember rank JVMs while they live, for pids()
                 if (stopRequested) break;
                 if (records.anyFailed() && failedAt == 0) failedAt = System.nanoTime();
+                if (failedAt != 0 && !records.anyFailed()) failedAt = 0;   // a death withdrawn: its rank returned
                 if (failedAt != 0 && System.nanoTime() - failedAt > FAILURE_GRACE.toNanos()) break;
                 if (allReturnedAt == 0 && records.allReturned()) {
                     allReturnedAt = System.nanoTime();
