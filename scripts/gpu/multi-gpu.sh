@@ -38,16 +38,8 @@ FINAL_OUT=${OUT:-/tmp/out}
 WORK=${WORK:-/tmp/multi-gpu}
 PARTS=${PARTS:-tests dp bw lessons}
 
-find_bundle() {
-  local b t
-  for b in "${BUNDLE:-}" bundle /tmp/bundle; do
-    [ -n "$b" ] && [ -x "$b/bin/mpi2nccl" ] && { (cd "$b" && pwd); return 0; }
-  done
-  for t in build/mpi2nccl-bundle.tar.xz mpi2nccl-bundle.tar.xz; do
-    if [ -s "$t" ] && tar xJf "$t" -C /tmp && [ -x /tmp/bundle/bin/mpi2nccl ]; then echo /tmp/bundle; return 0; fi
-  done
-  return 1
-}
+# shellcheck source=find-bundle.sh
+source "$here/find-bundle.sh"
 BUNDLE=$(find_bundle) || { echo "multi-gpu: no bundle (set BUNDLE=/path/to/bundle, or carry build/mpi2nccl-bundle.tar.xz)"; exit 2; }
 export BUNDLE
 rm -rf "$WORK"; mkdir -p "$WORK" "$FINAL_OUT"

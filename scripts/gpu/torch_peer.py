@@ -183,32 +183,90 @@ TRAIN_WARMUP_SECONDS = 3.0   # untimed steps first, as TrainStepBench.trainStep 
 TRAIN_MIN_STEPS = 100         # fewest timed steps; the figure is their median
 
 
-def train_step(batch, c1, c2, lr, momentum, reps):
+TRAIN_MODES = ("eager", "cuda-graph", "compile")
+MODE_SUFFIX = {"eager": "", "cuda-graph": " cuda graph", "compile": " torch.compile"}
+
+
+def kernel_table(step, steps, what):
+    """The GPU kernels of `steps` steps under torch.profiler, summed by name, largest first: which kernels a mode
+    runs (torch.compile's fused ones, cuDNN's convolutions) and how long each takes."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+    print(f"== kernels of {steps} steps, {what}")
+    print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=90))
+
+
+def train_step(batch, c1, c2, lr, momentum, reps, mode="eager", warmup_s=TRAIN_WARMUP_SECONDS, profile_steps=0):
+    """One training step of the toolkit's lesson CNN, synchronized per step, in one of PyTorch's modes:
+    eager; cuda-graph, the whole step (forward, loss, backward, SGD) captured once and replayed, as in PyTorch's
+    CUDA graphs notes for whole-network capture; compile, the model through torch.compile (default mode, static
+    shapes: one compilation per batch), the optimizer eager. The figure is named as the toolkit's eager step
+    (TrainStepBench), with the mode after it."""
     torch.manual_seed(0)
+    torch._dynamo.reset()
     model = cnn(c1, c2).cuda().train()
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
     loss_fn = torch.nn.CrossEntropyLoss()
     x = torch.rand(batch, 1, 28, 28, device="cuda")
     y = torch.randint(0, 10, (batch,), device="cuda")
+    note = ""
 
-    def step():
+    def eager_step(net):
         opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x), y)
+        loss = loss_fn(net(x), y)
         loss.backward()
         opt.step()
+
+    if mode == "eager":
+        def step():
+            eager_step(model)
+            torch.cuda.synchronize()
+    elif mode == "compile":
+        compiled = torch.compile(model, dynamic=False)
+        t0 = time.perf_counter()
+        eager_step(compiled)            # compiles forward and backward
         torch.cuda.synchronize()
+        note = f"; compiled in {time.perf_counter() - t0:.1f} s"
+
+        def step():
+            eager_step(compiled)
+            torch.cuda.synchronize()
+    elif mode == "cuda-graph":
+        side = torch.cuda.Stream()      # warm-up on a side stream before capture, as the CUDA graphs notes say
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                eager_step(model)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        opt.zero_grad(set_to_none=True)  # backward in the graph then writes the gradients, from its own pool
+        with torch.cuda.graph(graph):
+            loss_fn(model(x), y).backward()
+            opt.step()
+
+        def step():
+            graph.replay()
+            torch.cuda.synchronize()
+    else:
+        raise SystemExit(f"train mode {mode!r}: use some of {', '.join(TRAIN_MODES)}")
 
     warm = 0
-    t_end = time.perf_counter() + TRAIN_WARMUP_SECONDS
+    t_end = time.perf_counter() + warmup_s
     while warm < 10 or time.perf_counter() < t_end:
         step()
         warm += 1
     steps = max(reps, TRAIN_MIN_STEPS)
     ms = host_ms(step, steps)
-    name = f"cnn train step batch {batch} ({c1},{c2})"
+    if profile_steps:
+        kernel_table(step, profile_steps, f"batch {batch}, {mode}")
+    name = f"cnn train step batch {batch} ({c1},{c2}){MODE_SUFFIX[mode]}"
+    how = {"eager": "PyTorch eager", "cuda-graph": "PyTorch, the whole step as one CUDA graph",
+           "compile": "torch.compile(model, dynamic=False), optimizer eager"}[mode]
     return [result("train", name, batch / (ms * 1e-3), "samples/s", ms,
-                   f"PyTorch eager, SGD momentum, synchronized per step; median of {steps} steps after {warm} warm-up steps "
-                   f"({TRAIN_WARMUP_SECONDS:.0f} s)")]
+                   f"{how}, SGD momentum, synchronized per step; median of {steps} steps after {warm} warm-up steps "
+                   f"({warmup_s:.1f} s){note}")]
 
 
 def main():
@@ -219,11 +277,17 @@ def main():
     ap.add_argument("--mib", type=int, default=256)
     ap.add_argument("--staging-mib", default="1,16,64,256")
     ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--batch", default="128", help="batches of the train step, comma-separated (128,512,2048,8192)")
+    ap.add_argument("--train-modes", default="eager", help=f"comma-separated, some of {','.join(TRAIN_MODES)}")
+    ap.add_argument("--profile-steps", type=int, default=0, help="after each train figure, this many steps under torch.profiler: a kernel table")
+    ap.add_argument("--train-warmup", type=float, default=TRAIN_WARMUP_SECONDS, help="seconds of untimed steps per batch and mode")
     ap.add_argument("--c1", type=int, default=32)
     ap.add_argument("--c2", type=int, default=64)
     args = ap.parse_args()
     only = set(args.only.split(","))
+    bad = [m for m in args.train_modes.split(",") if m not in TRAIN_MODES]
+    if bad:
+        ap.error(f"--train-modes {','.join(bad)}: use some of {','.join(TRAIN_MODES)}")
     torch.backends.cudnn.allow_tf32 = False
     dev = torch.cuda.get_device_name(0)
     print(f"torch {torch.__version__} on {dev}, cuBLAS/cuDNN from the torch wheel")
@@ -237,11 +301,21 @@ def main():
     if "staging" in only:
         results += staging([int(s) for s in args.staging_mib.split(",")], max(3, args.reps // 4))
     if "train" in only:
-        results += train_step(args.batch, args.c1, args.c2, 0.05, 0.9, max(20, args.reps))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"device": dev, "torch": torch.__version__, "results": results}, f, indent=2)
-        print("written:", args.json)
+        for batch in [int(b) for b in args.batch.split(",")]:
+            for mode in args.train_modes.split(","):
+                results += train_step(batch, args.c1, args.c2, 0.05, 0.9, max(20, args.reps), mode, args.train_warmup,
+                                      args.profile_steps)
+                save(args.json, dev, results, final=False)   # a sweep cut short by its time limit keeps what it measured
+    save(args.json, dev, results, final=True)
+
+
+def save(path, dev, results, final):
+    if not path:
+        return
+    with open(path, "w") as f:
+        json.dump({"device": dev, "torch": torch.__version__, "results": results}, f, indent=2)
+    if final:
+        print("written:", path)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
  * scripts/gpu/torch_peer.py.
  */
 @Command(name = "bench-gpu", mixinStandardHelpOptions = true,
-        description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging, the host's cost per kernel launch, a CNN training step.")
+        description = "Benchmark the CUDA backend on one GPU: cuBLAS GEMM, elementwise/reduction kernels vs copy bandwidth, host<->GPU staging, the host's cost per kernel launch, a CNN training step (eager and replayed from a CUDA graph).")
 public final class GpuBenchCommand implements Callable<Integer> {
     @Option(names = "--device", description = "GPU number (default ${DEFAULT-VALUE})", defaultValue = "0")
     int device;
@@ -51,8 +51,17 @@ public final class GpuBenchCommand implements Callable<Integer> {
     @Option(names = "--reps", description = "timed repetitions per figure, median reported (default ${DEFAULT-VALUE})", defaultValue = "20")
     int reps;
 
-    @Option(names = "--batch", description = "batch of the CNN train step (default ${DEFAULT-VALUE})", defaultValue = "128")
-    int batch;
+    @Option(names = "--batch", split = ",", description = "batches of the CNN train step, one figure each, e.g. 128,512,2048,8192"
+            + " (default ${DEFAULT-VALUE})", defaultValue = "128")
+    int[] batches;
+
+    @Option(names = "--train-warmup", description = "seconds of untimed train steps before each batch's timed ones (default ${DEFAULT-VALUE})",
+            defaultValue = "" + TrainStepBench.TRAIN_WARMUP_SECONDS)
+    double trainWarmup;
+
+    @Option(names = "--profiled-steps", description = "after each batch's timings, this many eager train steps as the one range a profiler"
+            + " started with profiling off records, e.g. ncu --profile-from-start off (default ${DEFAULT-VALUE})", defaultValue = "0")
+    int profiledSteps;
 
     @Option(names = "--channels", split = ",", description = "CNN channels c1,c2 (default ${DEFAULT-VALUE})", defaultValue = "32,64")
     int[] channels;
@@ -66,12 +75,18 @@ public final class GpuBenchCommand implements Callable<Integer> {
             System.err.println("bench-gpu: --only " + String.join(",", only) + ": use some of " + PARTS);
             return 2;
         }
-        if (!Cuda.isAvailable()) {
-            System.err.println("bench-gpu: no GPU: " + Cuda.unavailableReason());
+        if (gemmSize < 1 || mib < 1 || reps < 1 || trainWarmup < 0 || profiledSteps < 0) {
+            System.err.println("bench-gpu: --gemm-size, --mib and --reps must be positive, --train-warmup and --profiled-steps not negative");
             return 2;
         }
-        if (gemmSize < 1 || mib < 1 || reps < 1) {
-            System.err.println("bench-gpu: --gemm-size, --mib and --reps must be positive");
+        for (int b : batches) {
+            if (b < 1) {
+                System.err.println("bench-gpu: --batch " + b + ": every batch must be positive, e.g. --batch 128,512,2048,8192");
+                return 2;
+            }
+        }
+        if (!Cuda.isAvailable()) {
+            System.err.println("bench-gpu: no GPU: " + Cuda.unavailableReason());
             return 2;
         }
         CudaBackend backend = CudaBackend.open(device);
@@ -87,7 +102,12 @@ public final class GpuBenchCommand implements Callable<Integer> {
             results.addAll(print(StagingBench.run(backend.context(), bytes, Math.max(3, reps / 4))));
         }
         if (wants("launch")) results.addAll(print(LaunchCostBench.run(backend, reps)));
-        if (wants("train")) results.addAll(print(TrainStepBench.trainStep(backend, batch, channels[0], channels[1], Math.max(20, reps))));
+        if (wants("train")) {
+            for (int b : batches) {
+                results.addAll(print(TrainStepBench.trainStep(backend, b, channels[0], channels[1], Math.max(20, reps), trainWarmup,
+                        profiledSteps)));
+            }
+        }
         if (json != null) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("device", backend.describe());

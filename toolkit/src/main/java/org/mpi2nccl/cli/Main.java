@@ -28,6 +28,7 @@ import picocli.CommandLine.ScopeType;
                 ExecuteCommand.class,
                 GradeCommand.class,
                 ScalingReportCommand.class,
+                TrainSweepReportCommand.class,
                 TimelineOverheadCommand.class,
                 NodesCommand.class})
 public final class Main {

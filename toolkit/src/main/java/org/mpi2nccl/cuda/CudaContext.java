@@ -127,6 +127,22 @@ public final class CudaContext {
         CudaException.check(cuStreamSynchronize(stream), "waiting for the GPU (an earlier kernel or copy may have failed)");
     }
 
+    /**
+     * Runs {@code body} as the one range a profiler started with profiling off records (Nsight Compute's and Nsight
+     * Systems' {@code --profile-from-start off}, or {@code nsys --capture-range=cudaProfilerApi}); without a profiler
+     * attached, just runs it. Everything queued before is finished first, so the range holds {@code body}'s work only.
+     */
+    public void profiled(Runnable body) {
+        synchronize();
+        CudaException.check(jcuda.driver.JCudaDriver.cuProfilerStart(), "cuProfilerStart");
+        try {
+            body.run();
+            synchronize();
+        } finally {
+            CudaException.check(jcuda.driver.JCudaDriver.cuProfilerStop(), "cuProfilerStop");
+        }
+    }
+
     /** Allocates device memory (registered with the calling thread's open {@link MemoryScope}, if any). */
     public DeviceMemory allocate(long bytes) {
         return DeviceMemory.allocate(this, bytes);

@@ -20,23 +20,36 @@ import org.mpi2nccl.tensor.NDArray;
 
 /**
  * {@code bench-gpu --only train}: one training step of the lesson CNN on one GPU (lessons 03 and 05): samples per
- * second with the host waiting after each step, as the PyTorch peer does, and whether a step is launch-bound (the
- * host's time to queue a step beside the GPU's time to run it). The step is the toolkit's own nn/autograd/optim code
- * on the CUDA backend, exactly as training runs it.
+ * second with the host waiting after each step, as the PyTorch peer does, run eagerly and replayed from a CUDA graph
+ * ({@link GraphedTrainStep}), and whether the eager step is launch-bound (the host's time to queue a step beside the
+ * GPU's time to run it). The step is the toolkit's own nn/autograd/optim code on the CUDA backend, exactly as
+ * training runs it. Figure names: {@code cnn train step batch B (c1,c2)} for the eager step (the name the PyTorch
+ * peer's eager step has) and the same with {@code graphed} after it.
  */
 public final class TrainStepBench {
     private TrainStepBench() {}
 
-    /** Seconds of untimed training steps before the timed ones (as torch_peer.py's train step). */
-    static final double TRAIN_WARMUP_SECONDS = 3.0;
+    /** Seconds of untimed training steps before the timed ones (as torch_peer.py's train step), by default. */
+    public static final double TRAIN_WARMUP_SECONDS = 3.0;
     /** Fewest timed steps; the figure is their median. */
     static final int TRAIN_MIN_STEPS = 100;
 
     /**
      * Forward, loss, backward and SGD (momentum 0.9) of {@code Models.cnn(c1, c2)} on a fixed synthetic batch
-     * already on the GPU, synchronized after each step (as the PyTorch peer does), one ArrayScope per step.
+     * already on the GPU, synchronized after each step (as the PyTorch peer does), one ArrayScope per step; eager
+     * steps for {@code warmupSeconds} before the timed ones, then the same step graphed.
      */
-    public static List<GpuFigure> trainStep(CudaBackend backend, int batch, int c1, int c2, int reps) {
+    public static List<GpuFigure> trainStep(CudaBackend backend, int batch, int c1, int c2, int reps, double warmupSeconds) {
+        return trainStep(backend, batch, c1, c2, reps, warmupSeconds, 0);
+    }
+
+    /**
+     * As {@link #trainStep(CudaBackend, int, int, int, int, double)}, then {@code profiledSteps} eager steps as the one
+     * range a profiler started with profiling off records ({@link CudaContext#profiled}): scripts/gpu/train-sweep.sh
+     * runs it under Nsight Compute for each kernel's time.
+     */
+    public static List<GpuFigure> trainStep(CudaBackend backend, int batch, int c1, int c2, int reps, double warmupSeconds,
+                                            int profiledSteps) {
         Device d = backend.device();
         Random r = new Random(0);
         float[] x = new float[batch * 28 * 28], labels = new float[batch];
@@ -62,7 +75,7 @@ public final class TrainStepBench {
             };
             // warm-up by time: the launch path runs a few hundred times per step, and the JIT compiles it fully only
             // after thousands of calls (with 10 warm-up steps the timed steps would measure the JIT at work)
-            long warmEnd = System.nanoTime() + (long) (TRAIN_WARMUP_SECONDS * 1e9);
+            long warmEnd = System.nanoTime() + (long) (warmupSeconds * 1e9);
             int warm = 0;
             do {
                 step.run();
@@ -70,10 +83,25 @@ public final class TrainStepBench {
             } while (System.nanoTime() < warmEnd || warm < 10);
             int steps = Math.max(reps, TRAIN_MIN_STEPS);
             double ms = timeHost(steps, step);
-            out.add(new GpuFigure("train", "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")", batch / (ms * 1e-3), "samples/s", ms,
-                    String.format("toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step; median of %d steps after %d warm-up steps (%.0f s)",
-                            steps, warm, TRAIN_WARMUP_SECONDS)));
+            String name = "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")";
+            out.add(new GpuFigure("train", name, batch / (ms * 1e-3), "samples/s", ms,
+                    String.format("toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step; median of %d steps after %d warm-up steps (%.1f s)",
+                            steps, warm, warmupSeconds)));
             out.addAll(queuedSteps(backend, queue, batch, c1, c2, reps));
+            try {
+                double graphed = GraphedTrainStep.timeReplays(backend, queue, steps, warmupSeconds / 2);
+                out.add(new GpuFigure("train", name + " graphed", batch / (graphed * 1e-3), "samples/s", graphed,
+                        String.format("the same step recorded once as a CUDA graph, replayed and synchronized per step; median of %d"
+                                + " replays after %.1f s of them", steps, warmupSeconds / 2)));
+            } catch (RuntimeException e) {
+                // the eager figures stand on their own: say why this one is missing and go on
+                System.err.println("train: the graphed step at batch " + batch + " failed, no figure for it: " + e);
+            }
+            if (profiledSteps > 0) {
+                backend.context().profiled(() -> {
+                    for (int i = 0; i < profiledSteps; i++) queue.run();
+                });
+            }
         }
         return out;
     }

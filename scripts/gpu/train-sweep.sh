@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# One GPU, the lesson CNN's training step from batch 128 to 8192: the toolkit's step eager and replayed from a CUDA
+# graph (bench-gpu --only train) beside PyTorch eager, a whole-step CUDA graph and torch.compile (torch_peer.py), in
+# alternating rounds (odd rounds the toolkit first, even rounds PyTorch first). Then, where time is left, where a step's
+# GPU time goes at the largest batch: the toolkit's kernels under Nsight Compute (ncu), PyTorch's under torch.profiler.
+# Everything lands in $OUT/train-sweep.tgz with $OUT/summary.txt beside it; unpack the tar and run
+#   mpi2nccl train-sweep-report DIR --out results/TOPIC
+# for the table of medians and ratios, the CSV and the chart (the device machine may lack fonts for the chart).
+#
+# Usage, from the repository root on the GPU machine (the bundle as scripts/gpu/find-bundle.sh finds it):
+#   OUT=$OUT bash scripts/gpu/train-sweep.sh
+# Settings: BATCHES=128,512,2048,8192  ROUNDS=3  WARMUP=1.5 (seconds of untimed steps per batch and mode)
+#   TORCH_MODES=eager,cuda-graph,compile  PROFILE=1 (0: no kernel breakdown)  BUDGET=540 (seconds for the whole
+#   run: a step that would start with too little left is skipped, saying so)
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+here=$(cd "$(dirname "$0")" && pwd)
+T0=$SECONDS
+BATCHES=${BATCHES:-128,512,2048,8192}
+ROUNDS=${ROUNDS:-3}
+WARMUP=${WARMUP:-1.5}
+TORCH_MODES=${TORCH_MODES:-eager,cuda-graph,compile}
+PROFILE=${PROFILE:-1}
+BUDGET=${BUDGET:-540}
+FINAL_OUT=${OUT:-/tmp/out}
+WORK=${WORK:-/tmp/train-sweep}
+# shellcheck source=find-bundle.sh
+source "$here/find-bundle.sh"
+BUNDLE=$(find_bundle) || { echo "train-sweep: no bundle (set BUNDLE=/path/to/bundle, or carry build/mpi2nccl-bundle.tar.xz)"; exit 2; }
+export BUNDLE
+rm -rf "$WORK"; mkdir -p "$WORK" "$FINAL_OUT"
+OUT=$WORK
+# shellcheck source=cuda-common.sh
+source "$here/cuda-common.sh"     # header, torch_python
+ts() { printf '[%s +%3ds]' "$(date -u +%H:%M:%S)" $((SECONDS - T0)); }
+note() { printf '%s %s\n' "$(ts)" "$*" | tee -a "$SUMMARY"; }
+left() { echo $((BUDGET - (SECONDS - T0))); }
+# step NAME LIMIT CMD...: output in $WORK/NAME.txt, at most LIMIT seconds and never past the budget (10 s kept for
+# the tar); a step that would get under MIN seconds (default 20) is skipped.
+step() {
+  local name=$1 limit=$2; shift 2
+  local avail=$(( $(left) - 10 )) t0=$SECONDS rc
+  if [ "$avail" -lt "${MIN:-20}" ]; then note "== $name: SKIPPED (budget: $(left) s left of $BUDGET)"; return 125; fi
+  [ "$limit" -gt "$avail" ] && limit=$avail
+  mkdir -p "$(dirname "$WORK/$name.txt")"
+  note "== $name (limit $limit s)"
+  timeout --kill-after=5 "$limit" "$@" > "$WORK/$name.txt" 2>&1
+  rc=$?
+  note "   $name: exit $rc in $((SECONDS - t0)) s$([ $rc = 124 ] && echo " (TIMED OUT after $limit s)")"
+  [ $rc != 0 ] && tail -n 5 "$WORK/$name.txt" | cut -c1-300 | sed 's/^/   ! /' | tee -a "$SUMMARY"
+  return $rc
+}
+pack() {
+  trap - EXIT TERM INT
+  note "packing $WORK -> $FINAL_OUT/train-sweep.tgz (total $((SECONDS - T0)) s)"
+  cp "$SUMMARY" "$FINAL_OUT/summary.txt" 2>/dev/null
+  tar czf "$FINAL_OUT/train-sweep.tgz" -C "$WORK" . 2>/dev/null
+}
+trap pack EXIT
+trap 'note "stopped by a signal"; exit 143' TERM INT
+
+header "train-sweep"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$WORK/machine.txt" 2>&1
+note "GPU: $(head -1 "$WORK/machine.txt"); batches $BATCHES; torch modes $TORCH_MODES; $ROUNDS rounds; budget $BUDGET s"
+torch_python
+toolkit() {
+  step "round-$1/toolkit" 180 "$BUNDLE/bin/mpi2nccl" bench-gpu --only train --batch "$BATCHES" --train-warmup "$WARMUP" \
+      --json "$WORK/round-$1/toolkit.json"
+}
+peer() {
+  step "round-$1/torch" 300 "$PY" "$here/torch_peer.py" --only train --batch "$BATCHES" --train-modes "$TORCH_MODES" \
+      --train-warmup "$WARMUP" --json "$WORK/round-$1/torch.json"
+}
+largest=${BATCHES##*,}
+for r in $(seq 1 "$ROUNDS"); do
+  mkdir -p "$WORK/round-$r"
+  if [ $((r % 2)) = 1 ]; then toolkit "$r"; peer "$r"; else peer "$r"; toolkit "$r"; fi
+  # the kernel breakdown after the first round: one round of figures first, then where the time goes
+  if [ "$r" = 1 ] && [ "$PROFILE" = 1 ]; then
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    if [ -n "$ncu" ]; then
+      # only the bracketed steps are profiled; clocks and caches as in a normal run, one metric (one pass per kernel)
+      step profile/toolkit-ncu 120 "$ncu" --profile-from-start off --clock-control none --cache-control none \
+          --metrics gpu__time_duration.sum --csv --log-file "$WORK/profile/toolkit-ncu.csv" \
+          "$BUNDLE/bin/mpi2nccl" bench-gpu --only train --batch "$largest" --train-warmup 1 --profiled-steps 2 \
+        && "$PY" "$here/kernel_times.py" "$WORK/profile/toolkit-ncu.csv" 2 > "$WORK/profile/toolkit-kernels.txt" 2>&1
+    else
+      note "== profile/toolkit-ncu: SKIPPED (no ncu on this machine)"
+    fi
+    step profile/torch-kernels 120 "$PY" "$here/torch_peer.py" --only train --batch "$largest" --train-modes eager,compile \
+        --train-warmup 1 --profile-steps 2
+  fi
+done
+note "== report"
+"$BUNDLE/bin/mpi2nccl" train-sweep-report "$WORK" --out "$WORK/report" 2>&1 | tee -a "$SUMMARY"
