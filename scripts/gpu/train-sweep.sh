@@ -82,7 +82,7 @@ for r in $(seq 1 "$ROUNDS"); do
       # only the bracketed steps are profiled; clocks and caches as in a normal run, one metric (one pass per kernel)
       step profile/toolkit-ncu 120 "$ncu" --profile-from-start off --clock-control none --cache-control none \
           --metrics gpu__time_duration.sum --csv --log-file "$WORK/profile/toolkit-ncu.csv" \
-          "$BUNDLE/bin/mpi2nccl" bench-gpu --only train --batch "$largest" --train-warmup 1 --profiled-steps 2 \
+          "$BUNDLE/bin/mpi2nccl" bench-gpu --only train --batch "$largest" --train-warmup 0 --profiled-steps 2 \
         && "$PY" "$here/kernel_times.py" "$WORK/profile/toolkit-ncu.csv" 2 > "$WORK/profile/toolkit-kernels.txt" 2>&1
     else
       note "== profile/toolkit-ncu: SKIPPED (no ncu on this machine)"

@@ -53,7 +53,7 @@ public final class TrainSweepReport {
         }
 
         public String label() {
-            return side + " " + mode;
+            return (side.equals("torch") ? "PyTorch" : side) + " " + mode;
         }
     }
 

@@ -59,8 +59,8 @@ public final class GpuBenchCommand implements Callable<Integer> {
             defaultValue = "" + TrainStepBench.TRAIN_WARMUP_SECONDS)
     double trainWarmup;
 
-    @Option(names = "--profiled-steps", description = "after each batch's timings, this many eager train steps as the one range a profiler"
-            + " started with profiling off records, e.g. ncu --profile-from-start off (default ${DEFAULT-VALUE})", defaultValue = "0")
+    @Option(names = "--profiled-steps", description = "no train timings: after the warm-up, this many eager train steps per batch as the one range"
+            + " a profiler started with profiling off records, e.g. ncu --profile-from-start off (default ${DEFAULT-VALUE})", defaultValue = "0")
     int profiledSteps;
 
     @Option(names = "--channels", split = ",", description = "CNN channels c1,c2 (default ${DEFAULT-VALUE})", defaultValue = "32,64")

@@ -44,9 +44,10 @@ public final class TrainStepBench {
     }
 
     /**
-     * As {@link #trainStep(CudaBackend, int, int, int, int, double)}, then {@code profiledSteps} eager steps as the one
-     * range a profiler started with profiling off records ({@link CudaContext#profiled}): scripts/gpu/train-sweep.sh
-     * runs it under Nsight Compute for each kernel's time.
+     * As {@link #trainStep(CudaBackend, int, int, int, int, double)}; with {@code profiledSteps} above 0, the warm-up
+     * and then, instead of any timing, that many eager steps as the one range a profiler started with profiling off
+     * records ({@link CudaContext#profiled}), and no figures: scripts/gpu/train-sweep.sh runs it under Nsight Compute
+     * for each kernel's time (a profiler slows every call, so nothing else is worth running under it).
      */
     public static List<GpuFigure> trainStep(CudaBackend backend, int batch, int c1, int c2, int reps, double warmupSeconds,
                                             int profiledSteps) {
@@ -81,6 +82,12 @@ public final class TrainStepBench {
                 step.run();
                 warm++;
             } while (System.nanoTime() < warmEnd || warm < 10);
+            if (profiledSteps > 0) {
+                backend.context().profiled(() -> {
+                    for (int i = 0; i < profiledSteps; i++) queue.run();
+                });
+                return out;
+            }
             int steps = Math.max(reps, TRAIN_MIN_STEPS);
             double ms = timeHost(steps, step);
             String name = "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")";
@@ -96,11 +103,6 @@ public final class TrainStepBench {
             } catch (RuntimeException e) {
                 // the eager figures stand on their own: say why this one is missing and go on
                 System.err.println("train: the graphed step at batch " + batch + " failed, no figure for it: " + e);
-            }
-            if (profiledSteps > 0) {
-                backend.context().profiled(() -> {
-                    for (int i = 0; i < profiledSteps; i++) queue.run();
-                });
             }
         }
         return out;
