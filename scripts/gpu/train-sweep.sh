@@ -10,8 +10,8 @@
 # Usage, from the repository root on the GPU machine (the bundle as scripts/gpu/find-bundle.sh finds it):
 #   OUT=$OUT bash scripts/gpu/train-sweep.sh
 # Settings: BATCHES=128,512,2048,8192  ROUNDS=3  WARMUP=1.5 (seconds of untimed steps per batch and mode)
-#   TORCH_MODES=eager,cuda-graph,compile  PROFILE=1 (0: no kernel breakdown)  BUDGET=540 (seconds for the whole
-#   run: a step that would start with too little left is skipped, saying so)
+#   TORCH_MODES=eager,cuda-graph,compile  PROFILE=1 (0: no kernel breakdown; with ROUNDS=0 the breakdown alone)
+#   BUDGET=540 (seconds for the whole run: a step that would start with too little left is skipped, saying so)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -72,24 +72,31 @@ peer() {
       --train-warmup "$WARMUP" --json "$WORK/round-$1/torch.json"
 }
 largest=${BATCHES##*,}
+# Where a step's GPU time goes at the largest batch: the toolkit's kernels under Nsight Compute (only the bracketed
+# steps are profiled; clocks and caches as in a normal run; one metric, so one pass per kernel), PyTorch's eager and
+# compiled steps under torch.profiler.
+profile() {
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  mkdir -p "$WORK/profile"
+  if [ -n "$ncu" ]; then
+    step profile/toolkit-ncu 120 "$ncu" --profile-from-start off --clock-control none --cache-control none \
+        --metrics gpu__time_duration.sum --csv --log-file "$WORK/profile/toolkit-ncu.csv" \
+        "$BUNDLE/bin/mpi2nccl" bench-gpu --only train --batch "$largest" --train-warmup 0 --profiled-steps 2 \
+      && "$PY" "$here/kernel_times.py" "$WORK/profile/toolkit-ncu.csv" 2 > "$WORK/profile/toolkit-kernels.txt" 2>&1
+  else
+    note "== profile/toolkit-ncu: SKIPPED (no ncu on this machine)"
+  fi
+  step profile/torch-kernels 120 "$PY" "$here/torch_peer.py" --only train --batch "$largest" --train-modes eager,compile \
+      --train-warmup 1 --profile-steps 2
+}
+# ROUNDS=0 PROFILE=1: the breakdown alone
+[ "$ROUNDS" = 0 ] && [ "$PROFILE" = 1 ] && profile
 for r in $(seq 1 "$ROUNDS"); do
   mkdir -p "$WORK/round-$r"
   if [ $((r % 2)) = 1 ]; then toolkit "$r"; peer "$r"; else peer "$r"; toolkit "$r"; fi
-  # the kernel breakdown after the first round: one round of figures first, then where the time goes
-  if [ "$r" = 1 ] && [ "$PROFILE" = 1 ]; then
-    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-    if [ -n "$ncu" ]; then
-      # only the bracketed steps are profiled; clocks and caches as in a normal run, one metric (one pass per kernel)
-      step profile/toolkit-ncu 120 "$ncu" --profile-from-start off --clock-control none --cache-control none \
-          --metrics gpu__time_duration.sum --csv --log-file "$WORK/profile/toolkit-ncu.csv" \
-          "$BUNDLE/bin/mpi2nccl" bench-gpu --only train --batch "$largest" --train-warmup 0 --profiled-steps 2 \
-        && "$PY" "$here/kernel_times.py" "$WORK/profile/toolkit-ncu.csv" 2 > "$WORK/profile/toolkit-kernels.txt" 2>&1
-    else
-      note "== profile/toolkit-ncu: SKIPPED (no ncu on this machine)"
-    fi
-    step profile/torch-kernels 120 "$PY" "$here/torch_peer.py" --only train --batch "$largest" --train-modes eager,compile \
-        --train-warmup 1 --profile-steps 2
-  fi
+  # one round of figures first, then where the time goes, then the other rounds
+  [ "$r" = 1 ] && [ "$PROFILE" = 1 ] && profile
 done
 note "== report"
-"$BUNDLE/bin/mpi2nccl" train-sweep-report "$WORK" --out "$WORK/report" 2>&1 | tee -a "$SUMMARY"
+[ "$ROUNDS" -gt 0 ] && "$BUNDLE/bin/mpi2nccl" train-sweep-report "$WORK" --out "$WORK/report" 2>&1 | tee -a "$SUMMARY"
