@@ -11,13 +11,18 @@ SUMMARY="$OUT/summary.txt"
 [ -x "$BUNDLE/bin/mpi2nccl" ] || { echo "no bundle at $BUNDLE (set BUNDLE=/path/to/bundle)"; exit 2; }
 
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-# run NAME TIMEOUT CMD...: output to $OUT/NAME.txt; exit code and seconds to the summary
+# failure_lines LOG: a failed step's own words for the summary, its first exception lines and its last lines
+failure_lines() {
+  { grep -m 6 -E 'Exception|Error|failed|FAIL' "$1"; echo "   ..."; tail -n 8 "$1"; } | cut -c1-400 | sed 's/^/   ! /' | tee -a "$SUMMARY"
+}
+# run NAME TIMEOUT CMD...: output to $OUT/NAME.txt; exit code and seconds to the summary (and a failure's own words)
 run() {
   local name=$1 limit=$2; shift 2
   local t0=$SECONDS rc
   timeout --kill-after=10 "$limit" "$@" > "$OUT/$name.txt" 2>&1
   rc=$?
   note "== $name: exit $rc in $((SECONDS - t0)) s$([ $rc = 124 ] && echo " (TIMED OUT after $limit s)")  -> $OUT/$name.txt"
+  [ $rc != 0 ] && failure_lines "$OUT/$name.txt"
   return $rc
 }
 # the JUnit console's test totals of a log

@@ -36,7 +36,7 @@ DDP_LOADERS=${DDP_LOADERS:-index pinned}
 # steps run and undone before timing, ours and DDP's alike (the toolkit's GPU default; DDP's own is 10)
 WARMUP=${WARMUP:-1000}
 # the GPU counts: 1, 2, 4, ... and all of this machine's GPUs (COUNTS or GPUS set by the caller win)
-source "$(dirname "$0")/cuda-common.sh"
+source "$(dirname "$0")/cuda-common.sh"       # note, run (output to $OUT/NAME.txt), gpu_count, gpu_counts
 COUNTS=${COUNTS:-$(gpu_counts "$(gpu_count)")}
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
@@ -45,21 +45,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(junit fashion cifar knobs debug)
 
-note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-# run NAME LIMIT CMD...: output to $OUT/NAME.txt, exit status and seconds to the summary
-run() {
-  local name=$1 limit=$2; shift 2
-  local t0=$SECONDS rc
-  timeout --kill-after=10 "$limit" "$@" > "$OUT/$name.txt" 2>&1
-  rc=$?
-  note "== $name: exit $rc in $((SECONDS - t0)) s$([ $rc = 124 ] && echo " (TIMED OUT after $limit s)")  -> $OUT/$name.txt"
-  # a failure's own words in the summary: the first exception lines and the end of the log
-  if [ $rc != 0 ]; then
-    { grep -m 6 -E 'Exception|Error|failed|FAIL' "$OUT/$name.txt"; echo "   ..."; tail -n 8 "$OUT/$name.txt"; } \
-      | cut -c1-400 | sed 's/^/   ! /' | tee -a "$SUMMARY"
-  fi
-  return $rc
-}
 python_with_torch() {
   local p
   for p in "${PYTHON:-}" python3 /opt/torch/.venv/bin/python3 /opt/*/.venv/bin/python3; do

@@ -48,28 +48,10 @@ OUT=$WORK
 source "$here/cuda-common.sh"     # gpu_count, gpu_counts, torch_python, use_torch_nccl, junit_totals
 
 # ---- progress, time budget, packing -------------------------------------------------------------------------------
-ts() { printf '[%s +%3ds]' "$(date -u +%H:%M:%S)" $((SECONDS - T0)); }
-note() { printf '%s %s\n' "$(ts)" "$*" | tee -a "$SUMMARY"; }
-left() { echo $((BUDGET - (SECONDS - T0))); }
+TAR=multi-gpu.tgz
 RESERVE=15        # seconds kept for the merge and the tar at the end
-# step NAME LIMIT CMD...: runs CMD with its output in $WORK/NAME.txt, for at most LIMIT seconds and never past the
-# budget; a step that would get under 20 seconds is skipped (status 125). The status and seconds go to the summary.
-step() {
-  local name=$1 limit=$2; shift 2
-  local avail=$(( $(left) - RESERVE )) t0=$SECONDS rc
-  if [ "$avail" -lt 20 ]; then note "== $name: SKIPPED (budget: $(left) s left of $BUDGET)"; return 125; fi
-  [ "$limit" -gt "$avail" ] && limit=$avail
-  mkdir -p "$(dirname "$WORK/$name.txt")"
-  note "== $name (limit $limit s)"
-  timeout --kill-after=10 "$limit" "$@" > "$WORK/$name.txt" 2>&1
-  rc=$?
-  note "   $name: exit $rc in $((SECONDS - t0)) s$([ $rc = 124 ] && echo " (TIMED OUT after $limit s)")"
-  if [ $rc != 0 ]; then
-    { grep -m 6 -E 'Exception|Error|failed|FAIL' "$WORK/$name.txt"; echo "..."; tail -n 6 "$WORK/$name.txt"; } \
-      | cut -c1-300 | sed 's/^/   ! /' | tee -a "$SUMMARY"
-  fi
-  return $rc
-}
+# shellcheck source=budget.sh
+source "$here/budget.sh"          # note, left, step, pack (on exit)
 # only this run's JVMs (the bundle's runtime) and peers: anything left is listed and ended, by process id
 leftovers() {
   local pids
@@ -80,15 +62,6 @@ leftovers() {
   fi
   return 0
 }
-pack() {
-  trap - EXIT TERM INT
-  note "packing $WORK -> $FINAL_OUT/multi-gpu.tgz (total $((SECONDS - T0)) s)"
-  cp "$SUMMARY" "$FINAL_OUT/summary.txt" 2>/dev/null
-  tar czf "$FINAL_OUT/multi-gpu.tgz" -C "$WORK" . 2>/dev/null
-  ls -la "$FINAL_OUT"
-}
-trap pack EXIT
-trap 'note "stopped by a signal"; exit 143' TERM INT
 
 # ---- the machine ---------------------------------------------------------------------------------------------------
 N=$(gpu_count)

@@ -32,32 +32,10 @@ rm -rf "$WORK"; mkdir -p "$WORK" "$FINAL_OUT"
 OUT=$WORK
 # shellcheck source=cuda-common.sh
 source "$here/cuda-common.sh"     # header, torch_python
-ts() { printf '[%s +%3ds]' "$(date -u +%H:%M:%S)" $((SECONDS - T0)); }
-note() { printf '%s %s\n' "$(ts)" "$*" | tee -a "$SUMMARY"; }
-left() { echo $((BUDGET - (SECONDS - T0))); }
-# step NAME LIMIT CMD...: output in $WORK/NAME.txt, at most LIMIT seconds and never past the budget (10 s kept for
-# the tar); a step that would get under MIN seconds (default 20) is skipped.
-step() {
-  local name=$1 limit=$2; shift 2
-  local avail=$(( $(left) - 10 )) t0=$SECONDS rc
-  if [ "$avail" -lt "${MIN:-20}" ]; then note "== $name: SKIPPED (budget: $(left) s left of $BUDGET)"; return 125; fi
-  [ "$limit" -gt "$avail" ] && limit=$avail
-  mkdir -p "$(dirname "$WORK/$name.txt")"
-  note "== $name (limit $limit s)"
-  timeout --kill-after=5 "$limit" "$@" > "$WORK/$name.txt" 2>&1
-  rc=$?
-  note "   $name: exit $rc in $((SECONDS - t0)) s$([ $rc = 124 ] && echo " (TIMED OUT after $limit s)")"
-  [ $rc != 0 ] && tail -n 5 "$WORK/$name.txt" | cut -c1-300 | sed 's/^/   ! /' | tee -a "$SUMMARY"
-  return $rc
-}
-pack() {
-  trap - EXIT TERM INT
-  note "packing $WORK -> $FINAL_OUT/train-sweep.tgz (total $((SECONDS - T0)) s)"
-  cp "$SUMMARY" "$FINAL_OUT/summary.txt" 2>/dev/null
-  tar czf "$FINAL_OUT/train-sweep.tgz" -C "$WORK" . 2>/dev/null
-}
-trap pack EXIT
-trap 'note "stopped by a signal"; exit 143' TERM INT
+TAR=train-sweep.tgz
+RESERVE=10
+# shellcheck source=budget.sh
+source "$here/budget.sh"          # note, left, step, pack (on exit)
 
 header "train-sweep"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$WORK/machine.txt" 2>&1

@@ -2,11 +2,8 @@ package org.mpi2nccl.cli;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.mpi2nccl.bench.ScalingReport;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code mpi2nccl scaling-report RUN --out results/TOPIC}: the tables, charts, targets and README skeleton of a
@@ -15,25 +12,10 @@ import picocli.CommandLine.Parameters;
 @Command(name = "scaling-report", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Tables, charts and targets of a multi-GPU run (scripts/gpu/multi-gpu.sh, its tar unpacked):",
                 "speedup against GPU count beside DDP, busbw of each collective against torch.distributed per GPU count."})
-public final class ScalingReportCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "RUN", description = "the unpacked run folder (machine.txt, dp/, bw/)")
-    Path run;
-
-    @Option(names = "--out", required = true, description = "folder to write, e.g. results/scaling-8gpu")
-    Path out;
-
-    @Option(names = "--no-charts", description = "tables and targets only (on a machine without fonts)")
-    boolean noCharts;
-
+public final class ScalingReportCommand extends RunReportCommand {
     @Override
-    public Integer call() throws Exception {
-        ScalingReport r;
-        try {
-            r = ScalingReport.read(run);
-        } catch (IllegalArgumentException e) {
-            System.err.println("scaling-report: " + e.getMessage());
-            return 2;
-        }
+    int report() throws Exception {
+        ScalingReport r = ScalingReport.read(run);
         List<Path> files = r.write(out, !noCharts);
         System.out.println("== speedup (median of the rounds' own)");
         System.out.print(r.speedupText());

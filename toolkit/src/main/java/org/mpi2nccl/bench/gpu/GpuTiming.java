@@ -43,6 +43,20 @@ final class GpuTiming {
         return calls;
     }
 
+    /**
+     * Runs a blocking {@code body} (one that waits for the GPU, as a synchronized training step) until {@code seconds}
+     * have passed and at least 10 times; returns the calls made.
+     */
+    static int warmUpBlocking(Runnable body, double seconds) {
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        int calls = 0;
+        do {
+            body.run();
+            calls++;
+        } while (System.nanoTime() < end || calls < 10);
+        return calls;
+    }
+
     /** Milliseconds per call of {@code reps} samples, each {@code batch} calls queued between two events. */
     static double[] timeGpuBatches(CudaContext ctx, int reps, int batch, Runnable body) {
         ctx.synchronize();

@@ -36,12 +36,7 @@ final class GraphedTrainStep {
                 graph.launch();
                 backend.synchronize();
             };
-            long warmEnd = System.nanoTime() + (long) (warmupSeconds * 1e9);
-            int warm = 0;
-            do {
-                replay.run();
-                warm++;
-            } while (System.nanoTime() < warmEnd || warm < 10);
+            GpuTiming.warmUpBlocking(replay, warmupSeconds);
             return timeHost(steps, replay);
         } finally {
             recording.close();     // closes the graph too, after its last replay

@@ -76,12 +76,7 @@ public final class TrainStepBench {
             };
             // warm-up by time: the launch path runs a few hundred times per step, and the JIT compiles it fully only
             // after thousands of calls (with 10 warm-up steps the timed steps would measure the JIT at work)
-            long warmEnd = System.nanoTime() + (long) (warmupSeconds * 1e9);
-            int warm = 0;
-            do {
-                step.run();
-                warm++;
-            } while (System.nanoTime() < warmEnd || warm < 10);
+            int warm = GpuTiming.warmUpBlocking(step, warmupSeconds);
             if (profiledSteps > 0) {
                 backend.context().profiled(() -> {
                     for (int i = 0; i < profiledSteps; i++) queue.run();
