@@ -18,38 +18,7 @@ extern "C" __global__ void batchnorm_apply_f32(const float* __restrict__ x, cons
 // (statistics + running averages, normalize; per-channel gradient sums, input gradient). The statistics kernel
 // keeps mean and 1/sqrt(var + eps) for backward, so backward needs neither the normalized activations nor eps.
 
-// The per-channel sums of batchnorm_forward_stats and batchnorm_grad_sums are split over `slices` blocks per channel
-// (a range of the batch each), so that a layer of 32 channels keeps more than 32 SMs busy. Each block writes its
-// partial sums (double) to partial[(ch * slices + s) * 2 + 0/1]; the last block of a channel to arrive (an atomic
-// count in arrivals[ch], which that block resets to 0 for the next launch) adds the partials in slice order
-// (deterministic) and finishes the channel. partial holds c * slices * 2 doubles, arrivals c zeros.
-__device__ __forceinline__ bool channel_slice_done(double a, double b, double* partial, unsigned int* arrivals,
-                                                   long long ch, long long s, long long slices, double* out_a,
-                                                   double* out_b) {
-    __shared__ bool last;
-    a = block_sum_double(a);
-    b = block_sum_double(b);
-    if (threadIdx.x == 0) {
-        partial[(ch * slices + s) * 2] = a;
-        partial[(ch * slices + s) * 2 + 1] = b;
-        __threadfence();
-        last = atomicAdd(&arrivals[ch], 1u) == (unsigned int)(slices - 1);
-        if (last) {
-            double ta = 0.0, tb = 0.0;
-            for (long long j = 0; j < slices; ++j) {
-                ta += __ldcg(&partial[(ch * slices + j) * 2]);
-                tb += __ldcg(&partial[(ch * slices + j) * 2 + 1]);
-            }
-            arrivals[ch] = 0;
-            *out_a = ta;
-            *out_b = tb;
-        }
-    }
-    __syncthreads();
-    const bool done = last;
-    __syncthreads();                       // `last` is written again by the next work item
-    return done;
-}
+#include "channel_slices.cuh"    // channel_slice_done: the per-channel sums split over blocks
 
 // Mean and biased variance in double (one pass: E[x^2] - E[x]^2 cancels badly in float), save_mean/save_invstd
 // for backward, and the running averages updated in place (unbiased variance, PyTorch's convention);

@@ -1,5 +1,6 @@
 // Runs the training-layer kernels of native/batchnorm.cu and native/cross_entropy.cu that the Backend contract
-// uses (batchnorm_forward_stats/apply, batchnorm_grad_sums/input_grad, cross_entropy_mean(+backward)) on the CPU
+// uses (batchnorm_forward_stats/apply, batchnorm_grad_sums/input_grad, cross_entropy_mean(+backward)), and the
+// fused batch norm - ReLU - pooling block of native/bn_relu_pool.cu against those kernels composed with plain loops, on the CPU
 // through cuda_on_cpu.h, over shapes and grid sizes that hit their edges (fewer blocks than channels, rows not a
 // multiple of the warps, one class), against plain double loops. Prints "fused-check: N cases, 0 failures".
 //   g++ -std=c++20 -O1 -I native native/cpu-check/fused_check.cpp -o /tmp/fused_check && /tmp/fused_check
@@ -14,6 +15,7 @@ inline int atomicMin(int* address, int value) {
 #include "../cross_entropy.cu"
 #include "../optim.cu"
 #include "../activation.cu"
+#include "../bn_relu_pool.cu"
 
 #include <climits>
 #include <random>
@@ -230,6 +232,70 @@ static void adam_steps_case(int count, unsigned grid) {
     }
 }
 
+// The fused block against the batch-norm kernels (checked above) with ReLU and 2x2 pooling as plain loops between
+// them: the same output, statistics and gradients. Values on a grid of halves, so that windows tie.
+static void bn_relu_pool_case(long long n, long long c, long long h, long long w, long long slices, unsigned grid) {
+    ++cases;
+    const long long hw = h * w, size = n * c * hw, oh = h / 2, ow = w / 2, pooled = size / 4;
+    auto x = randoms(size, -2, 3), gamma = randoms(c, 0.5f, 1.5f), beta = randoms(c, -1, 1), dy = randoms(pooled, -1, 1);
+    for (auto& v : x) v = std::round(v * 2) / 2.f;
+    auto rm = randoms(c, -1, 1), rv = randoms(c, 0.5f, 2);
+    std::vector<float> mean(c), inv(c), y(size), out(pooled), eout(pooled), dz(size, 0.f), edx(size), edg(c), edb(c);
+    std::vector<float> dx(size), dg(c), db(c);
+    std::vector<double> partial(c * slices * 2, -1.0);
+    std::vector<unsigned int> arrivals(c, 0u);
+    emulate_launch(grid, 256, [&] {
+        batchnorm_forward_stats_f32(x.data(), mean.data(), inv.data(), rm.data(), rv.data(), n, c, hw, 1e-5f, 0.1f,
+                                    partial.data(), arrivals.data(), slices);
+    });
+    emulate_launch(grid, 256, [&] {
+        batchnorm_forward_apply_f32(x.data(), mean.data(), inv.data(), gamma.data(), beta.data(), y.data(), n, c, hw);
+    });
+    // reference: ReLU, then each window's first largest value and its gradient, masked by the ReLU
+    for (long long p = 0; p < n * c; ++p)
+        for (long long oy = 0; oy < oh; ++oy)
+            for (long long ox = 0; ox < ow; ++ox) {
+                long long at = -1;
+                float best = 0.f;
+                for (int q = 0; q < 4; ++q) {
+                    const long long i = p * hw + (2 * oy + q / 2) * w + 2 * ox + q % 2;
+                    const float r = y[i] > 0.f ? y[i] : 0.f;
+                    if (at < 0 || r > best) { best = r; at = i; }
+                }
+                const long long o = (p * oh + oy) * ow + ox;
+                eout[o] = best;
+                dz[at] = dy[o] * (y[at] > 0.f ? 1.f : 0.f);
+            }
+    emulate_launch(grid, 256, [&] {
+        batchnorm_grad_sums_f32(dz.data(), x.data(), mean.data(), inv.data(), edg.data(), edb.data(), n, c, hw,
+                                partial.data(), arrivals.data(), slices);
+    });
+    emulate_launch(grid, 256, [&] {
+        batchnorm_input_grad_f32(dz.data(), x.data(), mean.data(), inv.data(), gamma.data(), edg.data(), edb.data(),
+                                 edx.data(), n, c, hw);
+    });
+    // the block
+    emulate_launch(grid, 256, [&] {
+        bn_relu_pool_forward_f32(x.data(), mean.data(), inv.data(), gamma.data(), beta.data(), out.data(), n, c, h, w);
+    });
+    emulate_launch(grid, 256, [&] {
+        bn_relu_pool_grad_sums_f32(dy.data(), x.data(), mean.data(), inv.data(), gamma.data(), beta.data(), dg.data(),
+                                   db.data(), n, c, h, w, partial.data(), arrivals.data(), slices);
+    });
+    for (long long ch = 0; ch < c; ++ch)
+        if (arrivals[ch] != 0) { std::printf("FAIL arrivals[%lld] = %u after bn_relu_pool_grad_sums\n", ch, arrivals[ch]); ++failures; }
+    emulate_launch(grid, 256, [&] {
+        bn_relu_pool_input_grad_f32(dy.data(), x.data(), mean.data(), inv.data(), gamma.data(), beta.data(), dg.data(),
+                                    db.data(), dx.data(), n, c, h, w);
+    });
+    for (long long i = 0; i < pooled; ++i) expect_close("bn_relu_pool out", eout[i], out[i], 0, i);
+    for (long long ch = 0; ch < c; ++ch) {
+        expect_close("bn_relu_pool dbeta", edb[ch], db[ch], 1e-5, ch);
+        expect_close("bn_relu_pool dgamma", edg[ch], dg[ch], 1e-5, ch);
+    }
+    for (long long i = 0; i < size; ++i) expect_close("bn_relu_pool dx", edx[i], dx[i], 1e-4, i);
+}
+
 static void relu_backward_case(long long n, unsigned grid) {
     ++cases;
     auto x = randoms(n, -1, 1), dy = randoms(n, -2, 2);
@@ -264,6 +330,10 @@ int main() {
     adam_steps_case(16, 3);
     adam_steps_case(3, 50);
     std::printf("adam steps (tensor list by value): %lld failures so far\n", failures);
+    bn_relu_pool_case(3, 4, 6, 8, 2, 5);      // more blocks than channel slices, uneven slices
+    bn_relu_pool_case(2, 3, 2, 2, 1, 1);      // one window per plane, one block for all
+    bn_relu_pool_case(5, 2, 14, 10, 3, 4);    // a slice longer than the block
+    std::printf("batch norm - ReLU - pool block: %lld failures so far\n", failures);
     relu_backward_case(1000, 2);
     relu_backward_case(5, 3);
     std::printf("relu backward: %lld failures so far\n", failures);

@@ -38,6 +38,18 @@ public final class Functions {
         return new BatchNorm(eps, runningMean, runningVar, momentum).apply(x, weight, bias);
     }
 
+    /**
+     * {@code maxPool2d(relu(batchNorm2d(x)), 2)} in one function (training mode, running averages updated as
+     * {@link #batchNorm2d(Tensor, Tensor, Tensor, float, NDArray, NDArray, float)} does): the same values and
+     * gradients, computed in fewer passes over memory on a backend that fuses them. x's height and width must be even.
+     */
+    public static Tensor batchNormReluMaxPool2d(Tensor x, Tensor weight, Tensor bias, float eps, NDArray runningMean,
+                                                NDArray runningVar, float momentum) {
+        if ((runningMean == null) != (runningVar == null))
+            throw new IllegalArgumentException("batchNormReluMaxPool2d: running mean and variance go together (both or neither)");
+        return new FusedBatchNormReluPool(eps, runningMean, runningVar, momentum).apply(x, weight, bias);
+    }
+
     /** Mean softmax cross-entropy of logits (N, C) against class indices (N,) stored as floats. */
     public static Tensor softmaxCrossEntropy(Tensor logits, NDArray labels) {
         return new Losses.SoftmaxCrossEntropy(labels).apply(logits);

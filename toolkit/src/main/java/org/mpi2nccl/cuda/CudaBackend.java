@@ -254,6 +254,25 @@ public final class CudaBackend implements Backend {
     }
 
     @Override
+    public void batchNormReluPoolForward(Storage x, Storage gamma, Storage beta, Storage out, Storage saveMean,
+                                         Storage saveInvStd, Storage runningMean, Storage runningVar,
+                                         long n, long c, long h, long w, float eps, float momentum) {
+        layers.batchNormReluPoolForward(x, gamma, beta, out, saveMean, saveInvStd, runningMean, runningVar, n, c, h, w, eps, momentum);
+    }
+
+    @Override
+    public void batchNormReluPoolBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
+                                          Storage beta, Storage dx, Storage dgamma, Storage dbeta, long n, long c, long h, long w) {
+        layers.batchNormReluPoolBackward(dy, x, saveMean, saveInvStd, gamma, beta, dx, dgamma, dbeta, n, c, h, w);
+    }
+
+    /** The block's kernels read the convolution's output twice where the three layers read it about eleven times. */
+    @Override
+    public boolean fusesBatchNormReluPool() {
+        return true;
+    }
+
+    @Override
     public void softmaxCrossEntropy(Storage logits, Storage labels, Storage loss, long rows, int classes) {
         layers.softmaxCrossEntropy(logits, labels, loss, rows, classes);
     }

@@ -2,6 +2,7 @@ package org.mpi2nccl.cuda;
 
 import static org.mpi2nccl.cuda.CudaBackend.checkRange;
 
+import org.mpi2nccl.tensor.BatchNormReluPool;
 import org.mpi2nccl.tensor.Storage;
 
 /**
@@ -79,6 +80,20 @@ final class CudaTrainingLayers {
     void batchNormBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
                            Storage dx, Storage dgamma, Storage dbeta, long outer, long channels, long inner) {
         fused.batchNormTrainingBackward(dy, x, saveMean, saveInvStd, gamma, dx, dgamma, dbeta, outer, channels, inner);
+    }
+
+    void batchNormReluPoolForward(Storage x, Storage gamma, Storage beta, Storage out, Storage saveMean, Storage saveInvStd,
+                                  Storage runningMean, Storage runningVar, long n, long c, long h, long w, float eps, float momentum) {
+        BatchNormReluPool.pooling(n, c, h, w);
+        if ((runningMean == null) != (runningVar == null))
+            throw new IllegalArgumentException("batchNormReluPoolForward: runningMean and runningVar go together (both or neither)");
+        fused.batchNormReluPool(x, gamma, beta, out, saveMean, saveInvStd, runningMean, runningVar, n, c, h, w, eps, momentum);
+    }
+
+    void batchNormReluPoolBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma, Storage beta,
+                                   Storage dx, Storage dgamma, Storage dbeta, long n, long c, long h, long w) {
+        BatchNormReluPool.pooling(n, c, h, w);
+        fused.batchNormReluPoolBackward(dy, x, saveMean, saveInvStd, gamma, beta, dx, dgamma, dbeta, n, c, h, w);
     }
 
     /** One block computes the mean loss; the bad-label check is read later, like oneHot's ({@link LabelChecks}). */

@@ -58,10 +58,18 @@ public final class FusedOps {
         long px = ptr(x, "batchNormForward x", size), py = ptr(y, "batchNormForward y", size);
         long pm = ptr(saveMean, "batchNormForward saveMean", c), pi = ptr(saveInvStd, "batchNormForward saveInvStd", c);
         long pg = ptr(gamma, "batchNormForward gamma", c), pb = ptr(beta, "batchNormForward beta", c);
+        statistics("batchNormForward", px, pm, pi, runningMean, runningVar, n, c, hw, eps, momentum);
+        backend.context().launch(Kernel.BATCHNORM_FORWARD_APPLY, size,
+                KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pb).ptr(py).i64(n).i64(c).i64(hw));
+    }
+
+    /** Per-channel mean and 1/sqrt(var + eps) of x, the running averages updated in place unless null. */
+    private void statistics(String op, long px, long pm, long pi, Storage runningMean, Storage runningVar, long n, long c, long hw,
+                            float eps, float momentum) {
         long prm = 0, prv = 0;
         if (runningMean != null) {
-            prm = ptr(runningMean, "batchNormForward runningMean", c);
-            prv = ptr(runningVar, "batchNormForward runningVar", c);
+            prm = ptr(runningMean, op + " runningMean", c);
+            prv = ptr(runningVar, op + " runningVar", c);
         }
         long slices = channelSlices(n, c);
         synchronized (this) {
@@ -69,8 +77,40 @@ public final class FusedOps {
                     KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(prm).ptr(prv).i64(n).i64(c).i64(hw).f32(eps).f32(momentum)
                             .ptr(channelPartials(c, slices)).ptr(channelArrivals(c)).i64(slices));
         }
-        backend.context().launch(Kernel.BATCHNORM_FORWARD_APPLY, size,
-                KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pb).ptr(py).i64(n).i64(c).i64(hw));
+    }
+
+    /**
+     * Batch norm (training), ReLU and 2x2 max pooling with stride 2 in two launches (native/bn_relu_pool.cu): the
+     * statistics, then one pass that reads x and writes only the pooled {@code out}. h and w even.
+     */
+    public void batchNormReluPool(Storage x, Storage gamma, Storage beta, Storage out, Storage saveMean, Storage saveInvStd,
+                                  Storage runningMean, Storage runningVar, long n, long c, long h, long w, float eps, float momentum) {
+        long size = n * c * h * w;
+        long px = ptr(x, "batchNormReluPoolForward x", size), po = ptr(out, "batchNormReluPoolForward out", size / 4);
+        long pm = ptr(saveMean, "batchNormReluPoolForward saveMean", c), pi = ptr(saveInvStd, "batchNormReluPoolForward saveInvStd", c);
+        long pg = ptr(gamma, "batchNormReluPoolForward gamma", c), pb = ptr(beta, "batchNormReluPoolForward beta", c);
+        statistics("batchNormReluPoolForward", px, pm, pi, runningMean, runningVar, n, c, h * w, eps, momentum);
+        backend.context().launch(Kernel.BN_RELU_POOL_FORWARD, size / 4,
+                KernelArgs.of().ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pb).ptr(po).i64(n).i64(c).i64(h).i64(w));
+    }
+
+    /** Backward of {@link #batchNormReluPool}: dgamma and dbeta per channel, then dx, each one pass over x and dy. */
+    public void batchNormReluPoolBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma, Storage beta,
+                                          Storage dx, Storage dgamma, Storage dbeta, long n, long c, long h, long w) {
+        long size = n * c * h * w;
+        long pdy = ptr(dy, "batchNormReluPoolBackward dy", size / 4), px = ptr(x, "batchNormReluPoolBackward x", size);
+        long pm = ptr(saveMean, "batchNormReluPoolBackward saveMean", c), pi = ptr(saveInvStd, "batchNormReluPoolBackward saveInvStd", c);
+        long pg = ptr(gamma, "batchNormReluPoolBackward gamma", c), pb = ptr(beta, "batchNormReluPoolBackward beta", c);
+        long pdg = ptr(dgamma, "batchNormReluPoolBackward dgamma", c), pdb = ptr(dbeta, "batchNormReluPoolBackward dbeta", c);
+        long pdx = ptr(dx, "batchNormReluPoolBackward dx", size);
+        long slices = channelSlices(n, c);
+        synchronized (this) {
+            backend.context().launch(Kernel.BN_RELU_POOL_GRAD_SUMS, c * slices,
+                    KernelArgs.of().ptr(pdy).ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pb).ptr(pdg).ptr(pdb).i64(n).i64(c).i64(h).i64(w)
+                            .ptr(channelPartials(c, slices)).ptr(channelArrivals(c)).i64(slices));
+        }
+        backend.context().launch(Kernel.BN_RELU_POOL_INPUT_GRAD, size / 4,
+                KernelArgs.of().ptr(pdy).ptr(px).ptr(pm).ptr(pi).ptr(pg).ptr(pb).ptr(pdg).ptr(pdb).ptr(pdx).i64(n).i64(c).i64(h).i64(w));
     }
 
     /** Backward of {@link #batchNormTraining}: dgamma, dbeta per channel, then dx (skipped when {@code dx} is null). */

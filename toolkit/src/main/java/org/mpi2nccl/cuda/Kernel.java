@@ -136,6 +136,10 @@ public final class Kernel {
     public static final Kernel BATCHNORM_FORWARD_APPLY = of("batchnorm", "batchnorm_forward_apply_f32", "pppppplll", Launch.PER_ELEMENT);
     public static final Kernel BATCHNORM_GRAD_SUMS = of("batchnorm", "batchnorm_grad_sums_f32", "pppppplllppl", Launch.PER_BLOCK);
     public static final Kernel BATCHNORM_INPUT_GRAD = of("batchnorm", "batchnorm_input_grad_f32", "pppppppplll", Launch.PER_ELEMENT);
+    // batch norm - ReLU - 2x2 max pool as one block (FusedOps.batchNormReluPool): the statistics are BATCHNORM_FORWARD_STATS
+    public static final Kernel BN_RELU_POOL_FORWARD = of("bn_relu_pool", "bn_relu_pool_forward_f32", "ppppppllll", Launch.PER_ELEMENT);
+    public static final Kernel BN_RELU_POOL_GRAD_SUMS = of("bn_relu_pool", "bn_relu_pool_grad_sums_f32", "ppppppppllllppl", Launch.PER_BLOCK);
+    public static final Kernel BN_RELU_POOL_INPUT_GRAD = of("bn_relu_pool", "bn_relu_pool_input_grad_f32", "pppppppppllll", Launch.PER_ELEMENT);
 
     // native/cast.cu
     public static final Kernel CAST_F32_TO_F16 = of("cast", "cast_f32_to_f16", "ppl", Launch.PER_ELEMENT);

@@ -40,6 +40,11 @@ public final class BatchNorm2d extends Module {
         }
     }
 
+    /** Training: this layer, a ReLU and a 2x2 max pooling as one function ({@link FusedBlocks}). */
+    Tensor forwardWithReluAndPool(Tensor x) {
+        return Functions.batchNormReluMaxPool2d(x, weight, bias, eps, runningMean, runningVar, momentum);
+    }
+
     public NDArray runningMean() { return runningMean; }
 
     public NDArray runningVar() { return runningVar; }

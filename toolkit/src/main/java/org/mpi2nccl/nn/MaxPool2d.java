@@ -18,6 +18,9 @@ public final class MaxPool2d extends Module {
     @Override
     public Tensor forward(Tensor x) { return Functions.maxPool2d(x, kernel, stride, padding); }
 
+    /** A 2x2 window moved by 2 without padding: the pooling {@link FusedBlocks} can fuse. */
+    boolean isTwoByTwo() { return kernel == 2 && stride == 2 && padding == 0; }
+
     @Override
     protected String describe() { return "MaxPool2d(" + kernel + ", stride " + stride + ")"; }
 }

@@ -256,6 +256,40 @@ public interface Backend {
      */
     void addBatchMetrics(Storage logits, Storage labels, Storage loss, Storage sums, long rows, int classes);
 
+    // ---- batch norm, ReLU and 2x2 max pooling as one block (nn.Sequential fuses them where the backend does) ----
+
+    /**
+     * Training-mode {@link #batchNormForward} of the compact NCHW {@code x}, then ReLU, then 2x2 max pooling with
+     * stride 2 ({@link #maxPool2d}) into the compact {@code out (n, c, h/2, w/2)}, {@code h} and {@code w} even: the same
+     * values, statistics and running averages as the three calls. Nothing of {@code x}'s size is kept for backward.
+     * The default makes the three calls ({@link BatchNormReluPool}).
+     */
+    default void batchNormReluPoolForward(Storage x, Storage gamma, Storage beta, Storage out, Storage saveMean,
+                                          Storage saveInvStd, Storage runningMean, Storage runningVar,
+                                          long n, long c, long h, long w, float eps, float momentum) {
+        BatchNormReluPool.composedForward(this, x, gamma, beta, out, saveMean, saveInvStd, runningMean, runningVar, n, c, h, w, eps, momentum);
+    }
+
+    /**
+     * Backward of {@link #batchNormReluPoolForward} from {@code x}, the statistics it saved and the parameters: the
+     * pooling's, the ReLU's and {@link #batchNormBackward}'s gradients in turn ({@code dx} overwritten, never null),
+     * the batch norm's output recomputed from {@code x}. The default makes those calls ({@link BatchNormReluPool}).
+     */
+    default void batchNormReluPoolBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
+                                           Storage beta, Storage dx, Storage dgamma, Storage dbeta,
+                                           long n, long c, long h, long w) {
+        BatchNormReluPool.composedBackward(this, dy, x, saveMean, saveInvStd, gamma, beta, dx, dgamma, dbeta, n, c, h, w);
+    }
+
+    /**
+     * Whether {@link #batchNormReluPoolForward} and its backward run in fewer passes over memory than the three
+     * layers do (a GPU's fused kernels): then nn.Sequential runs a BatchNorm2d - ReLU - MaxPool2d(2) block through
+     * them while training. False by default, and on the CPU, whose layers are not bound by memory traffic.
+     */
+    default boolean fusesBatchNormReluPool() {
+        return false;
+    }
+
     // ---- random numbers ----------------------------------------------------------------------------------------
 
     /**

@@ -84,6 +84,56 @@ public abstract class TrainingLayerContractTest extends BackendContractFixture {
     }
 
     @Test
+    void batchNormReluPoolEqualsTheThreeLayersOneAfterTheOther() {
+        // the lesson CNN's blocks scaled down; values on a coarse grid, so that windows tie and the ReLU cuts some off
+        int[][] cases = {{3, 4, 6, 8}, {2, 3, 2, 2}, {5, 2, 14, 10}};
+        for (int[] cs : cases) {
+            int n = cs[0], c = cs[1], h = cs[2], w = cs[3], size = n * c * h * w, pooled = size / 4;
+            float[] x = randoms(size, -2, 3), gamma = randoms(c, 0.5f, 1.5f), beta = randoms(c, -1, 1), dy = randoms(pooled, -1, 1);
+            for (int i = 0; i < size; i++) x[i] = Math.round(x[i] * 2) / 2f;
+            ConvGeometry pool = new ConvGeometry(n, c, h, w, 2, 2, 2, 0);
+            String what = " (" + n + ", " + c + ", " + h + ", " + w + ")";
+            // the three layers
+            Storage sx = upload(x), sg = upload(gamma), sb = upload(beta), sdy = upload(dy);
+            Storage rm = upload(new float[c]), rv = upload(ones(c)), m = alloc(c), inv = alloc(c), z = alloc(size), r = alloc(size);
+            Storage out = alloc(pooled), gr = alloc(size), dx = alloc(size), dg = alloc(c), db = alloc(c);
+            backend.batchNormForward(sx, sg, sb, z, m, inv, rm, rv, n, c, (long) h * w, 1e-5f, 0.1f);
+            backend.unary(UnaryOp.RELU, z, r, size);
+            backend.maxPool2d(r, out, pool);
+            backend.maxPool2dBackward(r, sdy, gr, pool);
+            backend.reluBackward(z, gr, gr, size);
+            backend.batchNormBackward(gr, sx, m, inv, sg, dx, dg, db, n, c, (long) h * w);
+            // the block
+            Storage rm2 = upload(new float[c]), rv2 = upload(ones(c)), m2 = alloc(c), inv2 = alloc(c), out2 = alloc(pooled);
+            Storage dx2 = alloc(size), dg2 = alloc(c), db2 = alloc(c);
+            backend.batchNormReluPoolForward(sx, sg, sb, out2, m2, inv2, rm2, rv2, n, c, h, w, 1e-5f, 0.1f);
+            backend.batchNormReluPoolBackward(sdy, sx, m2, inv2, sg, sb, dx2, dg2, db2, n, c, h, w);
+            assertClose(download(out, pooled), download(out2, pooled), 1e-6, "batchNormReluPoolForward out" + what);
+            assertClose(download(m, c), download(m2, c), 0, "batchNormReluPoolForward saved mean" + what);
+            assertClose(download(inv, c), download(inv2, c), 0, "batchNormReluPoolForward saved 1/std" + what);
+            assertClose(download(rv, c), download(rv2, c), 0, "batchNormReluPoolForward running variance" + what);
+            assertClose(download(db, c), download(db2, c), 1e-5, "batchNormReluPoolBackward dbeta" + what);
+            assertClose(download(dg, c), download(dg2, c), 1e-5, "batchNormReluPoolBackward dgamma" + what);
+            assertClose(download(dx, size), download(dx2, size), 1e-4, "batchNormReluPoolBackward dx" + what);
+        }
+    }
+
+    @Test
+    void batchNormReluPoolRefusesAnOddHeightSayingWhatToDo() {
+        Storage x = alloc(2 * 3 * 4), p = upload(ones(2)), out = alloc(8), m = alloc(2), i = alloc(2);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> backend.batchNormReluPoolForward(x, p, p, out, m, i, null, null, 1, 2, 3, 4, 1e-5f, 0.1f));
+        assertTrue(e.getMessage().contains("even height and width") && e.getMessage().contains("(1, 2, 3, 4)")
+                && e.getMessage().contains("three layers one by one"), e.getMessage());
+    }
+
+    private static float[] ones(int n) {
+        float[] v = new float[n];
+        java.util.Arrays.fill(v, 1f);
+        return v;
+    }
+
+    @Test
     void reluBackwardPassesTheGradientWhereTheInputIsPositive() {
         int n = 3001;
         float[] x = randoms(n, -1, 1), dy = randoms(n, -2, 2), expected = new float[n];

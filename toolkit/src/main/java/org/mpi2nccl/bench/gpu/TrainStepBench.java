@@ -10,6 +10,7 @@ import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.cuda.CudaContext;
 import org.mpi2nccl.cuda.CudaEvent;
+import org.mpi2nccl.nn.FusedBlocks;
 import org.mpi2nccl.nn.Models;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
@@ -87,8 +88,8 @@ public final class TrainStepBench {
             double ms = timeHost(steps, step);
             String name = "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")";
             out.add(new GpuFigure("train", name, batch / (ms * 1e-3), "samples/s", ms,
-                    String.format("toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step; median of %d steps after %d warm-up steps (%.1f s)",
-                            steps, warm, warmupSeconds)));
+                    String.format("toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step; median of %d steps after %d warm-up steps (%.1f s);"
+                            + " fused blocks %s", steps, warm, warmupSeconds, FusedBlocks.fusion())));
             out.addAll(queuedSteps(backend, queue, batch, c1, c2, reps));
             try {
                 double graphed = GraphedTrainStep.timeReplays(backend, queue, steps, warmupSeconds / 2);

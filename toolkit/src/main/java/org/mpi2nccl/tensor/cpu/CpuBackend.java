@@ -2,6 +2,7 @@ package org.mpi2nccl.tensor.cpu;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpi2nccl.tensor.Backend;
+import org.mpi2nccl.tensor.BatchNormReluPool;
 import org.mpi2nccl.tensor.BinaryOp;
 import org.mpi2nccl.tensor.ConvGeometry;
 import org.mpi2nccl.tensor.CounterRandom;
@@ -204,6 +205,38 @@ public final class CpuBackend implements Backend {
         for (Storage s : new Storage[] {saveMean, saveInvStd, gamma, dgamma, dbeta}) checkRange("batchNormBackward per-channel", s, 0, channels);
         TrainingLayerKernels.batchNormBackward(data(dy), data(x), data(saveMean), data(saveInvStd), data(gamma),
                 dx == null ? null : data(dx), data(dgamma), data(dbeta), (int) outer, (int) channels, (int) inner);
+    }
+
+    @Override
+    public void batchNormReluPoolForward(Storage x, Storage gamma, Storage beta, Storage out, Storage saveMean,
+                                         Storage saveInvStd, Storage runningMean, Storage runningVar,
+                                         long n, long c, long h, long w, float eps, float momentum) {
+        ConvGeometry g = BatchNormReluPool.pooling(n, c, h, w);
+        if ((runningMean == null) != (runningVar == null))
+            throw new IllegalArgumentException("batchNormReluPoolForward: runningMean and runningVar go together (both or neither)");
+        checkRange("batchNormReluPoolForward x", x, 0, g.inputSize());
+        checkRange("batchNormReluPoolForward out", out, 0, (long) g.n() * g.c() * g.outH() * g.outW());
+        for (Storage s : new Storage[] {gamma, beta, saveMean, saveInvStd}) checkRange("batchNormReluPoolForward per-channel", s, 0, c);
+        if (runningMean != null) {
+            checkRange("batchNormReluPoolForward runningMean", runningMean, 0, c);
+            checkRange("batchNormReluPoolForward runningVar", runningVar, 0, c);
+        }
+        BatchNormReluPoolKernels.forward(data(x), data(gamma), data(beta), data(out), data(saveMean), data(saveInvStd),
+                runningMean == null ? null : data(runningMean), runningMean == null ? null : data(runningVar),
+                g.n(), g.c(), g.h(), g.w(), eps, momentum);
+    }
+
+    @Override
+    public void batchNormReluPoolBackward(Storage dy, Storage x, Storage saveMean, Storage saveInvStd, Storage gamma,
+                                          Storage beta, Storage dx, Storage dgamma, Storage dbeta,
+                                          long n, long c, long h, long w) {
+        ConvGeometry g = BatchNormReluPool.pooling(n, c, h, w);
+        checkRange("batchNormReluPoolBackward dy", dy, 0, (long) g.n() * g.c() * g.outH() * g.outW());
+        checkRange("batchNormReluPoolBackward x", x, 0, g.inputSize());
+        checkRange("batchNormReluPoolBackward dx", dx, 0, g.inputSize());
+        for (Storage s : new Storage[] {saveMean, saveInvStd, gamma, beta, dgamma, dbeta}) checkRange("batchNormReluPoolBackward per-channel", s, 0, c);
+        BatchNormReluPoolKernels.backward(data(dy), data(x), data(saveMean), data(saveInvStd), data(gamma), data(beta), data(dx),
+                data(dgamma), data(dbeta), g.n(), g.c(), g.h(), g.w());
     }
 
     @Override

@@ -14,30 +14,40 @@ final class TrainingLayerKernels {
         long m = (long) outer * inner;
         Parallel.range(channels, m * 3, (from, to) -> {
             for (int c = from; c < to; c++) {
-                double s = 0, q = 0;
-                for (int o = 0; o < outer; o++) {
-                    int base = (o * channels + c) * inner;
-                    for (int i = 0; i < inner; i++) {
-                        double v = x[base + i];
-                        s += v;
-                        q += v * v;
-                    }
-                }
-                double mean = s / m, var = Math.max(0, q / m - mean * mean);
-                float mu = (float) mean, inv = (float) (1 / Math.sqrt(var + eps));
-                saveMean[c] = mu;
-                saveInvStd[c] = inv;
-                if (runningMean != null) {
-                    runningMean[c] = (1 - momentum) * runningMean[c] + momentum * mu;
-                    runningVar[c] = (1 - momentum) * runningVar[c] + momentum * (float) (var * m / (m - 1));
-                }
-                float k = inv * gamma[c], shift = beta[c];
+                channelStatistics(x, c, saveMean, saveInvStd, runningMean, runningVar, outer, channels, inner, eps, momentum);
+                float mu = saveMean[c], k = saveInvStd[c] * gamma[c], shift = beta[c];
                 for (int o = 0; o < outer; o++) {
                     int base = (o * channels + c) * inner;
                     for (int i = 0; i < inner; i++) y[base + i] = (x[base + i] - mu) * k + shift;
                 }
             }
         });
+    }
+
+    /**
+     * Channel {@code c}'s mean and 1 / sqrt(var + eps) (biased variance, sums in double) into {@code saveMean} and
+     * {@code saveInvStd}, and its running averages updated when {@code runningMean} is not null.
+     */
+    static void channelStatistics(float[] x, int c, float[] saveMean, float[] saveInvStd, float[] runningMean,
+                                  float[] runningVar, int outer, int channels, int inner, float eps, float momentum) {
+        long m = (long) outer * inner;
+        double s = 0, q = 0;
+        for (int o = 0; o < outer; o++) {
+            int base = (o * channels + c) * inner;
+            for (int i = 0; i < inner; i++) {
+                double v = x[base + i];
+                s += v;
+                q += v * v;
+            }
+        }
+        double mean = s / m, var = Math.max(0, q / m - mean * mean);
+        float mu = (float) mean;
+        saveMean[c] = mu;
+        saveInvStd[c] = (float) (1 / Math.sqrt(var + eps));
+        if (runningMean != null) {
+            runningMean[c] = (1 - momentum) * runningMean[c] + momentum * mu;
+            runningVar[c] = (1 - momentum) * runningVar[c] + momentum * (float) (var * m / (m - 1));
+        }
     }
 
     static void batchNormBackward(float[] dy, float[] x, float[] mean, float[] invStd, float[] gamma, float[] dx,

@@ -1,0 +1,99 @@
+package org.mpi2nccl.nn;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.nn.FusedBlocks.Fusion;
+import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.tensor.Device;
+import org.mpi2nccl.tensor.NDArray;
+
+/**
+ * Sequential's fused batch norm - ReLU - max pool block gives the lesson CNN the layers' own loss, gradients and
+ * running averages (forced on the CPU, whose backend would not fuse by itself), and leaves alone what it cannot fuse.
+ */
+class FusedBlocksTest {
+    private final Device cpu = Device.cpu();
+    private final Fusion before = FusedBlocks.fusion();
+
+    @AfterEach
+    void restore() {
+        FusedBlocks.setFusion(before);
+    }
+
+    /** One training step's loss, parameter gradients and state (running averages after the step's forward). */
+    private record Step(float loss, Map<String, float[]> grads, Map<String, float[]> state) {}
+
+    private Step step(Fusion fusion, Sequential net, NDArray x, NDArray y) {
+        FusedBlocks.setFusion(fusion);
+        try (ArrayScope scope = ArrayScope.open()) {
+            net.zeroGrad();
+            Tensor loss = new SoftmaxCrossEntropyLoss().forward(net.forward(Tensor.constant(x)), y);
+            loss.backward();
+            Map<String, float[]> grads = new java.util.TreeMap<>(), state = new java.util.TreeMap<>();
+            net.namedParameters().forEach((k, t) -> grads.put(k, t.grad().toArray()));
+            net.state().forEach((k, a) -> state.put(k, a.toArray()));
+            return new Step(loss.data().toArray()[0], grads, state);
+        }
+    }
+
+    @Test
+    void theLessonCnnTrainsAlikeWithTheBlockFusedOrNot() {
+        Random r = new Random(3);
+        float[] xs = new float[6 * 28 * 28], ys = new float[6];
+        for (int i = 0; i < xs.length; i++) xs[i] = r.nextFloat();
+        for (int i = 0; i < ys.length; i++) ys[i] = r.nextInt(10);
+        try (NDArray x = NDArray.of(cpu, xs, 6, 1, 28, 28); NDArray y = NDArray.of(cpu, ys, 6);
+             Sequential layers = Models.cnn(4, 6, cpu, 5); Sequential fused = Models.cnn(4, 6, cpu, 5)) {
+            Step a = step(Fusion.OFF, layers, x, y), b = step(Fusion.ALWAYS, fused, x, y);
+            assertEquals(a.loss, b.loss, 1e-6, "loss");
+            assertEquals(a.grads.keySet(), b.grads.keySet());
+            a.grads.forEach((k, g) -> assertClose(g, b.grads.get(k), 1e-4, "gradient of " + k));
+            a.state.forEach((k, v) -> assertClose(v, b.state.get(k), 1e-6, "state " + k));
+        }
+    }
+
+    @Test
+    void theBlockIsFusedWhereTheSettingAndTheBackendSaySo() {
+        try (Sequential net = Models.cnn(4, 6, cpu, 5); ArrayScope scope = ArrayScope.open()) {
+            Module[] layers = new Module[net.size()];
+            for (int i = 0; i < layers.length; i++) layers[i] = net.layer(i);
+            Tensor convOut = Tensor.constant(NDArray.of(cpu, new float[2 * 4 * 28 * 28], 2, 4, 28, 28));
+            FusedBlocks.setFusion(Fusion.ALWAYS);
+            assertTrue(FusedBlocks.batchNormReluPool(layers, 1, convOut) != null, "BatchNorm2d, ReLU, MaxPool2d(2) at layer 1");
+            assertTrue(FusedBlocks.batchNormReluPool(layers, 0, convOut) == null, "a convolution first");
+            FusedBlocks.setFusion(Fusion.WHERE_FASTER);
+            assertTrue(FusedBlocks.batchNormReluPool(layers, 1, convOut) == null, "the CPU backend runs the layers faster one by one");
+            FusedBlocks.setFusion(Fusion.OFF);
+            assertTrue(FusedBlocks.batchNormReluPool(layers, 1, convOut) == null, "off");
+        }
+    }
+
+    @Test
+    void anOddHeightOrEvaluationRunsTheLayersOneByOne() {
+        FusedBlocks.setFusion(Fusion.ALWAYS);
+        try (Sequential block = new Sequential(new BatchNorm2d(2, cpu), new ReLU(), new MaxPool2d(2));
+             ArrayScope scope = ArrayScope.open()) {
+            Tensor odd = Tensor.constant(NDArray.of(cpu, new float[2 * 2 * 5 * 4], 2, 2, 5, 4));
+            assertEquals(2, block.forward(odd).shape(2), "5 rows pooled by 2, the layers' floor");
+            block.eval();
+            Tensor even = Tensor.constant(NDArray.of(cpu, new float[2 * 2 * 4 * 4], 2, 2, 4, 4));
+            assertEquals(2, block.forward(even).shape(2));
+            block.train();
+            assertTrue(FusedBlocks.batchNormReluPool(new Module[] {new ReLU(), new ReLU(), new MaxPool2d(2)}, 0, even) == null,
+                    "no batch norm first: nothing to fuse");
+        }
+    }
+
+    private static void assertClose(float[] e, float[] a, double tol, String what) {
+        assertEquals(e.length, a.length, what);
+        for (int i = 0; i < e.length; i++) {
+            assertTrue(Math.abs(e[i] - a[i]) <= tol * Math.max(1, Math.abs(e[i])), what + " at " + i + ": " + e[i] + " vs " + a[i]);
+        }
+    }
+}
