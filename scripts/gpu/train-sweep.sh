@@ -7,9 +7,14 @@
 #   mpi2nccl train-sweep-report DIR --out results/TOPIC
 # for the table of medians and ratios, the CSV and the chart (the device machine may lack fonts for the chart).
 #
+# First, with TESTS=1 (the default), the tests that launch every kernel the backend uses: a sweep of wrong kernels
+# would be no figure at all. With UNFUSED=1 every round also times the toolkit with Sequential's fused blocks off
+# (MPI2NCCL_FUSED_BLOCKS=0: batch norm, ReLU and pooling as three layers), a column of its own in the report.
+#
 # Usage, from the repository root on the GPU machine (the bundle as scripts/gpu/find-bundle.sh finds it):
 #   OUT=$OUT bash scripts/gpu/train-sweep.sh
-# Settings: BATCHES=128,512,2048,8192  ROUNDS=3  WARMUP=1.5 (seconds of untimed steps per batch and mode)
+# Settings: BATCHES=128,512,2048,8192  ROUNDS=3  WARMUP=1.5 (seconds of untimed steps per batch and mode)  TESTS=1
+#   UNFUSED=0
 #   TORCH_MODES=eager,cuda-graph,compile  PROFILE=1 (0: no kernel breakdown; with ROUNDS=0 the breakdown alone)
 #   BUDGET=540 (seconds for the whole run: a step that would start with too little left is skipped, saying so)
 set -uo pipefail
@@ -21,6 +26,8 @@ ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-1.5}
 TORCH_MODES=${TORCH_MODES:-eager,cuda-graph,compile}
 PROFILE=${PROFILE:-1}
+TESTS=${TESTS:-1}
+UNFUSED=${UNFUSED:-0}
 BUDGET=${BUDGET:-540}
 FINAL_OUT=${OUT:-/tmp/out}
 WORK=${WORK:-/tmp/train-sweep}
@@ -44,7 +51,15 @@ torch_python
 toolkit() {
   step "round-$1/toolkit" 180 "$BUNDLE/bin/mpi2nccl" bench-gpu --only train --batch "$BATCHES" --train-warmup "$WARMUP" \
       --json "$WORK/round-$1/toolkit.json"
+  [ "$UNFUSED" = 1 ] || return 0
+  MPI2NCCL_FUSED_BLOCKS=0 step "round-$1/toolkit-unfused" 180 "$BUNDLE/bin/mpi2nccl" bench-gpu --only train \
+      --batch "$BATCHES" --train-warmup "$WARMUP" --json "$WORK/round-$1/toolkit-unfused.json"
 }
+if [ "$TESTS" = 1 ]; then
+  JUNIT_REPORTS="$WORK/junit" step kernel-tests 240 "$BUNDLE/bin/mpi2nccl-test" --disable-ansi-colors \
+      --include-classname "$KERNEL_TESTS|org\.mpi2nccl\.cuda\.FusedBlocksGpuTest"
+  junit_totals "$WORK/kernel-tests.txt"
+fi
 peer() {
   step "round-$1/torch" 300 "$PY" "$here/torch_peer.py" --only train --batch "$BATCHES" --train-modes "$TORCH_MODES" \
       --train-warmup "$WARMUP" --json "$WORK/round-$1/torch.json"

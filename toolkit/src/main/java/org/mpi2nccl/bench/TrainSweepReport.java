@@ -41,6 +41,7 @@ public final class TrainSweepReport {
     /** The five ways a step is run: the side, the mode, and what the bench appends to the figure's name. */
     public enum Mode {
         TOOLKIT_EAGER("toolkit", "eager", ""), TOOLKIT_GRAPHED("toolkit", "graphed", " graphed"),
+        TOOLKIT_EAGER_UNFUSED("toolkit", "eager unfused", " unfused"), TOOLKIT_GRAPHED_UNFUSED("toolkit", "graphed unfused", " unfused graphed"),
         TORCH_EAGER("torch", "eager", ""), TORCH_GRAPH("torch", "cuda graph", " cuda graph"),
         TORCH_COMPILE("torch", "torch.compile", " torch.compile");
 
@@ -125,6 +126,11 @@ public final class TrainSweepReport {
         return null;     // the eager step's launch-bound figures, named otherwise
     }
 
+    /** The modes the run has figures of, in the table's order. */
+    public List<Mode> modes() {
+        return java.util.Arrays.stream(Mode.values()).filter(m -> samples.stream().anyMatch(x -> x.mode == m)).toList();
+    }
+
     /** Batches in order. */
     public List<Integer> batches() {
         return samples.stream().map(Sample::batch).distinct().sorted().toList();
@@ -182,13 +188,14 @@ public final class TrainSweepReport {
         s.append("ms per step, median of ").append(rounds).append(rounds == 1 ? " round" : " rounds")
                 .append("; ratio = PyTorch's time / the toolkit's, per round, then the median (above 1: the toolkit is faster)\n");
         for (String d : devices) s.append("- ").append(d).append('\n');
+        List<Mode> shown = modes();
         s.append("\n| batch |");
-        for (Mode m : Mode.values()) s.append(' ').append(m.label()).append(" |");
+        for (Mode m : shown) s.append(' ').append(m.label()).append(" |");
         s.append(" graphed vs PyTorch's best | eager vs PyTorch eager |\n|");
-        s.append(" --- |".repeat(Mode.values().length + 3)).append('\n');
+        s.append(" --- |".repeat(shown.size() + 3)).append('\n');
         for (int b : batches()) {
             s.append("| ").append(b).append(" |");
-            for (Mode m : Mode.values()) s.append(' ').append(fmt(medianMs(b, m), "%.3f")).append(" |");
+            for (Mode m : shown) s.append(' ').append(fmt(medianMs(b, m), "%.3f")).append(" |");
             Mode best = bestTorch(b);
             s.append(' ').append(verdict(graphedVsBest(b))).append(best == null ? "" : " (best: " + best.mode + ")").append(" |");
             s.append(' ').append(verdict(eagerVsEager(b))).append(" |\n");
@@ -228,7 +235,7 @@ public final class TrainSweepReport {
         c.getStyler().setXAxisDecimalPattern("0");
         c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-        for (Mode m : Mode.values()) {
+        for (Mode m : modes()) {
             List<Double> x = new ArrayList<>(), y = new ArrayList<>();
             for (int b : batches()) {
                 double ms = medianMs(b, m);

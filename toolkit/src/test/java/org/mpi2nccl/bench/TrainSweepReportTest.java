@@ -72,6 +72,19 @@ class TrainSweepReportTest {
     }
 
     @Test
+    void aRunWithTheFusedBlocksOffIsAColumnOfItsOwnAndNoTarget() throws IOException {
+        twoRounds();
+        write("round-1/toolkit-unfused.json", false, "8192 (32,64) unfused", "12", "8192 (32,64) unfused graphed", "11.5");
+        TrainSweepReport r = TrainSweepReport.read(dir);
+        assertEquals(java.util.List.of(Mode.TOOLKIT_EAGER, Mode.TOOLKIT_GRAPHED, Mode.TOOLKIT_EAGER_UNFUSED, Mode.TOOLKIT_GRAPHED_UNFUSED,
+                Mode.TORCH_EAGER, Mode.TORCH_GRAPH, Mode.TORCH_COMPILE), r.modes());
+        String table = r.table();
+        assertTrue(table.contains("| toolkit eager unfused | toolkit graphed unfused |"), table);
+        assertTrue(table.contains("| 8192 | 10.000 | 7.000 | 12.000 | 11.500 | 11.500 | 9.000 | 6.500 | 0.96x MISSES"), table);
+        assertEquals((0.75 + 7.0 / 6) / 2, r.graphedVsBest(8192), 1e-9, "the targets stay on the default, fused run");
+    }
+
+    @Test
     void aFolderWithoutTrainFiguresSaysWhatToRun() throws IOException {
         Files.writeString(dir.resolve("other.json"), "{\"results\": []}");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrainSweepReport.read(dir));

@@ -25,7 +25,8 @@ import org.mpi2nccl.tensor.NDArray;
  * ({@link GraphedTrainStep}), and whether the eager step is launch-bound (the host's time to queue a step beside the
  * GPU's time to run it). The step is the toolkit's own nn/autograd/optim code on the CUDA backend, exactly as
  * training runs it. Figure names: {@code cnn train step batch B (c1,c2)} for the eager step (the name the PyTorch
- * peer's eager step has) and the same with {@code graphed} after it.
+ * peer's eager step has) and the same with {@code graphed} after it; {@code unfused} before that when Sequential's
+ * fused blocks are off (MPI2NCCL_FUSED_BLOCKS=0).
  */
 public final class TrainStepBench {
     private TrainStepBench() {}
@@ -86,7 +87,9 @@ public final class TrainStepBench {
             }
             int steps = Math.max(reps, TRAIN_MIN_STEPS);
             double ms = timeHost(steps, step);
-            String name = "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")";
+            // a run with the fused blocks off (MPI2NCCL_FUSED_BLOCKS=0) names its figures so, for the report to set beside
+            String name = "cnn train step batch " + batch + " (" + c1 + "," + c2 + ")"
+                    + (FusedBlocks.fusion() == FusedBlocks.Fusion.OFF ? " unfused" : "");
             out.add(new GpuFigure("train", name, batch / (ms * 1e-3), "samples/s", ms,
                     String.format("toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step; median of %d steps after %d warm-up steps (%.1f s);"
                             + " fused blocks %s", steps, warm, warmupSeconds, FusedBlocks.fusion())));
