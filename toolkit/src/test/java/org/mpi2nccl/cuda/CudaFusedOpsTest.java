@@ -1,12 +1,11 @@
 package org.mpi2nccl.cuda;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.mpi2nccl.tensor.BackendTestData;
 import org.mpi2nccl.tensor.Storage;
 
 /**
@@ -16,7 +15,7 @@ import org.mpi2nccl.tensor.Storage;
 @Tag("gpu")
 class CudaFusedOpsTest {
     private static CudaBackend backend;
-    private final List<Storage> allocated = new ArrayList<>();
+    private final BackendTestData data = new BackendTestData();
     private final Random random = new Random(99);
 
     @BeforeAll
@@ -27,34 +26,16 @@ class CudaFusedOpsTest {
 
     @AfterEach
     void free() {
-        allocated.forEach(Storage::close);
-        allocated.clear();
+        data.freeAll();
     }
 
-    private Storage upload(float[] v) {
-        Storage s = backend.allocate(v.length);
-        allocated.add(s);
-        backend.copyFromHost(v, 0, s, 0, v.length);
-        return s;
-    }
+    private Storage upload(float[] v) { return data.upload(backend, v); }
 
-    private Storage alloc(long n) {
-        Storage s = backend.allocate(n);
-        allocated.add(s);
-        return s;
-    }
+    private Storage alloc(long n) { return data.alloc(backend, n); }
 
-    private float[] download(Storage s, int n) {
-        float[] v = new float[n];
-        backend.copyToHost(s, 0, v, 0, n);
-        return v;
-    }
+    private float[] download(Storage s, int n) { return BackendTestData.download(backend, s, n); }
 
-    private float[] randoms(int n, float lo, float hi) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = lo + (hi - lo) * random.nextFloat();
-        return v;
-    }
+    private float[] randoms(int n, float lo, float hi) { return BackendTestData.randoms(random, n, lo, hi); }
 
     private static double[] logSumExp(float[] x, int rows, int cols) {
         double[] out = new double[rows];

@@ -1,6 +1,7 @@
 package org.mpi2nccl.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.mpi2nccl.tensor.BackendTestData.size;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.SGD;
 import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.tensor.BackendTestData;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
 import org.mpi2nccl.tensor.Rng;
@@ -37,17 +39,7 @@ class CudaGradientsTest {
         GpuTests.requireGpu();
     }
 
-    private float[] randoms(int n, float lo, float hi) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = lo + (hi - lo) * random.nextFloat();
-        return v;
-    }
-
-    private static int size(int[] shape) {
-        int n = 1;
-        for (int s : shape) n *= s;
-        return n;
-    }
+    private float[] randoms(int n, float lo, float hi) { return BackendTestData.randoms(random, n, lo, hi); }
 
     /** Runs graph on both devices (inputs require gradients), compares the scalar output and every input gradient. */
     private void sameGradients(String what, double rel, Function<Tensor[], Tensor> graph, float[][] inputs, int[][] shapes) {

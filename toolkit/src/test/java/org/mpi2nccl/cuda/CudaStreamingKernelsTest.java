@@ -3,14 +3,13 @@ package org.mpi2nccl.cuda;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.mpi2nccl.tensor.BackendTestData;
 import org.mpi2nccl.tensor.BinaryOp;
 import org.mpi2nccl.tensor.ReduceOp;
 import org.mpi2nccl.tensor.Storage;
@@ -28,7 +27,7 @@ import org.mpi2nccl.tensor.cpu.CpuBackend;
 class CudaStreamingKernelsTest {
     private static CudaBackend gpu;
     private static final CpuBackend CPU = CpuBackend.instance();
-    private final List<Storage> allocated = new ArrayList<>();
+    private final BackendTestData data = new BackendTestData();
     private final Random random = new Random(5);
 
     @BeforeAll
@@ -39,47 +38,23 @@ class CudaStreamingKernelsTest {
 
     @AfterEach
     void free() {
-        allocated.forEach(Storage::close);
-        allocated.clear();
+        data.freeAll();
     }
 
-    private Storage onGpu(float[] v) {
-        Storage s = gpu.allocate(v.length);
-        allocated.add(s);
-        gpu.copyFromHost(v, 0, s, 0, v.length);
-        return s;
-    }
+    private Storage onGpu(float[] v) { return data.upload(gpu, v); }
 
-    private Storage onCpu(float[] v) {
-        Storage s = CPU.allocate(v.length);
-        allocated.add(s);
-        CPU.copyFromHost(v, 0, s, 0, v.length);
-        return s;
-    }
+    private Storage onCpu(float[] v) { return data.upload(CPU, v); }
 
-    private Storage gpuAlloc(long n) {
-        Storage s = gpu.allocate(n);
-        allocated.add(s);
-        return s;
-    }
+    private Storage gpuAlloc(long n) { return data.alloc(gpu, n); }
 
-    private Storage cpuAlloc(long n) {
-        Storage s = CPU.allocate(n);
-        allocated.add(s);
-        return s;
-    }
+    private Storage cpuAlloc(long n) { return data.alloc(CPU, n); }
 
     private static float[] download(org.mpi2nccl.tensor.Backend b, Storage s, int n) {
-        float[] v = new float[n];
-        b.copyToHost(s, 0, v, 0, n);
-        return v;
+        return BackendTestData.download(b, s, n);
     }
 
-    private float[] randoms(int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = 2 * random.nextFloat() - 1;
-        return v;
-    }
+    /** Uniform in [-1, 1). */
+    private float[] randoms(int n) { return BackendTestData.randoms(random, n, -1, 1); }
 
     private void reduceBoth(ReduceOp op, long outer, long reduced, long inner) {
         int n = (int) (outer * reduced * inner), outs = (int) (outer * inner);

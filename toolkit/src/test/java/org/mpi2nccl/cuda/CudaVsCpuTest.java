@@ -1,6 +1,7 @@
 package org.mpi2nccl.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.mpi2nccl.tensor.BackendTestData.size;
 
 import java.util.Random;
 import java.util.function.Function;
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.mpi2nccl.tensor.ArrayScope;
+import org.mpi2nccl.tensor.BackendTestData;
 import org.mpi2nccl.tensor.BinaryOp;
 import org.mpi2nccl.tensor.ConvGeometry;
 import org.mpi2nccl.tensor.Device;
@@ -32,17 +34,7 @@ class CudaVsCpuTest {
         GpuTests.requireGpu();
     }
 
-    private float[] randoms(int n, float lo, float hi) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = lo + (hi - lo) * random.nextFloat();
-        return v;
-    }
-
-    private static int size(int... shape) {
-        int n = 1;
-        for (int s : shape) n *= s;
-        return n;
-    }
+    private float[] randoms(int n, float lo, float hi) { return BackendTestData.randoms(random, n, lo, hi); }
 
     /** Runs {@code program} on inputs placed on each device and compares the results. */
     private void same(String what, double rel, Function<NDArray[], NDArray> program, float[][] inputs, int[][] shapes) {

@@ -4,21 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpi2nccl.dist.gpu.EquivalenceRank;
-import org.mpi2nccl.cuda.Cuda;
-import org.mpi2nccl.cuda.GpuTests;
+import org.mpi2nccl.dist.gpu.TwoGpuJobs;
 import org.mpi2nccl.data.SyntheticDataset;
-import org.mpi2nccl.launch.JobResult;
-import org.mpi2nccl.launch.Mpj;
-import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.tensor.Device;
 
 /**
@@ -30,18 +23,9 @@ class DataParallelGpuTest {
     @TempDir
     Path dir;
 
-    private static void requireTwoGpus() {
-        GpuTests.requireGpu();
-        if (Cuda.deviceCount() < 2) {
-            String m = "no second GPU: skipped (this machine has " + Cuda.deviceCount() + ")";
-            System.out.println(m);
-            Assumptions.assumeTrue(false, m);
-        }
-    }
-
     /** Runs the check; returns the lines the ranks printed. */
     private List<String> check(String route, String model, String... extra) throws Exception {
-        requireTwoGpus();
+        TwoGpuJobs.requireTwoGpus();
         EquivalenceCheck.Setup s = new EquivalenceCheck.Setup(model, new SyntheticDataset(192, new int[] {1, 6, 6}, 5, 11),
                 24, 10, 3, 0.1f, 0.9f);
         float[] reference = EquivalenceCheck.singleRank(s, Device.cuda(0));
@@ -49,13 +33,7 @@ class DataParallelGpuTest {
         List<String> args = new ArrayList<>(List.of("route=" + route, "device=cuda", "model=" + model, "examples=192", "batch=24",
                 "steps=10", "seed=3", "out=" + out));
         args.addAll(List.of(extra));
-        List<String> lines = new CopyOnWriteArrayList<>();
-        JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]))
-                .onLine(l -> {
-                    System.out.println(l);
-                    lines.add(String.valueOf(l));
-                }).timeout(Duration.ofSeconds(180)).run();
-        assertTrue(r.succeeded(), r.toString());
+        List<String> lines = TwoGpuJobs.runEquivalenceRanks(args);
         if (args.contains("cuda-graphs=true")) {
             for (int rank = 0; rank < 2; rank++) {
                 String said = "rank " + rank + ": ";

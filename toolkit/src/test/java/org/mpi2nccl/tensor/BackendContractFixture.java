@@ -2,8 +2,6 @@ package org.mpi2nccl.tensor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,7 +19,7 @@ public abstract class BackendContractFixture {
     protected abstract Device device();
 
     protected Backend backend;
-    private final List<Storage> allocated = new ArrayList<>();
+    private final BackendTestData data = new BackendTestData();
     protected final Random random = new Random(1234);
 
     /** The backend under test: the device's, unless a subclass wraps it. */
@@ -31,37 +29,17 @@ public abstract class BackendContractFixture {
     void openBackend() { backend = backendUnderTest(); }
 
     @AfterEach
-    void freeAll() {
-        for (Storage s : allocated) s.close();
-        allocated.clear();
-    }
+    void freeAll() { data.freeAll(); }
 
     // ---- helpers --------------------------------------------------------------------------------------------
 
-    protected Storage upload(float[] v) {
-        Storage s = backend.allocate(v.length);
-        allocated.add(s);
-        backend.copyFromHost(v, 0, s, 0, v.length);
-        return s;
-    }
+    protected Storage upload(float[] v) { return data.upload(backend, v); }
 
-    protected Storage alloc(long n) {
-        Storage s = backend.allocate(n);
-        allocated.add(s);
-        return s;
-    }
+    protected Storage alloc(long n) { return data.alloc(backend, n); }
 
-    protected float[] download(Storage s, int n) {
-        float[] v = new float[n];
-        backend.copyToHost(s, 0, v, 0, n);
-        return v;
-    }
+    protected float[] download(Storage s, int n) { return BackendTestData.download(backend, s, n); }
 
-    protected float[] randoms(int n, float low, float high) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = low + (high - low) * random.nextFloat();
-        return v;
-    }
+    protected float[] randoms(int n, float low, float high) { return BackendTestData.randoms(random, n, low, high); }
 
     protected static void assertClose(float[] expected, float[] actual, double rel, String what) {
         assertEquals(expected.length, actual.length, what + ": length");

@@ -2,7 +2,6 @@ package org.mpi2nccl.kernel.mpj;
 
 import com.google.gson.JsonObject;
 import org.mpi2nccl.kernel.CellOutput;
-import org.mpi2nccl.kernel.CellOutputFolder;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.Completion;
 import org.mpi2nccl.kernel.jshell.SplitCell;
@@ -22,12 +21,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.stream.Collectors;
 
 /**
  * The kernel's side of N rank engines ({@code %mpj start -np N}): an MPJ job started through the toolkit's
- * launcher whose ranks run {@link RankEngine}, and one link per rank.
+ * launcher whose ranks run {@link RankEngine}, and one link per rank. {@link #start} returns them ready for cells
+ * ({@link EngineStartup}).
  *
  * <p>{@link #run} sends a cell to every rank at once (so collectives inside it work) and collects each rank's
  * outputs and result ({@link CellCollector}). It never waits forever: an interrupt is passed to every rank, ranks
@@ -78,8 +76,9 @@ public final class RankEngines implements AutoCloseable {
     private long nextCellId;
     private int cellsRun;
 
-    private RankEngines(long startedNanos, MpjDevice device, RunningJob job, ServerSocket server, PrintStream log,
-                        List<EngineWire> wiresByRank, List<Rank> ranks) {
+    /** Engines whose ranks are linked but not yet welcomed: {@link EngineStartup} takes them from here. */
+    RankEngines(long startedNanos, MpjDevice device, RunningJob job, ServerSocket server, PrintStream log,
+                List<EngineWire> wiresByRank, List<Rank> ranks) {
         this.startedNanos = startedNanos;
         this.device = device;
         this.job = job;
@@ -106,65 +105,23 @@ public final class RankEngines implements AutoCloseable {
     /** As {@link #start(int, MpjDevice, List, PrintStream)}, with options for the engines' JVMs. */
     public static RankEngines start(int n, MpjDevice device, List<String> classPath, List<String> jvmArgs,
                                     PrintStream log) throws CellError {
-        if (n < 1) {
-            throw engineError("a job needs at least 1 rank, not " + n + ": use %mpj start -np 2 (or more)");
-        }
-        long t0 = System.nanoTime();
-        BlockingQueue<EngineEvent> early = new LinkedBlockingQueue<>();
-        EngineHandshake.Launched launched = EngineHandshake.launch(n, device, jvmArgs, early, t0);
-        try {
-            RankEngines engines = new RankEngines(t0, device, launched.job(), launched.server(), log, launched.wires(),
-                    launched.ranks());
-            engines.takeOver(early, classPath);
-            engines.startupTime = Duration.ofNanos(System.nanoTime() - t0);
-            return engines;
-        } catch (CellError | RuntimeException e) {
-            launched.close();
-            throw e instanceof CellError ? (CellError) e : engineError("the rank engines could not be started: " + e);
-        }
+        return EngineStartup.start(n, device, classPath, jvmArgs, log);
     }
 
-    /** Sends each rank its welcome, starts the link readers and waits until every rank is ready. */
-    private void takeOver(BlockingQueue<EngineEvent> early, List<String> classPath) throws CellError {
-        Map<String, Long> perHost = ranks.stream().collect(Collectors.groupingBy(Rank::host, Collectors.counting()));
-        for (Rank r : ranks) {
-            JsonObject welcome = EngineWire.message("welcome");
-            welcome.addProperty("localRank", r.localRank());
-            welcome.addProperty("localSize", perHost.get(r.host()));
-            welcome.add("classpath", EngineWire.jsonArray(classPath));
-            welcome.addProperty("ownJvm", device == MpjDevice.NIODEV); // only then may it load CUDA
-            welcome.addProperty("outputFolder", outputFolder());
-            send(r.rank(), welcome);
-        }
+    /** Starts the link readers; from now on, the launcher's lines in {@code early} come through the same queue. */
+    void listen(BlockingQueue<EngineEvent> early) {
         events.readLinks(wires);
-        events.forwardLines(early, () -> closed); // from now on, launcher lines come through the same queue
+        events.forwardLines(early, () -> closed);
+    }
 
-        Set<Integer> waiting = new TreeSet<>(wires.keySet());
-        long deadline = startedNanos + START_TIMEOUT.toNanos();
-        while (!waiting.isEmpty()) {
-            EngineEvent ev = events.pollUntil(Math.min(deadline, System.nanoTime() + 100_000_000L));
-            if (Thread.currentThread().isInterrupted()) {
-                throw startInterrupted(ranks.size() - waiting.size(), ranks.size());
-            }
-            if (ev == null && System.nanoTime() < deadline) {
-                continue;
-            }
-            if (ev == null) {
-                throw engineError("rank engines " + waiting + " did not get ready within " + START_TIMEOUT.toSeconds()
-                        + " s" + recent(waiting));
-            }
-            if (ev.line() != null) {
-                remember(ev.line());
-            } else if (ev.message() == null) {
-                throw engineError("rank " + ev.rank() + " died while starting" + recent(Set.of(ev.rank())));
-            } else if ("ready".equals(EngineWire.str(ev.message(), "type"))) {
-                JsonObject m = ev.message();
-                int r = ev.rank();
-                ranks.set(r, ranks.get(r).withGpu(m.has("gpu") ? m.get("gpu").getAsInt() : -1, EngineWire.str(m, "gpuName"),
-                        EngineWire.str(m, "gpuNote")));
-                waiting.remove(r);
-            }
-        }
+    /** Notes the GPU that {@code rank} took when it got ready. */
+    void setGpu(int rank, int gpu, String gpuName, String gpuNote) {
+        ranks.set(rank, ranks.get(rank).withGpu(gpu, gpuName, gpuNote));
+    }
+
+    /** Every rank is ready: the start took until now. */
+    void startedUp() {
+        startupTime = Duration.ofNanos(System.nanoTime() - startedNanos);
     }
 
     /**
@@ -207,16 +164,6 @@ public final class RankEngines implements AutoCloseable {
         return Math.max(16 << 10, CellOutput.SHOWN_BYTES / (2L * n));
     }
 
-    /** The kernel's output folder, for the ranks' cut output; "" if it cannot be made (the rest is then not kept). */
-    private String outputFolder() {
-        try {
-            return CellOutputFolder.get().toString();
-        } catch (IOException | RuntimeException e) {
-            log("no folder for cut cell output: " + e);
-            return "";
-        }
-    }
-
     /** Tab completion at {@code at} of a {@code %%mpj} cell's body, against rank 0's state; null if none. */
     public Completion complete(String code, int at) {
         return closed ? null : completions.complete(code, at);
@@ -236,14 +183,7 @@ public final class RankEngines implements AutoCloseable {
     }
 
     void sendInterrupt(Set<Integer> which) {
-        JsonObject m = EngineWire.message("interrupt");
-        for (int r : which) {
-            try {
-                wires.get(r).send(m);
-            } catch (IOException e) {
-                // that rank is gone; its link reader reports it
-            }
-        }
+        sendToLive(which, EngineWire.message("interrupt"));
     }
 
     /** The stall inspector's delay for every engine (zero: off). */
@@ -260,13 +200,7 @@ public final class RankEngines implements AutoCloseable {
         if (which.isEmpty()) return;
         JsonObject m = EngineWire.message("where");
         m.addProperty("id", id);
-        for (int r : which) {
-            try {
-                wires.get(r).send(m);
-            } catch (IOException e) {
-                // that rank is gone; its link reader reports it
-            }
-        }
+        sendToLive(which, m);
     }
 
     /** Adds class path entries to every rank's cells (the kernel's %jars). */
@@ -367,14 +301,7 @@ public final class RankEngines implements AutoCloseable {
         if (closed) {
             return;
         }
-        JsonObject bye = EngineWire.message("shutdown");
-        for (int r : wires.keySet()) {
-            try {
-                wires.get(r).send(bye);
-            } catch (IOException e) {
-                // gone already
-            }
-        }
+        sendToLive(wires.keySet(), EngineWire.message("shutdown"));
         try {
             job.awaitResult(SHUTDOWN_GRACE);
         } catch (RuntimeException e) {
@@ -383,11 +310,22 @@ public final class RankEngines implements AutoCloseable {
         stopJob();
     }
 
-    private void send(int rank, JsonObject m) throws CellError {
+    void send(int rank, JsonObject m) throws CellError {
         try {
             wires.get(rank).send(m);
         } catch (IOException e) {
             throw rankDied(rank);
+        }
+    }
+
+    /** Sends {@code m} to each of {@code which} that is still there; a rank that is gone is its link reader's news. */
+    private void sendToLive(Set<Integer> which, JsonObject m) {
+        for (int r : which) {
+            try {
+                wires.get(r).send(m);
+            } catch (IOException e) {
+                // that rank is gone; its link reader reports it
+            }
         }
     }
 
@@ -405,6 +343,11 @@ public final class RankEngines implements AutoCloseable {
         return events.poll(millis);
     }
 
+    /** The next event, waiting until {@code deadlineNanos} (System.nanoTime); null if none came or interrupted. */
+    EngineEvent nextEventUntil(long deadlineNanos) {
+        return events.pollUntil(deadlineNanos);
+    }
+
     void remember(RankLine line) {
         recentLines.add(line);
         if (!cellRunning || line.rank() < 0) {
@@ -412,11 +355,11 @@ public final class RankEngines implements AutoCloseable {
         }
     }
 
-    private String recent(Set<Integer> about) {
+    String recent(Set<Integer> about) {
         return recentLines.about(about);
     }
 
-    private void log(String line) {
+    void log(String line) {
         log.println("[mpj engines] " + line);
     }
 

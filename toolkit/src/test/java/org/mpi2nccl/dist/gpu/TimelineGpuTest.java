@@ -8,7 +8,6 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -16,13 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpi2nccl.comm.LocalRanks;
-import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.dist.DataParallel;
@@ -31,9 +27,6 @@ import org.mpi2nccl.dist.timing.Timeline;
 import org.mpi2nccl.dist.timing.TimelineEvent;
 import org.mpi2nccl.dist.timing.TimelineEvent.Kind;
 import org.mpi2nccl.dist.timing.TimelineTrace;
-import org.mpi2nccl.launch.JobResult;
-import org.mpi2nccl.launch.Mpj;
-import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.tensor.Device;
 
@@ -134,23 +127,12 @@ class TimelineGpuTest {
      */
     @Test
     void twoGpusOverNcclRecordEachBucketsAllReduce() throws Exception {
-        GpuTests.requireGpu();
-        if (Cuda.deviceCount() < 2) {
-            String m = "no second GPU: skipped (this machine has " + Cuda.deviceCount() + ")";
-            System.out.println(m);
-            Assumptions.assumeTrue(false, m);
-        }
+        TwoGpuJobs.requireTwoGpus();
         Path trace = dir.resolve("trace.json");
         List<String> args = timelineJob("nccl", "cuda", dir, trace);
         int buckets = plannedBuckets(args);
         assertTrue(buckets >= 2, "the job's options plan several buckets: " + buckets);
-        List<String> lines = new CopyOnWriteArrayList<>();
-        JobResult r = Mpj.launch(EquivalenceRank.class).ranks(2).device(MpjDevice.NIODEV).args(args.toArray(new String[0]))
-                .onLine(l -> {
-                    System.out.println(l);
-                    lines.add(String.valueOf(l));
-                }).timeout(Duration.ofSeconds(180)).run();
-        assertTrue(r.succeeded(), r.toString());
+        List<String> lines = TwoGpuJobs.runEquivalenceRanks(args);
         assertTrue(lines.stream().anyMatch(l -> l.contains("the steps the timeline records run without CUDA graphs")),
                 "the pause of the graphs is said: " + lines);
         checkEveryBucket(trace, 2, buckets);
