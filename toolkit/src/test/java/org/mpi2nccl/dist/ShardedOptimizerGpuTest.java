@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.mpi2nccl.cuda.Cuda;
-import org.mpi2nccl.cuda.GpuTests;
+import org.mpi2nccl.dist.gpu.TwoGpuJobs;
 import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
@@ -23,12 +21,7 @@ import org.mpi2nccl.launch.MpjDevice;
 class ShardedOptimizerGpuTest {
     @Test
     void adamShardedOverTwoGpusMatchesPlainDataParallel() throws Exception {
-        GpuTests.requireGpu();
-        if (Cuda.deviceCount() < 2) {
-            String m = "no second GPU: skipped (this machine has " + Cuda.deviceCount() + ")";
-            System.out.println(m);
-            Assumptions.assumeTrue(false, m);
-        }
+        TwoGpuJobs.requireTwoGpus();
         List<String> lines = new CopyOnWriteArrayList<>();
         JobResult r = Mpj.launch(ShardedGpuRank.class).ranks(2).device(MpjDevice.NIODEV).onLine(l -> {
             System.out.println(l);
