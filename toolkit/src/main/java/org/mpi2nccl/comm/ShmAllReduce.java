@@ -17,8 +17,8 @@ import org.mpi2nccl.comm.RingAllReduce.Segments;
  *       the others own, waits, and adds up its own segment from all boards. All-gather: it writes that result next
  *       to them, waits, and copies the others' results. Each rank adds and copies 1/p of the buffer instead of all
  *       of it, at the price of a second wait.</li>
- *   <li>Memory the peers have not just touched: each post takes a fresh region of the board (see {@link ShmBoard}),
- *       and the buffer travels in blocks of {@link #BLOCK_BYTES}.</li>
+ *   <li>Memory that stays in the caches: the buffer travels in blocks of {@link #BLOCK_BYTES}, each through the
+ *       board's slot that the block before did not use (see {@link ShmBoard}).</li>
  * </ul>
  * Every segment is added in rank order 0, 1, ..., p-1, so every rank gets bit-identical results whichever way the
  * buffer went, as the ring's all-gather guarantees.
