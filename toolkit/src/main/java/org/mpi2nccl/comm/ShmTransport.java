@@ -131,7 +131,7 @@ public final class ShmTransport implements Transport {
             r[i] = new ArrayDeque<>();
         }
         return new ShmTransport(dir, rank, size, slots, slotBytes, out, in, s, r,
-                new ShmBoard(rank, BOARD_DATA_BYTES, boards, ShmWait.forRanks(size)));
+                new ShmBoard(rank, BOARD_DATA_BYTES, boards, new ShmWait()));
     }
 
     private ShmTransport(Path folder, int rank, int size, int slots, int slotBytes, MappedByteBuffer[] out,
