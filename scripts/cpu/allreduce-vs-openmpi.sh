@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The CPU all-reduce against Open MPI on this machine: float32 sums on 2 ranks from 4 KiB to 64 MiB, in place and
-# out of place, through the toolkit's ring communicator over shared memory (`ring-shm`, which runs the one-exchange
-# ShmAllReduce) and through Open MPI (mpi4py_allreduce.py on Debian's openmpi-bin, python3-mpi4py and
-# python3-numpy, installed here when missing). The two run ALTERNATELY, ROUNDS times (default 3), so that both see
-# the same load; allreduce_ratios.py then gives each size's busbw ratio (toolkit / Open MPI, the median over the
-# rounds) and which target it meets. Last, 4 ranks on the same cores: every size must complete.
+# out of place, through the toolkit's ring communicator over shared memory (`ring-shm`, which runs ShmAllReduce)
+# and through Open MPI (mpi4py_allreduce.py on Debian's openmpi-bin, python3-mpi4py and python3-numpy, installed
+# here when missing). The two run ALTERNATELY, ROUNDS times (default 3), so that both see the same load;
+# allreduce_ratios.py then gives each size's busbw ratio (toolkit / Open MPI, the median over the rounds) and which
+# target it meets. Last, 4 ranks on the same cores: every size must complete.
 #   bash scripts/cpu/allreduce-vs-openmpi.sh          # OUT=build/cpu-allreduce ROUNDS=3 DEV=niodev by default
 #   BEFORE=/path/to/other/checkout bash scripts/cpu/allreduce-vs-openmpi.sh   # also that build's ring-shm, each round
 # Small sizes get many warm-up calls: the JVM compiles the collective's code after some thousands of calls, and a

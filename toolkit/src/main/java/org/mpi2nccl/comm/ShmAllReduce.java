@@ -17,8 +17,8 @@ import org.mpi2nccl.comm.RingAllReduce.Segments;
  *       the others own, waits, and adds up its own segment from all boards. All-gather: it writes that result next
  *       to them, waits, and copies the others' results. Each rank adds and copies 1/p of the buffer instead of all
  *       of it, at the price of a second wait.</li>
- *   <li>Memory the peers have not just touched: each post takes a fresh region of the board (see {@link ShmBoard}),
- *       and the buffer travels in blocks of {@link #BLOCK_BYTES}.</li>
+ *   <li>Memory that stays in the caches: the buffer travels in blocks of {@link #BLOCK_BYTES}, each through the
+ *       board's slot that the block before did not use (see {@link ShmBoard}).</li>
  * </ul>
  * Every segment is added in rank order 0, 1, ..., p-1, so every rank gets bit-identical results whichever way the
  * buffer went, as the ring's all-gather guarantees.
@@ -28,9 +28,12 @@ import org.mpi2nccl.comm.RingAllReduce.Segments;
 final class ShmAllReduce {
     /** Elements added per pass: small enough that the two terms stay in the first-level cache. */
     private static final int PASS_BYTES = 16 * 1024;
-    /** From this size on a block goes as reduce-scatter + all-gather (2 ranks: 64 KiB 11 us against 12-13 us). */
+    /**
+     * From this size on a block goes as reduce-scatter + all-gather (2 ranks: 64 KiB 11 us against 12-13 us in one
+     * exchange; 256 KiB 34 us against 41 us, pinned, warm slots).
+     */
     static final int HALVES_FROM_BYTES = 64 * 1024;
-    /** Bytes per block: 4 MiB went in 0.46-0.48 ms in 1 MiB blocks, 0.84-0.91 ms in 256 KiB blocks. */
+    /** Bytes per block: 4 MiB went in 0.59 ms in 1 MiB blocks, 0.63 ms in 256 KiB blocks (pinned, warm slots). */
     static final int BLOCK_BYTES = 1024 * 1024;
 
     private ShmAllReduce() {
@@ -107,13 +110,52 @@ final class ShmAllReduce {
 
     /**
      * {@code out = (elements [first, first + n) of every rank's block, reduced in rank order)}, where this rank's
-     * term is {@code mine}, a cache-sized pass at a time, added in two scratch blocks at offset 0 (the loop shape the
-     * JIT vectorises, see {@link HostReduce}). {@code out} is written only at the end of a pass, so this rank's term
-     * can always come from {@code mine}, in place or not. {@code AVG} divides here. If {@code result >= 0} the
-     * result also goes to this rank's region at {@code result}, for the all-gather.
+     * term is {@code mine}, a cache-sized pass at a time. {@code AVG} divides here. If {@code result >= 0} the result
+     * also goes to this rank's region at {@code result}, for the all-gather.
+     *
+     * <p>The sums run in the loop shape the JIT vectorises, where all three arrays are at the same offset (see
+     * {@link HostReduce}). Two ranks out of place: the peer's term is read into {@code out} and added to
+     * {@code mine} there (three passes over the data). Otherwise both terms are added in two scratch blocks at
+     * offset 0, and {@code out} is written only at the end of a pass, so this rank's term can always come from
+     * {@code mine}, in place or not (five passes). Two ranks reduced 1 MiB out of place in 82 us the first way and
+     * 100 us the second (pinned, medians of 3 rounds).
      */
     private static void reduce(ShmBoard board, Ring ring, int[] regions, int first, HostBuffer mine, HostBuffer out,
                                Reduction op, int result) {
+        if (ring.size() == 2 && out.array() != mine.array() && out.offset() == mine.offset()) {
+            reduceTwoIntoOut(board, ring.rank(), regions, first, mine, out, op, result);
+        } else {
+            reduceInScratch(board, ring, regions, first, mine, out, op, result);
+        }
+    }
+
+    /** {@link #reduce} for two ranks out of place, {@code mine} and {@code out} at the same offset. */
+    private static void reduceTwoIntoOut(ShmBoard board, int me, int[] regions, int first, HostBuffer mine,
+                                         HostBuffer out, Reduction op, int result) {
+        int bytes = mine.dataType().bytes();
+        int pass = Math.max(1, PASS_BYTES / bytes);
+        int peer = 1 - me;
+        for (int at = 0; at < mine.length(); at += pass) {
+            int n = Math.min(pass, mine.length() - at);
+            HostBuffer sum = out.slice(at, n);
+            board.read(peer, regions[peer] + (first + at) * bytes, sum);
+            if (me == 0) {
+                HostReduce.apply(op, mine.slice(at, n), sum, sum);
+            } else {
+                HostReduce.apply(op, sum, mine.slice(at, n), sum);
+            }
+            if (op == Reduction.AVG) {
+                HostReduce.divide(sum, 2);
+            }
+            if (result >= 0) {
+                board.write(result + (first + at) * bytes, sum, 0, n);
+            }
+        }
+    }
+
+    /** {@link #reduce} for any number of ranks and placement. */
+    private static void reduceInScratch(ShmBoard board, Ring ring, int[] regions, int first, HostBuffer mine,
+                                        HostBuffer out, Reduction op, int result) {
         int me = ring.rank();
         int bytes = mine.dataType().bytes();
         int pass = Math.max(1, PASS_BYTES / bytes);

@@ -12,17 +12,18 @@ import java.nio.MappedByteBuffer;
  * the data in place. Every post also carries the rank's {@link CollectiveCall}, so the ranks compare their calls in
  * the same wait that brings the data (the metadata check costs no exchange of its own).
  *
- * <p>Where a post's data goes: the file's data area is used as a ring of bytes, each post's region right after the
- * last one's. A region is overwritten only after the writer has gone round the whole area, many posts later. On this
- * kind of machine writing memory that another core has just read is slow (the cache lines must first be taken back
- * from that core: 170-220 us for 256 KiB here, against 6 us for memory nobody else touched lately), so the next post
- * must not land where the peers have just been reading.
+ * <p>Where a post's data goes: the file's data area is two slots, and each claim takes the other slot than the last
+ * one, so the same few megabytes are written call after call and stay in the caches. Two ranks on a 2-core machine
+ * (each pinned to its core, medians of 3 rounds of 200 calls) reduced 1 MiB in 89 us through two warm slots against
+ * 125 us through fresh regions of an 8 MiB ring, 4 MiB in 0.59 ms against 1.08 ms: fresh regions miss every cache,
+ * and that costs more than taking back the lines a peer has just read.
  *
  * <p>Why it is safe: every post is followed by a wait for every rank's post of the same number, and a rank posts
- * number j+1 only after it has read what it needed of post j. So when a rank writes post j+2, every peer is done with
- * post j; the regions of posts j+1 and j+2 never overlap, because a region is at most a quarter of the area. The call
- * and the region's place are kept per post parity for the same reason, so a rank reads them for the post it has
- * just waited for: one post older may already be overwritten by a peer that has moved on.
+ * the first post of a claim only after it has read what it needed of the claim before. So when a rank writes the
+ * claim after next into a slot, every peer has posted the next claim's first post, which means it is done with the
+ * slot. A claim may carry several posts (the reduce-scatter and all-gather of one block) as long as they follow
+ * each other. The call and the region's place are kept per post parity for the same reason, so a rank reads them
+ * for the post it has just waited for: one post older may already be overwritten by a peer that has moved on.
  *
  * <p>{@link ShmTransport} maps the boards next to its point-to-point channels; one thread per rank uses them.
  */
@@ -38,7 +39,7 @@ final class ShmBoard {
     private final MappedByteBuffer[] boards;               // boards[q]: rank q's file (this rank writes only its own)
     private final ShmWait waits;
     private long posted;                                   // what this rank's counter says
-    private int cursor;                                    // where the next region may start
+    private int claims;                                    // regions claimed so far: the next takes slot claims % 2
 
     ShmBoard(int rank, int dataBytes, MappedByteBuffer[] boards, ShmWait waits) {
         this.rank = rank;
@@ -61,22 +62,20 @@ final class ShmBoard {
         return boards.length;
     }
 
-    /** The largest region one post may take (a quarter of the data area, see the class comment). */
+    /** The largest region one claim may take: one of the two slots (see the class comment). */
     int maxRegionBytes() {
-        return dataBytes / 4;
+        return dataBytes / 2 & ~63;
     }
 
-    /** Takes the next region of {@code bytes} in this rank's data area; returns its offset, for {@link #post}. */
+    /**
+     * Takes the slot the last claim did not take, for a region of {@code bytes}; returns its offset, for
+     * {@link #post}. The posts of one claim must follow each other (see the class comment).
+     */
     int claim(int bytes) {
         if (bytes > maxRegionBytes()) {
             throw new IllegalArgumentException("shm board: a region of " + bytes + " bytes is over " + maxRegionBytes());
         }
-        int at = (cursor + 63) & ~63;                      // regions start on a cache line
-        if (at + bytes > dataBytes) {
-            at = 0;
-        }
-        cursor = at + bytes;
-        return HEADER + at;
+        return HEADER + (claims++ & 1) * maxRegionBytes();
     }
 
     /** Copies elements [from, from + n) of {@code src} into this rank's file at byte {@code at} (not yet announced). */

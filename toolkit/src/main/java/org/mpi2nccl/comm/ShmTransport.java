@@ -36,9 +36,8 @@ public final class ShmTransport implements Transport {
     private static final int HEAD = 64;          // slots consumed by the receiver (own cache line)
     private static final int HEADER = 128;
     private static final int SLOT_HEADER = 16;   // int tag, int payload bytes, long message bytes
-    // The board's data area: ShmAllReduce's blocks (1 MiB) come back to the same bytes only every 8 MiB, by then
-    // out of the other cores' caches (1 MiB second-level cache per core here).
-    private static final int BOARD_DATA_BYTES = 8 * 1024 * 1024;
+    // The board's data area: two slots of one of ShmAllReduce's blocks each, written in turn (see ShmBoard).
+    private static final int BOARD_DATA_BYTES = 2 * ShmAllReduce.BLOCK_BYTES;
 
     private final Path folder;
     private final int rank;
@@ -132,7 +131,7 @@ public final class ShmTransport implements Transport {
             r[i] = new ArrayDeque<>();
         }
         return new ShmTransport(dir, rank, size, slots, slotBytes, out, in, s, r,
-                new ShmBoard(rank, BOARD_DATA_BYTES, boards, ShmWait.forRanks(size)));
+                new ShmBoard(rank, BOARD_DATA_BYTES, boards, new ShmWait()));
     }
 
     private ShmTransport(Path folder, int rank, int size, int slots, int slotBytes, MappedByteBuffer[] out,

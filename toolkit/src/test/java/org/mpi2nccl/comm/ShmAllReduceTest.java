@@ -58,34 +58,72 @@ class ShmAllReduceTest {
         int n = 300_001;                                             // over one int8 slot: two blocks
         List<List<String>> bad = onShm(ranks, comm -> {
             List<String> wrong = new ArrayList<>();
-            for (DataType t : DataType.values()) {
-                for (Reduction op : Reduction.values()) {
-                    // send at offset 3 of its array, recv at offset 5
-                    HostBuffer send = HostBuffer.allocate(t, n + 3).slice(3, n);
-                    HostBuffer recv = HostBuffer.allocate(t, n + 5).slice(5, n);
-                    HostBuffer expected = HostBuffer.allocate(t, n);
-                    for (int q = 0; q < ranks; q++) {
-                        HostBuffer v = HostBuffer.allocate(t, n);
-                        fill(v, q);
-                        if (q == 0) {
-                            v.copyTo(expected);
-                        } else {
-                            HostReduce.apply(op, expected, v, expected);
+            // send at offset 3 of its array, recv at 5; then both at 4 (two ranks add into recv directly)
+            for (int[] at : new int[][] {{3, 5}, {4, 4}}) {
+                for (DataType t : DataType.values()) {
+                    for (Reduction op : Reduction.values()) {
+                        HostBuffer send = HostBuffer.allocate(t, n + at[0]).slice(at[0], n);
+                        HostBuffer recv = HostBuffer.allocate(t, n + at[1]).slice(at[1], n);
+                        HostBuffer expected = HostBuffer.allocate(t, n);
+                        for (int q = 0; q < ranks; q++) {
+                            HostBuffer v = HostBuffer.allocate(t, n);
+                            fill(v, q);
+                            if (q == 0) {
+                                v.copyTo(expected);
+                            } else {
+                                HostReduce.apply(op, expected, v, expected);
+                            }
+                            if (q == comm.rank()) {
+                                v.copyTo(send);
+                            }
                         }
-                        if (q == comm.rank()) {
-                            v.copyTo(send);
+                        if (op == Reduction.AVG) {
+                            HostReduce.divide(expected, ranks);
+                        }
+                        comm.allReduce(send, recv, op);
+                        for (int i = 0; i < n; i += 997) {
+                            if (recv.getDouble(i) != expected.getDouble(i)) {
+                                wrong.add(t + " " + op + " offsets " + at[0] + "/" + at[1] + " at " + i + ": "
+                                        + recv.getDouble(i) + " != " + expected.getDouble(i));
+                                break;
+                            }
                         }
                     }
-                    if (op == Reduction.AVG) {
-                        HostReduce.divide(expected, ranks);
+                }
+            }
+            return wrong;
+        });
+        for (int r = 0; r < ranks; r++) {
+            assertTrue(bad.get(r).isEmpty(), "rank " + r + ": " + bad.get(r));
+        }
+    }
+
+    /**
+     * Back-to-back calls of three blocks each, new values every call: the board's two slots are written again while
+     * peers may still be reading the block before, so a slot reused too early shows as a wrong sum.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @CsvSource({"2", "3"})
+    void repeatedMultiBlockCallsReuseTheSlotsSafely(int ranks) {
+        int n = 3 * SLOT_FLOATS + 11;
+        List<List<String>> bad = onShm(ranks, comm -> {
+            List<String> wrong = new ArrayList<>();
+            for (int call = 0; call < 12; call++) {
+                float[] expected = new float[n];
+                for (int q = 0; q < ranks; q++) {
+                    float[] v = values(q + call, n);
+                    for (int i = 0; i < n; i++) {
+                        expected[i] += v[i];
                     }
-                    comm.allReduce(send, recv, op);
-                    for (int i = 0; i < n; i += 997) {
-                        if (recv.getDouble(i) != expected.getDouble(i)) {
-                            wrong.add(t + " " + op + " at " + i + ": " + recv.getDouble(i) + " != " + expected.getDouble(i));
-                            break;
-                        }
-                    }
+                }
+                float[] mine = values(comm.rank() + call, n);
+                if (call % 2 == 0) {
+                    float[] out = new float[n];
+                    comm.allReduce(HostBuffer.of(mine), HostBuffer.of(out), Reduction.SUM);
+                    check(wrong, "call " + call + " out of place", expected, out);
+                } else {
+                    comm.allReduce(HostBuffer.of(mine), Reduction.SUM);
+                    check(wrong, "call " + call + " in place", expected, mine);
                 }
             }
             return wrong;
