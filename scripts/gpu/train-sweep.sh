@@ -57,7 +57,7 @@ toolkit() {
 }
 if [ "$TESTS" = 1 ]; then
   JUNIT_REPORTS="$WORK/junit" step kernel-tests 240 "$BUNDLE/bin/mpi2nccl-test" --disable-ansi-colors \
-      --include-classname "$KERNEL_TESTS|org\.mpi2nccl\.cuda\.FusedBlocksGpuTest"
+      --include-classname "$KERNEL_TESTS|org\.mpi2nccl\.nn\.FusedBlocksGpuTest"
   junit_totals "$WORK/kernel-tests.txt"
 fi
 peer() {

@@ -27,9 +27,18 @@ class FusedBlocksTest {
     }
 
     /** One training step's loss, parameter gradients and state (running averages after the step's forward). */
-    private record Step(float loss, Map<String, float[]> grads, Map<String, float[]> state) {}
+    record Step(float loss, Map<String, float[]> grads, Map<String, float[]> state) {
+        /** Equal to {@code other} within {@code tol} (relative), each array named when it is not. */
+        void assertCloseTo(Step other, double lossTol, double tol) {
+            assertEquals(loss, other.loss, lossTol, "loss");
+            assertEquals(grads.keySet(), other.grads.keySet());
+            grads.forEach((k, g) -> assertClose(g, other.grads.get(k), tol, "gradient of " + k));
+            state.forEach((k, v) -> assertClose(v, other.state.get(k), tol / 10, "state " + k));
+        }
+    }
 
-    private Step step(Fusion fusion, Sequential net, NDArray x, NDArray y) {
+    /** One training step of {@code net} on (x, y) with Sequential's fusion set to {@code fusion}. */
+    static Step step(Fusion fusion, Sequential net, NDArray x, NDArray y) {
         FusedBlocks.setFusion(fusion);
         try (ArrayScope scope = ArrayScope.open()) {
             net.zeroGrad();
@@ -50,11 +59,7 @@ class FusedBlocksTest {
         for (int i = 0; i < ys.length; i++) ys[i] = r.nextInt(10);
         try (NDArray x = NDArray.of(cpu, xs, 6, 1, 28, 28); NDArray y = NDArray.of(cpu, ys, 6);
              Sequential layers = Models.cnn(4, 6, cpu, 5); Sequential fused = Models.cnn(4, 6, cpu, 5)) {
-            Step a = step(Fusion.OFF, layers, x, y), b = step(Fusion.ALWAYS, fused, x, y);
-            assertEquals(a.loss, b.loss, 1e-6, "loss");
-            assertEquals(a.grads.keySet(), b.grads.keySet());
-            a.grads.forEach((k, g) -> assertClose(g, b.grads.get(k), 1e-4, "gradient of " + k));
-            a.state.forEach((k, v) -> assertClose(v, b.state.get(k), 1e-6, "state " + k));
+            step(Fusion.OFF, layers, x, y).assertCloseTo(step(Fusion.ALWAYS, fused, x, y), 1e-6, 1e-4);
         }
     }
 
@@ -90,7 +95,7 @@ class FusedBlocksTest {
         }
     }
 
-    private static void assertClose(float[] e, float[] a, double tol, String what) {
+    static void assertClose(float[] e, float[] a, double tol, String what) {
         assertEquals(e.length, a.length, what);
         for (int i = 0; i < e.length; i++) {
             assertTrue(Math.abs(e[i] - a[i]) <= tol * Math.max(1, Math.abs(e[i])), what + " at " + i + ": " + e[i] + " vs " + a[i]);
