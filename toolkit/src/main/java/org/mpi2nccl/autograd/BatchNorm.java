@@ -29,19 +29,10 @@ final class BatchNorm extends Function {
     @Override
     protected NDArray forward(NDArray... in) {
         NDArray beta = in[2];
-        if (in[0].ndim() != 4 || in[1].ndim() != 1 || in[1].shape(0) != in[0].shape(1) || !java.util.Arrays.equals(beta.shape(), in[1].shape()))
-            throw new IllegalArgumentException("batchNorm2d: input " + Shapes.str(in[0].shape()) + ", weight " + Shapes.str(in[1].shape())
-                    + " and bias " + Shapes.str(beta.shape()) + " do not fit: expected (N, C, H, W), (C,), (C,)");
+        checkInputs("batchNorm2d", in[0], in[1], beta, runningMean, runningVar);
         outer = in[0].shape(0);
         channels = in[0].shape(1);
         inner = in[0].shape(2) * in[0].shape(3);
-        if ((long) outer * inner < 2)
-            throw new IllegalArgumentException("batchNorm2d: needs more than one value per channel, got input " + Shapes.str(in[0].shape()));
-        if (runningMean != null && (runningMean.size() != channels || runningVar.size() != channels
-                || !runningMean.isCompact() || !runningVar.isCompact() || !runningMean.device().equals(in[0].device())))
-            throw new IllegalArgumentException("batchNorm2d: running averages of shape " + Shapes.str(runningMean.shape()) + " and "
-                    + Shapes.str(runningVar.shape()) + " do not fit " + channels + " channels on " + in[0].device()
-                    + " (expected compact (" + channels + ",) arrays on the input's device)");
         Backend be = in[0].backend();
         x = in[0].compact();
         gamma = in[1].compact();
@@ -65,6 +56,25 @@ final class BatchNorm extends Function {
                     dx == null ? null : dx.storage(), dgamma.storage(), dbeta.storage(), outer, channels, inner);
         }
         return new NDArray[] {dx, needsGrad(1) ? dgamma : close(dgamma), needsGrad(2) ? dbeta : close(dbeta)};
+    }
+
+    /**
+     * The checks of a training-mode batch norm's inputs (this function's and {@link FusedBatchNormReluPool}'s): NCHW
+     * x with per-channel weight and bias, more than one value per channel, running averages (null, or compact arrays
+     * of one value per channel on x's device). {@code op} names the function in the message.
+     */
+    static void checkInputs(String op, NDArray x, NDArray gamma, NDArray beta, NDArray runningMean, NDArray runningVar) {
+        if (x.ndim() != 4 || gamma.ndim() != 1 || gamma.shape(0) != x.shape(1) || !java.util.Arrays.equals(beta.shape(), gamma.shape()))
+            throw new IllegalArgumentException(op + ": input " + Shapes.str(x.shape()) + ", weight " + Shapes.str(gamma.shape())
+                    + " and bias " + Shapes.str(beta.shape()) + " do not fit: expected (N, C, H, W), (C,), (C,)");
+        int channels = x.shape(1);
+        if ((long) x.shape(0) * x.shape(2) * x.shape(3) < 2)
+            throw new IllegalArgumentException(op + ": needs more than one value per channel, got input " + Shapes.str(x.shape()));
+        if (runningMean != null && (runningMean.size() != channels || runningVar.size() != channels
+                || !runningMean.isCompact() || !runningVar.isCompact() || !runningMean.device().equals(x.device())))
+            throw new IllegalArgumentException(op + ": running averages of shape " + Shapes.str(runningMean.shape()) + " and "
+                    + Shapes.str(runningVar.shape()) + " do not fit " + channels + " channels on " + x.device()
+                    + " (expected compact (" + channels + ",) arrays on the input's device)");
     }
 
     private static NDArray close(NDArray a) {

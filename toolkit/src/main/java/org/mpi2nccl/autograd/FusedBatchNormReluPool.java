@@ -3,7 +3,6 @@ package org.mpi2nccl.autograd;
 import org.mpi2nccl.tensor.Backend;
 import org.mpi2nccl.tensor.BatchNormReluPool;
 import org.mpi2nccl.tensor.NDArray;
-import org.mpi2nccl.tensor.Shapes;
 
 /**
  * Batch norm with batch statistics, ReLU and 2x2 max pooling with stride 2 as one function of (x, gamma, beta): the
@@ -27,9 +26,7 @@ final class FusedBatchNormReluPool extends Function {
 
     @Override
     protected NDArray forward(NDArray... in) {
-        if (in[0].ndim() != 4 || in[1].ndim() != 1 || in[1].shape(0) != in[0].shape(1) || !java.util.Arrays.equals(in[2].shape(), in[1].shape()))
-            throw new IllegalArgumentException("batchNorm2d + relu + maxPool2d(2): input " + Shapes.str(in[0].shape()) + ", weight "
-                    + Shapes.str(in[1].shape()) + " and bias " + Shapes.str(in[2].shape()) + " do not fit: expected (N, C, H, W), (C,), (C,)");
+        BatchNorm.checkInputs("batchNorm2d + relu + maxPool2d(2)", in[0], in[1], in[2], runningMean, runningVar);
         int n = in[0].shape(0), c = in[0].shape(1), h = in[0].shape(2), w = in[0].shape(3);
         BatchNormReluPool.pooling(n, c, h, w);
         Backend be = in[0].backend();

@@ -80,6 +80,19 @@ class FusedBlocksTest {
     }
 
     @Test
+    void theFusedFunctionChecksItsInputsAsBatchNormDoes() {
+        try (ArrayScope scope = ArrayScope.open()) {
+            Tensor x = Tensor.constant(NDArray.of(cpu, new float[2 * 2 * 4 * 4], 2, 2, 4, 4));
+            Tensor w = Tensor.constant(NDArray.ones(cpu, 2)), b = Tensor.constant(NDArray.zeros(cpu, 2));
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> org.mpi2nccl.autograd.Functions.batchNormReluMaxPool2d(x, w, b, 1e-5f, NDArray.zeros(cpu, 3),
+                            NDArray.ones(cpu, 3), 0.1f));
+            assertTrue(e.getMessage().startsWith("batchNorm2d + relu + maxPool2d(2): running averages of shape (3,)")
+                    && e.getMessage().contains("do not fit 2 channels"), e.getMessage());
+        }
+    }
+
+    @Test
     void anOddHeightOrEvaluationRunsTheLayersOneByOne() {
         FusedBlocks.setFusion(Fusion.ALWAYS);
         try (Sequential block = new Sequential(new BatchNorm2d(2, cpu), new ReLU(), new MaxPool2d(2));
