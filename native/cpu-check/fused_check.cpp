@@ -317,6 +317,7 @@ int main() {
     cross_entropy_case(37, 1, 256, -1);
     cross_entropy_case(70, 40, 96, 45);    // rows not a multiple of the warps, a bad label
     cross_entropy_case(5, 3, 256, 0);
+    cross_entropy_case(50, 100, 128, 7);   // over 64 classes: a warp per row, a bad label
     std::printf("cross-entropy (mean, backward, first bad row): %lld failures so far\n", failures);
     metrics_case(128, 10, 256);
     metrics_case(45, 40, 64);

@@ -5,8 +5,8 @@ import org.mpi2nccl.tensor.Storage;
 
 /**
  * Convolution and pooling for {@link CudaBackend} (the lesson CNN's layers): im2col and col2im turn a convolution
- * into the GEMM cuBLAS does, and 2-D max pooling with its gradient; one thread per output element each
- * (native/im2col.cu, native/pool.cu). Every kernel takes the layer's geometry as one Window2d struct.
+ * into the GEMM cuBLAS does (a block per plane, native/im2col.cu), and 2-D max pooling with its gradient (one
+ * thread per output element, native/pool.cu). Every kernel takes the layer's geometry as one Window2d struct.
  */
 final class CudaConvolutions {
     private final CudaBackend backend;
@@ -22,14 +22,16 @@ final class CudaConvolutions {
         CudaBackend.checkRange("im2col x", x, 0, g.inputSize());
         long colSize = (long) g.n() * g.colRows() * g.colCols();
         CudaBackend.checkRange("im2col cols", cols, 0, colSize);
-        context.launch(Kernel.IM2COL, colSize, KernelArgs.of().ptr(px).ptr(pc).window(window(g)));
+        // a block per row of cols (one sample's one (channel, window offset) pair)
+        context.launch(Kernel.IM2COL, (long) g.n() * g.colRows(), KernelArgs.of().ptr(px).ptr(pc).window(window(g)));
     }
 
     void col2im(Storage cols, Storage dx, ConvGeometry g) {
         long pc = backend.address(cols, "col2im cols"), pd = backend.address(dx, "col2im dx");
         CudaBackend.checkRange("col2im cols", cols, 0, (long) g.n() * g.colRows() * g.colCols());
         CudaBackend.checkRange("col2im dx", dx, 0, g.inputSize());
-        context.launch(Kernel.COL2IM, g.inputSize(), KernelArgs.of().ptr(pc).ptr(pd).window(window(g)));
+        // a block per (sample, channel) plane of dx
+        context.launch(Kernel.COL2IM, (long) g.n() * g.c(), KernelArgs.of().ptr(pc).ptr(pd).window(window(g)));
     }
 
     void maxPool2d(Storage x, Storage out, ConvGeometry g) {

@@ -163,8 +163,8 @@ public final class Kernel {
     public static final Kernel BATCH_METRICS = of("cross_entropy", "batch_metrics_f32", "ppppll", Launch.PER_BLOCK);
 
     // native/im2col.cu
-    public static final Kernel IM2COL = of("im2col", "im2col_f32", "ppW", Launch.PER_ELEMENT);
-    public static final Kernel COL2IM = of("im2col", "col2im_f32", "ppW", Launch.PER_ELEMENT);
+    public static final Kernel IM2COL = of("im2col", "im2col_f32", "ppW", Launch.PER_BLOCK);
+    public static final Kernel COL2IM = of("im2col", "col2im_f32", "ppW", Launch.PER_BLOCK);
 
     // native/memory.cu
     public static final Kernel FILL = of("memory", "fill_f32", "pfl", Launch.PER_ELEMENT);
