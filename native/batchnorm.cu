@@ -9,7 +9,7 @@ extern "C" __global__ void batchnorm_apply_f32(const float* __restrict__ x, cons
                                                const float* __restrict__ beta, float* __restrict__ y,
                                                long long n, long long c, long long hw, float eps) {
     GRID_STRIDE_LOOP(idx, n * c * hw) {
-        const long long ch = (idx / hw) % c;
+        const long long ch = mod_nonneg(div_nonneg(idx, hw), c);
         y[idx] = gamma[ch] * (x[idx] - mean[ch]) * rsqrtf(var[ch] + eps) + beta[ch];
     }
 }
@@ -34,8 +34,8 @@ extern "C" __global__ void batchnorm_forward_stats_f32(const float* __restrict__
         const long long o0 = s * n / slices, span = ((s + 1) * n / slices - o0) * hw;
         double sum = 0.0, sq = 0.0;
         for (long long k = threadIdx.x; k < span; k += blockDim.x) {
-            const long long o = o0 + k / hw;
-            const double v = x[(o * c + ch) * hw + k % hw];
+            const long long ko = div_nonneg(k, hw), o = o0 + ko;
+            const double v = x[(o * c + ch) * hw + (k - ko * hw)];
             sum += v;
             sq += v * v;
         }
@@ -61,7 +61,7 @@ extern "C" __global__ void batchnorm_forward_apply_f32(const float* __restrict__
                                                        const float* __restrict__ beta, float* __restrict__ y,
                                                        long long n, long long c, long long hw) {
     GRID_STRIDE_LOOP(idx, n * c * hw) {
-        const long long ch = (idx / hw) % c;
+        const long long ch = mod_nonneg(div_nonneg(idx, hw), c);
         const float k = invstd[ch] * gamma[ch];
         y[idx] = (x[idx] - mean[ch]) * k + beta[ch];
     }
@@ -79,8 +79,8 @@ extern "C" __global__ void batchnorm_grad_sums_f32(const float* __restrict__ gy,
         const float mu = mean[ch], inv = invstd[ch];
         double sg = 0.0, sgx = 0.0;
         for (long long k = threadIdx.x; k < span; k += blockDim.x) {
-            const long long o = o0 + k / hw;
-            const long long at = (o * c + ch) * hw + k % hw;
+            const long long ko = div_nonneg(k, hw), o = o0 + ko;
+            const long long at = (o * c + ch) * hw + (k - ko * hw);
             const float g = gy[at];
             sg += g;
             sgx += (double)(g * ((x[at] - mu) * inv));
@@ -101,7 +101,7 @@ extern "C" __global__ void batchnorm_input_grad_f32(const float* __restrict__ gy
                                                     long long n, long long c, long long hw) {
     const float m = (float)(n * hw);
     GRID_STRIDE_LOOP(idx, n * c * hw) {
-        const long long ch = (idx / hw) % c;
+        const long long ch = mod_nonneg(div_nonneg(idx, hw), c);
         const float inv = invstd[ch];
         const float xhat = (x[idx] - mean[ch]) * inv;
         dx[idx] = gamma[ch] * inv / m * (m * gy[idx] - dbeta[ch] - xhat * dgamma[ch]);

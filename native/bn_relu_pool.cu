@@ -43,7 +43,8 @@ extern "C" __global__ void bn_relu_pool_forward_f32(const float* __restrict__ x,
                                                     long long n, long long c, long long h, long long w) {
     const long long oh = h / 2, ow = w / 2;
     GRID_STRIDE_LOOP(idx, n * c * oh * ow) {
-        const long long ox = idx % ow, oy = (idx / ow) % oh, plane = idx / (ow * oh), ch = plane % c;
+        const long long line = div_nonneg(idx, ow), ox = idx - line * ow, plane = div_nonneg(line, oh),
+                        oy = line - plane * oh, ch = mod_nonneg(plane, c);
         const Window v = load_window(x + plane * h * w, w, oy, ox, mean[ch], invstd[ch] * gamma[ch], beta[ch]);
         const float z = v.z[v.pick];
         out[idx] = z > 0.f ? z : 0.f;
@@ -71,8 +72,9 @@ extern "C" __global__ void bn_relu_pool_grad_sums_f32(const float* __restrict__ 
         const float mu = mean[ch], inv = invstd[ch], k = inv * gamma[ch], b = beta[ch];
         double sg = 0.0, sgx = 0.0;
         for (long long t = threadIdx.x; t < span; t += blockDim.x) {
-            const long long plane = (o0 + t / windows) * c + ch, win = t % windows;
-            const Window v = load_window(x + plane * h * w, w, win / ow, win % ow, mu, k, b);
+            const long long to = div_nonneg(t, windows), win = t - to * windows, plane = (o0 + to) * c + ch;
+            const long long oy = div_nonneg(win, ow);
+            const Window v = load_window(x + plane * h * w, w, oy, win - oy * ow, mu, k, b);
             const float g = picked_grad(v, dy[plane * windows + win]);
             sg += g;
             sgx += (double)(g * ((v.x[v.pick] - mu) * inv));
@@ -96,7 +98,8 @@ extern "C" __global__ void bn_relu_pool_input_grad_f32(const float* __restrict__
     const long long oh = h / 2, ow = w / 2;
     const float m = (float)(n * h * w);
     GRID_STRIDE_LOOP(idx, n * c * oh * ow) {
-        const long long ox = idx % ow, oy = (idx / ow) % oh, plane = idx / (ow * oh), ch = plane % c;
+        const long long line = div_nonneg(idx, ow), ox = idx - line * ow, plane = div_nonneg(line, oh),
+                        oy = line - plane * oh, ch = mod_nonneg(plane, c);
         const float mu = mean[ch], inv = invstd[ch];
         const Window v = load_window(x + plane * h * w, w, oy, ox, mu, inv * gamma[ch], beta[ch]);
         const float picked = picked_grad(v, dy[idx]);

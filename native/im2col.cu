@@ -10,11 +10,6 @@
 // each) made both kernels bound by integer arithmetic, at an eighth of the memory's speed.
 #include "common.cuh"
 
-// a / b for a, b >= 0, in 32 bits where both fit (a 64-bit division costs several times a 32-bit one)
-__device__ __forceinline__ long long div_nonneg(long long a, long long b) {
-    return (a <= 0xffffffffLL && b <= 0xffffffffLL) ? (long long)((unsigned)a / (unsigned)b) : a / b;
-}
-
 extern "C" __global__ void im2col_f32(const float* __restrict__ x, float* __restrict__ cols, Window2d g) {
     const int h = (int)g.h, w = (int)g.w, kh = (int)g.kh, kw = (int)g.kw, ow = (int)g.ow;
     const int sh = (int)g.sh, sw = (int)g.sw, ph = (int)g.ph, pw = (int)g.pw, p = (int)(g.oh * g.ow);

@@ -22,7 +22,8 @@ __device__ __forceinline__ long long window_argmax(const float* plane, const Win
 
 extern "C" __global__ void maxpool2d_forward_f32(const float* __restrict__ x, float* __restrict__ out, Window2d g) {
     GRID_STRIDE_LOOP(idx, g.n * g.c * g.oh * g.ow) {
-        const long long ox = idx % g.ow, oy = (idx / g.ow) % g.oh, plane = idx / (g.ow * g.oh);
+        const long long line = div_nonneg(idx, g.ow), ox = idx - line * g.ow, plane = div_nonneg(line, g.oh),
+                        oy = line - plane * g.oh;
         const float* src = x + plane * g.h * g.w;
         const long long at = window_argmax(src, g, oy, ox);
         out[idx] = at < 0 ? -INFINITY : src[at];
@@ -34,7 +35,8 @@ extern "C" __global__ void maxpool2d_forward_f32(const float* __restrict__ x, fl
 extern "C" __global__ void maxpool2d_backward_f32(const float* __restrict__ x, const float* __restrict__ dy,
                                                   float* __restrict__ dx, Window2d g) {
     GRID_STRIDE_LOOP(idx, g.n * g.c * g.h * g.w) {
-        const long long px = idx % g.w, py = (idx / g.w) % g.h, plane = idx / (g.w * g.h);
+        const long long line = div_nonneg(idx, g.w), px = idx - line * g.w, plane = div_nonneg(line, g.h),
+                        py = line - plane * g.h;
         const float* src = x + plane * g.h * g.w;
         const long long self = py * g.w + px;
         // windows with oy*SH - PH <= py <= oy*SH - PH + KH - 1 (likewise for x)
