@@ -22,7 +22,7 @@ extern "C" __global__ void batchnorm_apply_f32(const float* __restrict__ x, cons
 
 // Mean and biased variance in double (one pass: E[x^2] - E[x]^2 cancels badly in float), save_mean/save_invstd
 // for backward, and the running averages updated in place (unbiased variance, PyTorch's convention);
-// running_mean null: no update. Threads walk (o, i) with i fastest: contiguous reads.
+// running_mean null: no update. Threads walk (o, i) with i fastest: contiguous reads, several in flight per thread.
 extern "C" __global__ void batchnorm_forward_stats_f32(const float* __restrict__ x, float* __restrict__ save_mean,
                                                        float* __restrict__ save_invstd, float* running_mean,
                                                        float* running_var, long long n, long long c, long long hw,
@@ -33,12 +33,17 @@ extern "C" __global__ void batchnorm_forward_stats_f32(const float* __restrict__
         const long long ch = item / slices, s = item % slices;
         const long long o0 = s * n / slices, span = ((s + 1) * n / slices - o0) * hw;
         double sum = 0.0, sq = 0.0;
-        for (long long k = threadIdx.x; k < span; k += blockDim.x) {
-            const long long ko = div_nonneg(k, hw), o = o0 + ko;
-            const double v = x[(o * c + ch) * hw + (k - ko * hw)];
-            sum += v;
-            sq += v * v;
-        }
+        block_stride_batched<LOADS_IN_FLIGHT>(
+            span,
+            [=](long long k) {
+                const long long ko = div_nonneg(k, hw);
+                return x[((o0 + ko) * c + ch) * hw + (k - ko * hw)];
+            },
+            [&](long long, float xv) {
+                const double v = xv;
+                sum += v;
+                sq += v * v;
+            });
         double total = 0.0, total_sq = 0.0;
         if (channel_slice_done(sum, sq, partial, arrivals, ch, s, slices, &total, &total_sq) && threadIdx.x == 0) {
             const double mean = total / (double)m;
@@ -78,13 +83,16 @@ extern "C" __global__ void batchnorm_grad_sums_f32(const float* __restrict__ gy,
         const long long o0 = s * n / slices, span = ((s + 1) * n / slices - o0) * hw;
         const float mu = mean[ch], inv = invstd[ch];
         double sg = 0.0, sgx = 0.0;
-        for (long long k = threadIdx.x; k < span; k += blockDim.x) {
-            const long long ko = div_nonneg(k, hw), o = o0 + ko;
-            const long long at = (o * c + ch) * hw + (k - ko * hw);
-            const float g = gy[at];
-            sg += g;
-            sgx += (double)(g * ((x[at] - mu) * inv));
-        }
+        block_stride_batched<LOADS_IN_FLIGHT>(
+            span,
+            [=](long long k) {
+                const long long ko = div_nonneg(k, hw), at = ((o0 + ko) * c + ch) * hw + (k - ko * hw);
+                return make_float2(gy[at], x[at]);
+            },
+            [&](long long, float2 gx) {
+                sg += gx.x;
+                sgx += (double)(gx.x * ((gx.y - mu) * inv));
+            });
         double total_g = 0.0, total_gx = 0.0;
         if (channel_slice_done(sg, sgx, partial, arrivals, ch, s, slices, &total_g, &total_gx) && threadIdx.x == 0) {
             dbeta[ch] = (float)total_g;

@@ -76,6 +76,22 @@ __device__ __forceinline__ void grid_stride_batched(long long n, Load load, Use 
     }
 }
 
+// The same within one block: items threadIdx.x, + blockDim.x, ... < n, U loads in flight per thread. Each thread
+// uses its items in the same order as a plain block-stride loop, so sums built in use() come out the same.
+template <int U, class Load, class Use>
+__device__ __forceinline__ void block_stride_batched(long long n, Load load, Use use) {
+    const long long stride = blockDim.x;
+    for (long long i = threadIdx.x; i < n; i += U * stride) {
+        decltype(load(i)) v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (i + u * stride < n) v[u] = load(i + u * stride);
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (i + u * stride < n) use(i + u * stride, v[u]);
+    }
+}
+
 // One warp per row of a [rows, cols] array (row-wise softmax, cross-entropy): `lane` is the thread's
 // lane, rows are walked warp-stride so any grid size covers them. blockDim.x must be a multiple of 32.
 #define WARP_PER_ROW_LOOP(row, rows)                                                               \

@@ -1,6 +1,7 @@
 // Runs the convolution kernels of native/im2col.cu (im2col, col2im) on the CPU through cuda_on_cpu.h against
 // plain loops, over shapes, strides, paddings and grid sizes that hit their edges (fewer blocks than planes,
-// planes longer than the block, windows hanging over the border). Prints "conv-check: N cases, 0 failures".
+// planes longer than the block, planes too large to stage in shared memory, windows hanging over the border).
+// Prints "conv-check: N cases, 0 failures".
 //   g++ -std=c++20 -O1 -I native native/cpu-check/conv_check.cpp -o /tmp/conv_check && /tmp/conv_check
 #include "cuda_on_cpu.h"
 #include "../im2col.cu"
@@ -54,6 +55,7 @@ int main() {
     conv_case(1, 1, 4, 5, 3, 2, 1, 1, 32);      // stride 2 with padding: some pixels read by no window
     conv_case(2, 2, 5, 5, 1, 1, 0, 3, 256);     // 1 x 1 window
     conv_case(4, 2, 9, 8, 3, 1, 0, 7, 64);      // no padding, windows all inside
+    conv_case(1, 2, 70, 60, 3, 1, 1, 2, 256);   // planes over 4096 pixels: im2col reads them in place
     std::printf("conv-check: %lld cases, %lld failures\n", cases, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -22,8 +22,8 @@ final class CudaConvolutions {
         CudaBackend.checkRange("im2col x", x, 0, g.inputSize());
         long colSize = (long) g.n() * g.colRows() * g.colCols();
         CudaBackend.checkRange("im2col cols", cols, 0, colSize);
-        // a block per row of cols (one sample's one (channel, window offset) pair)
-        context.launch(Kernel.IM2COL, (long) g.n() * g.colRows(), KernelArgs.of().ptr(px).ptr(pc).window(window(g)));
+        // a block per (sample, channel) plane of x, writing that plane's KH*KW rows of cols
+        context.launch(Kernel.IM2COL, (long) g.n() * g.c(), KernelArgs.of().ptr(px).ptr(pc).window(window(g)));
     }
 
     void col2im(Storage cols, Storage dx, ConvGeometry g) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The convolution kernels behind the Backend contract's im2col and col2im (native/im2col.cu) compiled for the CPU
  * with native/cpu-check/cuda_on_cpu.h and run by native/cpu-check/conv_check.cpp against plain loops: their
- * per-plane index split is checked without a GPU (CudaBackendContractTest runs them on one).
+ * per-plane index split and shared-memory staging is checked without a GPU (CudaBackendContractTest runs them on one).
  */
 class ConvKernelCpuCheckTest {
     @Test
@@ -25,7 +25,7 @@ class ConvKernelCpuCheckTest {
                     "-o", binary.toString(), source.toString());
             String output = FusedKernelCpuCheckTest.run(120, binary.toString());
             System.out.print(compiled + output);
-            assertTrue(output.contains("conv-check: 5 cases, 0 failures"), output);   // every case ran, none failed
+            assertTrue(output.contains("conv-check: 6 cases, 0 failures"), output);   // every case ran, none failed
         } finally {
             Files.deleteIfExists(binary);
             Files.deleteIfExists(dir);
