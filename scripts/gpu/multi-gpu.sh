@@ -22,7 +22,7 @@
 # Settings (environment), with the defaults chosen to fit about 9 minutes on 2 GPUs:
 #   PARTS="tests dp bw lessons"   which parts, in this order     BUDGET=540   seconds for the whole run; a step that
 #   GPUS (nvidia-smi's count)     use fewer GPUs                              would start with too little left is
-#   ROUNDS=2 EPOCHS=3 CIFAR_EPOCHS=2 WARMUP=1000 DP_SETS="fashion cifar"      skipped, saying so
+#   ROUNDS=2 EPOCHS=5 CIFAR_EPOCHS=2 WARMUP=1000 DP_SETS="fashion cifar"      skipped, saying so
 #   DP_ROUTES=nccl,mpi   DP_EXAMPLES (e.g. "--train-examples 20000 --test-examples 2000": fewer examples per epoch)
 #   DDP_LOADERS=index (also: pinned resident)   BW_ROUNDS=2 BW_MAX=1G BW_ITERS=20 BW_WARMUP=5
 #   BW_COLLECTIVES=allReduce,allGather,reduceScatter,broadcast   LESSONS="04 05 07"   TESTS_FILTER (a class-name regex)
@@ -74,7 +74,7 @@ if [ "$DRY" = 1 ]; then
   LESSONS=${LESSONS:-04}; TESTS_FILTER=${TESTS_FILTER:-'org\.mpi2nccl\.(dist\.DataParallelAllGpusTest|cuda\.CudaRuntimeTest)'}
 else
   DP_COUNTS=$(gpu_counts "$N"); BW_COUNTS=$(gpu_counts "$N" 2)
-  ROUNDS=${ROUNDS:-2}; EPOCHS=${EPOCHS:-3}; CIFAR_EPOCHS=${CIFAR_EPOCHS:-2}; WARMUP=${WARMUP:-1000}
+  ROUNDS=${ROUNDS:-2}; EPOCHS=${EPOCHS:-5}; CIFAR_EPOCHS=${CIFAR_EPOCHS:-2}; WARMUP=${WARMUP:-1000}
   # shellcheck disable=SC2206   # DP_EXAMPLES: options, split on spaces (e.g. "--train-examples 20000")
   EXAMPLES=(${DP_EXAMPLES:-}); DDP_EXAMPLES=${DP_EXAMPLES:-}
   BW_ROUNDS=${BW_ROUNDS:-2}; BW_MAX=${BW_MAX:-1G}; BW_ITERS=${BW_ITERS:-20}; BW_WARMUP=${BW_WARMUP:-5}
@@ -213,6 +213,8 @@ part_lessons() {
     note "== lessons: SKIPPED: this bundle has no 'mpi2nccl execute' command"; return 0
   fi
   mkdir -p "$WORK/lessons"
+  # the lessons read Fashion-MNIST from Debian's folder unless told otherwise (the GPU machine has none)
+  [ -n "$FASHION_DIR" ] && export MPI2NCCL_FASHION_MNIST="$FASHION_DIR"
   for l in $LESSONS; do
     nb=$(ls notebooks/"$l"-*.ipynb 2>/dev/null | head -1)
     [ -n "$nb" ] || { note "== lessons/$l: no notebooks/$l-*.ipynb here (run from the repository root)"; continue; }
