@@ -7,40 +7,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** The shared-memory wait's adaptive spin: how one wait's outcome sets the next wait's spin. */
+/** The shared-memory wait: it returns once another thread sets the flag, and gives up at its deadline. */
 class ShmWaitTest {
-    private static final long MIN = ShmWait.MIN_SPIN_NANOS;
-
-    @Test
-    void aPeerThatAnswersJustAfterTheSpinDoublesItUpToTheCap() {
-        ShmWait w = new ShmWait();
-        assertEquals(MIN, w.spinNanos());
-        w.adapt(MIN + 500, MIN, false);
-        assertEquals(2 * MIN, w.spinNanos());
-        for (int i = 0; i < 20; i++) w.adapt(w.spinNanos() + 500, w.spinNanos(), false);
-        assertEquals(ShmWait.MAX_SPIN_NANOS, w.spinNanos());
-    }
-
-    @Test
-    void aLongYieldSendsTheSpinBackToTheShortest() {
-        ShmWait w = new ShmWait();
-        for (int i = 0; i < 5; i++) w.adapt(w.spinNanos() + 500, w.spinNanos(), false);
-        assertTrue(w.spinNanos() > MIN);
-        w.adapt(w.spinNanos() + 500, w.spinNanos(), true);
-        assertEquals(MIN, w.spinNanos());
-    }
-
-    @Test
-    void waitsEndedWithinTheSpinOrLongAfterItChangeNothing() {
-        ShmWait w = new ShmWait();
-        w.adapt(MIN + 500, MIN, false);
-        long spin = w.spinNanos();
-        w.adapt(spin / 2, spin, false);               // answered during the spin: it is long enough
-        assertEquals(spin, w.spinNanos());
-        w.adapt(1_000_000, spin, false);             // the peer was still computing: says nothing about latency
-        assertEquals(spin, w.spinNanos());
-    }
-
     @Test
     void untilReturnsWhenTheFlagIsSetByAnotherThreadAndGivesUpAtTheDeadline() throws Exception {
         ShmWait w = new ShmWait();
