@@ -64,9 +64,7 @@ extern "C" __global__ void col2im_f32(const float* __restrict__ cols, float* __r
     const int sh = (int)g.sh, sw = (int)g.sw, ph = (int)g.ph, pw = (int)g.pw, p = oh * ow, hw = h * w;
     const long long planes = g.n * g.c;
     for (long long plane = blockIdx.x; plane < planes; plane += gridDim.x) {
-        const long long s = div_nonneg(plane, g.c);
-        const long long c = plane - s * g.c;
-        const float* channel = cols + ((s * g.c + c) * kh * kw) * (long long)p;   // rows (c, 0, 0) .. (c, KH-1, KW-1)
+        const float* channel = cols + plane * kh * kw * (long long)p;   // rows (c, 0, 0) .. (c, KH-1, KW-1) of sample s
         float* dst = dx + plane * hw;
         for (int pix = threadIdx.x; pix < hw; pix += blockDim.x) {
             const int y = pix / w, xx = pix - y * w;
