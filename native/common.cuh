@@ -36,8 +36,6 @@ __device__ __forceinline__ long long layout_offset(const Layout& L, long long i)
     return off;
 }
 
-// Every kernel walks its index space with a grid-stride loop: any grid size is correct, and the
-// bound check is the loop condition itself, so no thread touches memory past n.
 // a / b and a % b for a, b >= 0, in 32-bit arithmetic where both fit. A 64-bit division costs several times a
 // 32-bit one; a kernel that splits every element's index with them is bound by that arithmetic, not by memory.
 __device__ __forceinline__ long long div_nonneg(long long a, long long b) {
@@ -45,6 +43,8 @@ __device__ __forceinline__ long long div_nonneg(long long a, long long b) {
 }
 __device__ __forceinline__ long long mod_nonneg(long long a, long long b) { return a - div_nonneg(a, b) * b; }
 
+// Every kernel walks its index space with a grid-stride loop: any grid size is correct, and the
+// bound check is the loop condition itself, so no thread touches memory past n.
 #define GRID_STRIDE_LOOP(i, n) \
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
          i += (long long)blockDim.x * gridDim.x)
