@@ -9,7 +9,7 @@ extern "C" __global__ void batchnorm_apply_f32(const float* __restrict__ x, cons
                                                const float* __restrict__ beta, float* __restrict__ y,
                                                long long n, long long c, long long hw, float eps) {
     GRID_STRIDE_LOOP(idx, n * c * hw) {
-        const long long ch = mod_nonneg(div_nonneg(idx, hw), c);
+        const long long ch = channel_of(idx, hw, c);
         y[idx] = gamma[ch] * (x[idx] - mean[ch]) * rsqrtf(var[ch] + eps) + beta[ch];
     }
 }
@@ -66,7 +66,7 @@ extern "C" __global__ void batchnorm_forward_apply_f32(const float* __restrict__
                                                        const float* __restrict__ beta, float* __restrict__ y,
                                                        long long n, long long c, long long hw) {
     GRID_STRIDE_LOOP(idx, n * c * hw) {
-        const long long ch = mod_nonneg(div_nonneg(idx, hw), c);
+        const long long ch = channel_of(idx, hw, c);
         const float k = invstd[ch] * gamma[ch];
         y[idx] = (x[idx] - mean[ch]) * k + beta[ch];
     }
@@ -109,7 +109,7 @@ extern "C" __global__ void batchnorm_input_grad_f32(const float* __restrict__ gy
                                                     long long n, long long c, long long hw) {
     const float m = (float)(n * hw);
     GRID_STRIDE_LOOP(idx, n * c * hw) {
-        const long long ch = mod_nonneg(div_nonneg(idx, hw), c);
+        const long long ch = channel_of(idx, hw, c);
         const float inv = invstd[ch];
         const float xhat = (x[idx] - mean[ch]) * inv;
         dx[idx] = gamma[ch] * inv / m * (m * gy[idx] - dbeta[ch] - xhat * dgamma[ch]);

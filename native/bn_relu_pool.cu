@@ -46,16 +46,6 @@ __device__ __forceinline__ Window window_of(const Quad& in, float mu, float k, f
     return v;
 }
 
-// Output idx's window: its row oy, column ox, (sample, channel) plane and channel.
-struct WindowAt {
-    long long oy, ox, plane, ch;
-};
-
-__device__ __forceinline__ WindowAt window_at(long long idx, long long c, long long oh, long long ow) {
-    const long long line = div_nonneg(idx, ow), plane = div_nonneg(line, oh);
-    return WindowAt{line - plane * oh, idx - line * ow, plane, mod_nonneg(plane, c)};
-}
-
 // out[n, c, oy, ox] = max over the window of relu(bn(x)): one output per item.
 extern "C" __global__ void bn_relu_pool_forward_f32(const float* __restrict__ x, const float* __restrict__ mean,
                                                     const float* __restrict__ invstd, const float* __restrict__ gamma,
@@ -65,11 +55,12 @@ extern "C" __global__ void bn_relu_pool_forward_f32(const float* __restrict__ x,
     grid_stride_batched<LOADS_IN_FLIGHT>(
         n * c * oh * ow,
         [=](long long idx) {
-            const WindowAt at = window_at(idx, c, oh, ow);
-            return load_quad(x + at.plane * h * w, w, at.oy, at.ox);
+            const PlanePosition at = plane_position(idx, oh, ow);
+            return load_quad(x + at.plane * h * w, w, at.row, at.col);
         },
         [=](long long idx, const Quad& in) {
-            const long long ch = window_at(idx, c, oh, ow).ch;
+            // the channel found again rather than carried from the load: the batched loads keep only values alive
+            const long long ch = channel_of(idx, oh * ow, c);
             const Window v = window_of(in, mean[ch], invstd[ch] * gamma[ch], beta[ch]);
             const float z = v.z_picked;
             out[idx] = z > 0.f ? z : 0.f;
@@ -136,16 +127,16 @@ extern "C" __global__ void bn_relu_pool_input_grad_f32(const float* __restrict__
     grid_stride_batched<LOADS_IN_FLIGHT>(
         n * c * oh * ow,
         [=](long long idx) {
-            const WindowAt at = window_at(idx, c, oh, ow);
-            return QuadGrad{load_quad(x + at.plane * h * w, w, at.oy, at.ox), dy[idx]};
+            const PlanePosition at = plane_position(idx, oh, ow);
+            return QuadGrad{load_quad(x + at.plane * h * w, w, at.row, at.col), dy[idx]};
         },
         [=](long long idx, const QuadGrad& in) {
-            const WindowAt at = window_at(idx, c, oh, ow);
-            const long long ch = at.ch;
+            const PlanePosition at = plane_position(idx, oh, ow);     // found again, as in the forward kernel
+            const long long ch = mod_nonneg(at.plane, c);
             const float mu = mean[ch], inv = invstd[ch];
             const Window v = window_of(in.quad, mu, inv * gamma[ch], beta[ch]);
             const float picked = picked_grad(v, in.dy);
-            float* d = dx + at.plane * h * w + (2 * at.oy) * w + 2 * at.ox;
+            float* d = dx + at.plane * h * w + (2 * at.row) * w + 2 * at.col;
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
                 const float g = q == v.pick ? picked : 0.f;

@@ -43,6 +43,20 @@ __device__ __forceinline__ long long div_nonneg(long long a, long long b) {
 }
 __device__ __forceinline__ long long mod_nonneg(long long a, long long b) { return a - div_nonneg(a, b) * b; }
 
+// Element idx of a stack of rows x cols planes (an NCHW array: plane = sample * C + channel), split into its plane,
+// row and column.
+struct PlanePosition {
+    long long plane, row, col;
+};
+__device__ __forceinline__ PlanePosition plane_position(long long idx, long long rows, long long cols) {
+    const long long line = div_nonneg(idx, cols), plane = div_nonneg(line, rows);
+    return PlanePosition{plane, line - plane * rows, idx - line * cols};
+}
+// The channel of element idx of an NCHW array with c channels of plane_size (H*W) elements each.
+__device__ __forceinline__ long long channel_of(long long idx, long long plane_size, long long c) {
+    return mod_nonneg(div_nonneg(idx, plane_size), c);
+}
+
 // Every kernel walks its index space with a grid-stride loop: any grid size is correct, and the
 // bound check is the loop condition itself, so no thread touches memory past n.
 #define GRID_STRIDE_LOOP(i, n) \

@@ -22,10 +22,9 @@ __device__ __forceinline__ long long window_argmax(const float* plane, const Win
 
 extern "C" __global__ void maxpool2d_forward_f32(const float* __restrict__ x, float* __restrict__ out, Window2d g) {
     GRID_STRIDE_LOOP(idx, g.n * g.c * g.oh * g.ow) {
-        const long long line = div_nonneg(idx, g.ow), ox = idx - line * g.ow, plane = div_nonneg(line, g.oh),
-                        oy = line - plane * g.oh;
-        const float* src = x + plane * g.h * g.w;
-        const long long at = window_argmax(src, g, oy, ox);
+        const PlanePosition o = plane_position(idx, g.oh, g.ow);
+        const float* src = x + o.plane * g.h * g.w;
+        const long long at = window_argmax(src, g, o.row, o.col);
         out[idx] = at < 0 ? -INFINITY : src[at];
     }
 }
@@ -35,8 +34,8 @@ extern "C" __global__ void maxpool2d_forward_f32(const float* __restrict__ x, fl
 extern "C" __global__ void maxpool2d_backward_f32(const float* __restrict__ x, const float* __restrict__ dy,
                                                   float* __restrict__ dx, Window2d g) {
     GRID_STRIDE_LOOP(idx, g.n * g.c * g.h * g.w) {
-        const long long line = div_nonneg(idx, g.w), px = idx - line * g.w, plane = div_nonneg(line, g.h),
-                        py = line - plane * g.h;
+        const PlanePosition at = plane_position(idx, g.h, g.w);
+        const long long plane = at.plane, py = at.row, px = at.col;
         const float* src = x + plane * g.h * g.w;
         const long long self = py * g.w + px;
         // windows with oy*SH - PH <= py <= oy*SH - PH + KH - 1 (likewise for x)

@@ -1,10 +1,11 @@
-// Runs the convolution kernels of native/im2col.cu (im2col, col2im) on the CPU through cuda_on_cpu.h against
-// plain loops, over shapes, strides, paddings and grid sizes that hit their edges (fewer blocks than planes,
+// Runs the convolution kernels of native/im2col.cu (im2col, col2im) and the max pooling of native/pool.cu on the
+// CPU through cuda_on_cpu.h against plain loops, over shapes, strides, paddings and grid sizes that hit their edges (fewer blocks than planes,
 // planes longer than the block, planes too large to stage in shared memory, windows hanging over the border).
 // Prints "conv-check: N cases, 0 failures".
 //   g++ -std=c++20 -O1 -I native native/cpu-check/conv_check.cpp -o /tmp/conv_check && /tmp/conv_check
 #include "cuda_on_cpu.h"
 #include "../im2col.cu"
+#include "../pool.cu"
 
 #include <random>
 #include <vector>
@@ -49,6 +50,37 @@ static void conv_case(long long n, long long c, long long h, long long w, long l
     for (size_t i = 0; i < dx.size(); ++i) expect_equal("col2im", (float)expect_dx[i], dx[i], (long long)i);
 }
 
+// Max pooling forward and backward (k x k windows, stride, padding) against plain loops; random values, so no ties.
+static void pool_case(long long n, long long c, long long h, long long w, long long k, long long stride, long long pad,
+                      unsigned grid, unsigned block) {
+    ++cases;
+    const long long oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
+    Window2d g{n, c, h, w, k, k, stride, stride, pad, pad, oh, ow};
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::vector<float> x(n * c * h * w), dy(n * c * oh * ow), out(dy.size(), 99.f), dx(x.size(), 99.f);
+    for (auto& v : x) v = d(rng);
+    for (auto& v : dy) v = d(rng);
+    emulate_launch(grid, block, [&] { maxpool2d_forward_f32(x.data(), out.data(), g); });
+    emulate_launch(grid, block, [&] { maxpool2d_backward_f32(x.data(), dy.data(), dx.data(), g); });
+    std::vector<double> expect_dx(x.size(), 0.0);
+    for (long long plane = 0; plane < n * c; ++plane)
+        for (long long oy = 0; oy < oh; ++oy)
+            for (long long ox = 0; ox < ow; ++ox) {
+                long long best = -1;
+                for (long long i = 0; i < k; ++i)
+                    for (long long j = 0; j < k; ++j) {
+                        const long long y = oy * stride - pad + i, xx = ox * stride - pad + j;
+                        if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
+                        const long long at = (plane * h + y) * w + xx;
+                        if (best < 0 || x[at] > x[best]) best = at;
+                    }
+                const long long o = (plane * oh + oy) * ow + ox;
+                expect_equal("maxpool forward", x[best], out[o], o);
+                expect_dx[best] += dy[o];
+            }
+    for (size_t i = 0; i < dx.size(); ++i) expect_equal("maxpool backward", (float)expect_dx[i], dx[i], (long long)i);
+}
+
 int main() {
     conv_case(2, 3, 5, 7, 3, 1, 1, 4, 32);      // padding 1, fewer blocks than planes, planes longer than the block
     conv_case(3, 2, 6, 6, 2, 2, 0, 50, 64);     // stride 2, more blocks than planes
@@ -56,6 +88,8 @@ int main() {
     conv_case(2, 2, 5, 5, 1, 1, 0, 3, 256);     // 1 x 1 window
     conv_case(4, 2, 9, 8, 3, 1, 0, 7, 64);      // no padding, windows all inside
     conv_case(1, 2, 70, 60, 3, 1, 1, 2, 256);   // planes over 4096 pixels: im2col reads them in place
+    pool_case(2, 3, 6, 8, 2, 2, 0, 5, 32);      // the lessons' 2x2 pooling, fewer blocks than outputs
+    pool_case(1, 2, 7, 5, 3, 2, 1, 2, 64);      // overlapping 3x3 windows with padding
     std::printf("conv-check: %lld cases, %lld failures\n", cases, failures);
     return failures == 0 ? 0 : 1;
 }
