@@ -17,15 +17,15 @@ import org.mpi2nccl.kernel.Progress;
 /**
  * Lesson 05, the speedup of data-parallel training over one rank. The student predicts the 2-rank speedup from two
  * times measured here ({@link Lesson05Timing}), then measures it with a live run (CPU ranks here; GPUs where there
- * are some), and reads the recorded 2-GPU run of {@code results/data-parallel-2gpu/} ({@link Recorded}). The sentences about the
+ * are some), and reads the recorded run on several GPUs of {@code results/gpu-scaling/} ({@link Recorded}). The sentences about the
  * numbers come from {@link Lesson05Text}.
  */
 public final class Lesson05 {
     /**
-     * Where the recorded results of scripts/gpu/data-parallel.sh are kept in the repository; the toolkit carries the
+     * Where the recorded results of scripts/gpu/multi-gpu.sh are kept in the repository; the toolkit carries the
      * files the lessons read ({@link Recorded}), so a lesson finds them from any folder.
      */
-    public static final String RECORDED = Recorded.DATA_PARALLEL.folder();
+    public static final String RECORDED = Recorded.GPU_SCALING.folder();
 
     /**
      * Rounds of the live run: each runs 1 rank, then 2, so that a machine busy with something else for a while
@@ -79,7 +79,7 @@ public final class Lesson05 {
 
     /** The folder of recorded results {@code name} (e.g. "fashion-vs-ddp"), in this checkout or the toolkit; null if absent. */
     public static Path recordedFolder(String name) {
-        Path f = Recorded.DATA_PARALLEL.file(name + "/epochs.csv");
+        Path f = Recorded.GPU_SCALING.file(name + "/epochs.csv");
         return f == null ? null : f.getParent();
     }
 
@@ -87,11 +87,11 @@ public final class Lesson05 {
     public static SpeedupResults recorded(String name) throws IOException {
         Path f = recordedFolder(name);
         if (f == null) {
-            System.out.println(Recorded.DATA_PARALLEL.missing(name + "/epochs.csv"));
+            System.out.println(Recorded.GPU_SCALING.missing(name + "/epochs.csv"));
             return null;
         }
         SpeedupResults r = SpeedupResults.fromCsv(List.of(f.resolve("epochs.csv")));
-        System.out.println(Recorded.DATA_PARALLEL.source(name + "/epochs.csv") + ". " + r.settings());
+        System.out.println(Recorded.GPU_SCALING.source(name + "/epochs.csv") + ". " + r.settings());
         return r;
     }
 

@@ -26,7 +26,27 @@ public final class Lesson05Text {
     public static String speedup(SpeedupResults live, String route, int cores) {
         Row r = row(live.summary(), route, 2);
         if (r == null) return "The live run has no 2-rank result to report: " + live.failures();
-        return speedup(r.getDouble("speedup_paired"), r.getDouble("speedup_lo"), r.getDouble("speedup_hi"), live.rounds(), cores);
+        return speedup(r.getDouble("speedup_paired"), r.getDouble("speedup_lo"), r.getDouble("speedup_hi"), live.rounds(), cores)
+                + beyondTwo(live.summary(), route);
+    }
+
+    /** The rank counts above 2 that {@code route} ran (a machine with 4 GPUs runs 1, 2 and 4): their speedups. */
+    static String beyondTwo(Table summary, String route) {
+        StringBuilder s = new StringBuilder();
+        for (int n : rankCounts(summary)) {
+            Row r = n > 2 ? row(summary, route, n) : null;
+            if (r == null) continue;
+            double x = r.getDouble("speedup_paired");
+            s.append(String.format(Locale.ROOT, " With %d ranks: %.2fx, %.0f%% of the ideal %dx%s.", n, x, 100 * x / n, n,
+                    r.getDouble("speedup_hi") > r.getDouble("speedup_lo") ? String.format(Locale.ROOT, " (rounds %.2fx to %.2fx)",
+                            r.getDouble("speedup_lo"), r.getDouble("speedup_hi")) : ""));
+        }
+        return s.toString();
+    }
+
+    /** The rank counts of a summary, smallest first. */
+    static int[] rankCounts(Table summary) {
+        return summary.intColumn("ranks").asList().stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
     }
 
     /** The sentence for a median speedup over {@code rounds} rounds, each between {@code lo} and {@code hi}. */
@@ -136,22 +156,32 @@ public final class Lesson05Text {
         return s.toString();
     }
 
-    /** The recorded GPU run: the speedup of each 2-GPU route and NCCL's accuracy against one GPU. */
+    /** The recorded GPU run: the speedup of each route on each GPU count, and NCCL's accuracy against one GPU. */
     public static String recorded(SpeedupResults rec) {
         Table s = rec.summary();
-        StringBuilder out = new StringBuilder("On 2 GPUs (" + rec.machine() + "), for the same epochs:");
-        for (String route : rec.routes()) {
-            Row r = row(s, route, 2);
-            if (r == null) continue;
-            String spread = r.getDouble("speedup_hi") > r.getDouble("speedup_lo") ? String.format(Locale.ROOT,
-                    " (rounds %.2fx to %.2fx)", r.getDouble("speedup_lo"), r.getDouble("speedup_hi")) : "";
-            out.append(String.format(Locale.ROOT, "%n  %-10s %.2fx as fast as one GPU%s", route, r.getDouble("speedup_paired"), spread));
+        StringBuilder out = new StringBuilder("On " + rec.machine() + " GPUs, for the same epochs (each route against its own one GPU):");
+        for (int n : rankCounts(s)) {
+            if (n < 2) continue;
+            out.append(String.format(Locale.ROOT, "%n%d GPUs:", n));
+            for (String route : rec.routes()) {
+                Row r = row(s, route, n);
+                if (r == null) continue;
+                String spread = r.getDouble("speedup_hi") > r.getDouble("speedup_lo") ? String.format(Locale.ROOT,
+                        " (rounds %.2fx to %.2fx)", r.getDouble("speedup_lo"), r.getDouble("speedup_hi")) : "";
+                out.append(String.format(Locale.ROOT, "%n  %-10s %.2fx as fast as one GPU%s", route, r.getDouble("speedup_paired"), spread));
+            }
         }
-        Row nccl = row(s, "nccl", 2), single = row(s, SpeedupResults.SINGLE, 1);
-        if (nccl != null && single != null) {
-            out.append(String.format(Locale.ROOT, "%nTest accuracy after %d epochs: one GPU %.1f%%, NCCL on 2 GPUs %.1f%% (%+.1f points).",
-                    SpeedupResults.firstRound(rec.run("nccl", 2)).rowCount(), 100 * single.getDouble("test_acc"),
+        Row single = row(s, SpeedupResults.SINGLE, 1);
+        StringBuilder acc = new StringBuilder();
+        for (int n : rankCounts(s)) {
+            Row nccl = n < 2 ? null : row(s, "nccl", n);
+            if (nccl == null || single == null) continue;
+            acc.append(String.format(Locale.ROOT, "%s NCCL on %d GPUs %.1f%% (%+.1f points)", acc.length() == 0 ? "" : ",", n,
                     100 * nccl.getDouble("test_acc"), nccl.getDouble("acc_vs_1rank_points")));
+        }
+        if (acc.length() > 0) {
+            out.append(String.format(Locale.ROOT, "%nTest accuracy after %d epochs: one GPU %.1f%%,%s.",
+                    SpeedupResults.firstRound(rec.run(SpeedupResults.SINGLE, 1)).rowCount(), 100 * single.getDouble("test_acc"), acc));
         }
         return out.toString();
     }

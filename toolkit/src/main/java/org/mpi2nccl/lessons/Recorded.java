@@ -12,7 +12,7 @@ import java.util.Properties;
 
 /**
  * Results recorded on the GPU machine, which lessons 04, 05 and 06 show where there is no GPU. A set is a folder of
- * results/ (bandwidth-2gpu, data-parallel-2gpu, gpu-test-suite). The build copies the few files the lessons read
+ * results/ (bandwidth-2gpu, data-parallel-2gpu, gpu-scaling, gpu-test-suite). The build copies the few files the lessons read
  * into the toolkit, under org/mpi2nccl/lessons/recorded/SET/, so a lesson copied out of the repository (as students
  * do) finds them on the class path. In a checkout, results/SET/ is read first: results recorded since the last
  * build show at once. Beside each set, SET.properties says on which machine, when and at which commit each file was
@@ -21,8 +21,10 @@ import java.util.Properties;
 public final class Recorded {
     /** NCCL's all-reduce bandwidth against torch.distributed and the MPI route (lesson 04). */
     public static final Recorded BANDWIDTH = new Recorded("bandwidth-2gpu");
-    /** Data-parallel training on 2 GPUs and its NCCL logs (lessons 05 and 06). */
+    /** Data-parallel training on 2 GPUs: its NCCL logs and GPU timeline (lessons 05 and 06). */
     public static final Recorded DATA_PARALLEL = new Recorded("data-parallel-2gpu");
+    /** The speedup experiment on 1, 2, 4 ... GPUs beside PyTorch DDP (lesson 05). */
+    public static final Recorded GPU_SCALING = new Recorded("gpu-scaling");
     /** The JUnit log of the GPU test suite (lesson 06's diagnosis). */
     public static final Recorded GPU_TESTS = new Recorded("gpu-test-suite");
 

@@ -15,6 +15,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpi2nccl.bench.SpeedupResults;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
 
 /** Lesson 05: the model check accepts the right model and explains the usual wrong ones; the sentences agree with the numbers. */
 class Lesson05Test {
@@ -106,6 +110,17 @@ class Lesson05Test {
     }
 
     @Test
+    void ranksBeyondTwoAreReportedOnlyWhereTheRouteRanThem() {
+        Table t = Table.create("summary", StringColumn.create("route", "single", "nccl", "mpi", "nccl"),
+                IntColumn.create("ranks", 1, 2, 2, 4), DoubleColumn.create("speedup_paired", 1, 1.87, 0.15, 3.65),
+                DoubleColumn.create("speedup_lo", 1, 1.87, 0.15, 3.6), DoubleColumn.create("speedup_hi", 1, 1.87, 0.15, 3.7));
+        String nccl = Lesson05Text.beyondTwo(t, "nccl");
+        assertEquals(" With 4 ranks: 3.65x, 91% of the ideal 4x (rounds 3.60x to 3.70x).", nccl);
+        assertEquals("", Lesson05Text.beyondTwo(t, "mpi"), "mpi ran on 2 ranks only");
+        assertEquals("", Lesson05Text.beyondTwo(t.where(t.intColumn("ranks").isLessThan(3)), "nccl"));
+    }
+
+    @Test
     void theAccuracySentenceStatesTheDifferenceAsMeasured() throws Exception {
         String same = Lesson05Text.accuracy(live(0.01, 0.01, 0.002, 0.859, 0.867), "mpi");
         assertTrue(same.contains("same 6400 training examples") && same.contains("85.9%") && same.contains("86.7%")
@@ -141,10 +156,19 @@ class Lesson05Test {
         SpeedupResults r = Lesson05.recorded("fashion-vs-ddp");
         assertNotNull(r);
         String s = Lesson05Text.recorded(r);
-        for (String route : List.of("nccl", "mpi")) {
-            double paired = r.summary().where(r.summary().stringColumn("route").isEqualTo(route)).doubleColumn("speedup_paired").getDouble(0);
-            assertTrue(s.contains(String.format(Locale.ROOT, "%.2fx as fast", paired)), route + ": " + s);
+        // every route on every GPU count the recording has, each under its count's heading
+        var summary = r.summary();
+        int quoted = 0;
+        for (int i = 0; i < summary.rowCount(); i++) {
+            int gpus = summary.intColumn("ranks").getInt(i);
+            if (gpus < 2) continue;
+            String line = String.format(Locale.ROOT, "  %-10s %.2fx as fast", summary.stringColumn("route").get(i),
+                    summary.doubleColumn("speedup_paired").getDouble(i));
+            int heading = s.indexOf(gpus + " GPUs:"), at = s.indexOf(line, Math.max(heading, 0));
+            assertTrue(heading >= 0 && at > heading, gpus + " GPUs, " + line.trim() + ": " + s);
+            quoted++;
         }
-        assertTrue(s.contains("Test accuracy after 5 epochs"), s);
+        assertTrue(quoted >= 2, "the recording has NCCL and MPI on 2 GPUs at least: " + s);
+        assertTrue(s.contains("Test accuracy after 5 epochs: one GPU") && s.contains("NCCL on 2 GPUs"), s);
     }
 }

@@ -25,8 +25,8 @@ class RecordedTest {
     /** Every file lessons 04-06 read, by set. */
     private static final Map<Recorded, List<String>> READ = Map.of(
             Recorded.BANDWIDTH, List.of("nccl/bandwidth.csv", "mpi/bandwidth.csv", "torch_allreduce.csv", "nccl-init.txt"),
-            Recorded.DATA_PARALLEL, List.of("fashion-vs-ddp/epochs.csv", "fashion-vs-ddp/run.txt", "nccl-debug.txt",
-                    "nccl-bad-ifname.txt"),
+            Recorded.DATA_PARALLEL, List.of("nccl-debug.txt", "nccl-bad-ifname.txt"),
+            Recorded.GPU_SCALING, List.of("fashion-vs-ddp/epochs.csv", "fashion-vs-ddp/run.txt"),
             Recorded.GPU_TESTS, List.of("junit.txt"));
 
     /** The repository's root: surefire runs in toolkit/. */
