@@ -96,9 +96,14 @@ public final class SpeedupConfig {
      */
     public static final int GPU_WARMUP_STEPS = 1000;
 
-    /** All-reduce each gradient bucket while backward still runs ({@link DataParallel.Options#overlap}). */
-    @Option(names = "--no-overlap", negatable = true, description = "--no-overlap: all-reduce only after backward has finished")
-    public boolean overlap = true;
+    /**
+     * All-reduce each gradient bucket while backward still runs ({@link DataParallel.Options#overlap}); null: by
+     * machine, {@link #overlapByDefault}.
+     */
+    @Option(names = "--overlap", negatable = true, description = {"all-reduce each gradient bucket while backward still runs;",
+            "--no-overlap: only after backward has finished. Default: on with GPUs; on CPUs only where every rank has",
+            "a second core for its all-reduce thread"})
+    public Boolean overlap;
 
     @Option(names = "--bucket-kib", description = "gradient bucket size in KiB (default 1024)")
     public int bucketKib = (int) (DataParallel.Options.DEFAULT_BUCKET_BYTES / 1024);
@@ -133,6 +138,22 @@ public final class SpeedupConfig {
         return warmupSteps != null ? warmupSteps : device.equals("cuda") ? GPU_WARMUP_STEPS : CPU_WARMUP_STEPS;
     }
 
+    /**
+     * Whether buckets are all-reduced while backward runs when nobody said: always beside NCCL (it queues its work on
+     * a CUDA stream and needs no host thread); on CPUs only with a second core per rank, since there the all-reduce runs
+     * on a thread of its own, which otherwise takes its core from backward. On the 2-core machine, 2 CPU ranks of
+     * {@code mpi2nccl run} (ring route, 5 pairs of runs alternating, 2-3 rounds each; results/cpu-training) reached
+     * 1.19-1.27x without overlap and 1.08-1.18x with it: backward grew by 0.5-0.65 ms per step against 0.8-1.15 ms.
+     */
+    public static boolean overlapByDefault(boolean gpu, int cores, int ranks) {
+        return gpu || cores >= 2 * ranks;
+    }
+
+    /** Whether buckets are all-reduced while backward runs on {@code ranks} ranks of this machine: as set, else by machine. */
+    public boolean overlapFor(int ranks) {
+        return overlap != null ? overlap : overlapByDefault(device.equals("cuda"), Runtime.getRuntime().availableProcessors(), ranks);
+    }
+
     /** Whether steps are replayed from CUDA graphs: as set, else on GPUs. */
     public boolean cudaGraphs() {
         return cudaGraphs != null ? cudaGraphs : device.equals("cuda");
@@ -148,6 +169,7 @@ public final class SpeedupConfig {
 
     /** The plain data-parallel step's options these settings give. */
     public DataParallel.Options trainerOptions() {
+        if (overlap == null) throw new IllegalStateException("overlap not decided: the experiment sets it from the machine (overlapFor)");
         return DataParallel.Options.defaults().overlap(overlap).bucketBytes(bucketBytes());
     }
 
@@ -230,7 +252,8 @@ public final class SpeedupConfig {
         return String.format(Locale.ROOT, "%s on %s%s, %s, %s lr %.3g (%s), %d epochs, %s",
                 m, d, n, batch, optimizer, lr, globalBatch > 0 ? "same for all rank counts" : lrScaling + " scaling with ranks"
                         + (lrWarmupEpochs > 0 && !lrScaling.equals("none") ? ", reached over " + lrWarmupEpochs + " epoch(s)" : ""),
-                epochs, (device.equals("cpu") ? "CPU" : !cudaGraphs() ? "GPU"
+                epochs, (device.equals("cpu") ? "CPU" + (overlap == null ? "" : overlap ? ", all-reduce beside backward" : ", all-reduce after backward")
+                        : !cudaGraphs() ? "GPU"
                         : graphCollectives ? "GPU, steps replayed from CUDA graphs" : "GPU, steps replayed from CUDA graphs, all-reduces called by the host")
                         + (device.equals("cuda") ? knobs() : ""));
     }
@@ -238,7 +261,8 @@ public final class SpeedupConfig {
     /** The GPU trainer's settings that differ from the library's defaults, as the report's settings line says them. */
     private String knobs() {
         String k = "";
-        if (overlapCtas > 0) k += ", NCCL beside backward on at most " + overlapCtas + " CTAs";
+        if (Boolean.FALSE.equals(overlap)) k += ", all-reduce after backward";
+        else if (overlapCtas > 0) k += ", NCCL beside backward on at most " + overlapCtas + " CTAs";
         if (lastBucketKib > 0) k += ", last bucket at most " + lastBucketBytes() + " bytes";
         return k;
     }

@@ -55,6 +55,8 @@ public final class SpeedupExperiment {
         } else if (routes.contains(Route.NCCL)) {
             throw new IllegalArgumentException("the NCCL route needs GPUs (--device cuda); on CPUs use the MPI or ring route");
         }
+        // decided here, where the machine's cores are seen: a CPU rank's JVM is told it has one
+        config.overlap = config.overlapFor(max);
         this.config = config;
         this.routes = List.copyOf(routes);
         this.rankCounts = rankCounts.stream().distinct().sorted().toList();

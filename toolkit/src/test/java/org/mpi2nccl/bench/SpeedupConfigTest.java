@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.dist.Route;
 import org.mpi2nccl.dist.gpu.GpuOptions;
 
 /** The experiment's settings travel to every rank program as JSON: nothing may be lost on the way. */
@@ -120,5 +122,33 @@ class SpeedupConfigTest {
         assertTrue(new SpeedupConfig().graphCollectives);
         assertTrue(GpuOptions.defaults().graphCollectives());
         assertFalse(GpuOptions.defaults().graphCollectives(false).graphCollectives());
+    }
+
+    @Test
+    void overlapByDefaultNeedsNcclOrASecondCorePerCpuRank() {
+        assertTrue(SpeedupConfig.overlapByDefault(true, 2, 8), "NCCL needs no host thread");
+        assertFalse(SpeedupConfig.overlapByDefault(false, 2, 2), "2 ranks and their all-reduce threads on 2 cores");
+        assertFalse(SpeedupConfig.overlapByDefault(false, 3, 2));
+        assertTrue(SpeedupConfig.overlapByDefault(false, 4, 2));
+        SpeedupConfig said = new SpeedupConfig();
+        said.overlap = true;
+        assertTrue(said.overlapFor(64), "what was asked for wins");
+        SpeedupConfig unsaid = new SpeedupConfig();
+        IllegalStateException e = assertThrows(IllegalStateException.class, unsaid::trainerOptions);
+        assertTrue(e.getMessage().contains("overlapFor"), e.getMessage());
+    }
+
+    @Test
+    void theExperimentDecidesOverlapFromThisMachinesCores() {
+        SpeedupConfig c = new SpeedupConfig();
+        new SpeedupExperiment(c, List.of(Route.RING), List.of(1, 2));
+        assertEquals(Runtime.getRuntime().availableProcessors() >= 4, c.overlap, "decided for the most ranks, 2");
+        assertEquals(c.overlap ? "all-reduce beside backward" : "all-reduce after backward",
+                c.describe().substring(c.describe().lastIndexOf(", ") + 2));
+        SpeedupConfig off = new SpeedupConfig();
+        off.overlap = false;
+        new SpeedupExperiment(off, List.of(Route.RING), List.of(1, 2));
+        assertFalse(off.overlap);
+        assertTrue(SpeedupConfig.fromJson(off.toJson()).describe().endsWith("CPU, all-reduce after backward"), "the rank reads it");
     }
 }
