@@ -26,8 +26,9 @@ public final class Lesson05Text {
     public static String speedup(SpeedupResults live, String route, int cores) {
         Row r = row(live.summary(), route, 2);
         if (r == null) return "The live run has no 2-rank result to report: " + live.failures();
-        return speedup(r.getDouble("speedup_paired"), r.getDouble("speedup_lo"), r.getDouble("speedup_hi"), live.rounds(), cores)
-                + beyondTwo(live.summary(), route);
+        // NCCL's ranks each drive a GPU of their own: the host's cores are not what they share
+        return speedup(r.getDouble("speedup_paired"), r.getDouble("speedup_lo"), r.getDouble("speedup_hi"), live.rounds(),
+                route.equals("nccl") ? 0 : cores) + beyondTwo(live.summary(), route);
     }
 
     /** The rank counts above 2 that {@code route} ran (a machine with 4 GPUs runs 1, 2 and 4): their speedups. */
@@ -49,7 +50,10 @@ public final class Lesson05Text {
         return summary.intColumn("ranks").asList().stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
     }
 
-    /** The sentence for a median speedup over {@code rounds} rounds, each between {@code lo} and {@code hi}. */
+    /**
+     * The sentence for a median speedup over {@code rounds} rounds, each between {@code lo} and {@code hi}, of CPU
+     * ranks on {@code cores} cores (0: ranks on GPUs of their own).
+     */
     static String speedup(double median, double lo, double hi, int rounds, int cores) {
         StringBuilder s = new StringBuilder();
         String spread = rounds > 1 ? String.format(Locale.ROOT, " (median of %d rounds; they ranged from %.2fx to %.2fx)", rounds, lo, hi) : "";
@@ -71,7 +75,9 @@ public final class Lesson05Text {
                         + " by something else.");
             }
         }
-        if (cores <= 2) {
+        if (cores == 0) {
+            s.append(" Each rank had a GPU of its own.");
+        } else if (cores <= 2) {
             s.append(String.format(Locale.ROOT, " This machine has %d core%s: the 2-rank run needs all of them, so anything else"
                     + " running takes its time from a rank, and the other rank waits for it.", cores, cores == 1 ? "" : "s"));
         } else {

@@ -107,6 +107,8 @@ class Lesson05Test {
         assertTrue(wide.contains("disagree by 81%") && !wide.contains("agree within"), wide);
         assertTrue(wide.contains("2 cores") && wide.contains("needs all of them"), wide);
         assertTrue(Lesson05Text.speedup(1.8, 1.8, 1.8, 3, 8).contains("each rank had one to itself"));
+        String gpus = Lesson05Text.speedup(1.87, 1.86, 1.87, 3, 0);
+        assertTrue(gpus.endsWith("Each rank had a GPU of its own.") && !gpus.contains("core"), gpus);
     }
 
     @Test
