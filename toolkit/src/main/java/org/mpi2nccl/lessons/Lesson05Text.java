@@ -38,11 +38,15 @@ public final class Lesson05Text {
             Row r = n > 2 ? row(summary, route, n) : null;
             if (r == null) continue;
             double x = r.getDouble("speedup_paired");
-            s.append(String.format(Locale.ROOT, " With %d ranks: %.2fx, %.0f%% of the ideal %dx%s.", n, x, 100 * x / n, n,
-                    r.getDouble("speedup_hi") > r.getDouble("speedup_lo") ? String.format(Locale.ROOT, " (rounds %.2fx to %.2fx)",
-                            r.getDouble("speedup_lo"), r.getDouble("speedup_hi")) : ""));
+            s.append(String.format(Locale.ROOT, " With %d ranks: %.2fx, %.0f%% of the ideal %dx%s.", n, x, 100 * x / n, n, rounds(r)));
         }
         return s.toString();
+    }
+
+    /** " (rounds 3.60x to 3.70x)", or nothing where the rounds agree to the digits shown. */
+    private static String rounds(Row r) {
+        String lo = String.format(Locale.ROOT, "%.2fx", r.getDouble("speedup_lo")), hi = String.format(Locale.ROOT, "%.2fx", r.getDouble("speedup_hi"));
+        return lo.equals(hi) ? "" : " (rounds " + lo + " to " + hi + ")";
     }
 
     /** The rank counts of a summary, smallest first. */
@@ -172,9 +176,7 @@ public final class Lesson05Text {
             for (String route : rec.routes()) {
                 Row r = row(s, route, n);
                 if (r == null) continue;
-                String spread = r.getDouble("speedup_hi") > r.getDouble("speedup_lo") ? String.format(Locale.ROOT,
-                        " (rounds %.2fx to %.2fx)", r.getDouble("speedup_lo"), r.getDouble("speedup_hi")) : "";
-                out.append(String.format(Locale.ROOT, "%n  %-10s %.2fx as fast as one GPU%s", route, r.getDouble("speedup_paired"), spread));
+                out.append(String.format(Locale.ROOT, "%n  %-10s %.2fx as fast as one GPU%s", route, r.getDouble("speedup_paired"), rounds(r)));
             }
         }
         Row single = row(s, SpeedupResults.SINGLE, 1);

@@ -120,6 +120,9 @@ class Lesson05Test {
         assertEquals(" With 4 ranks: 3.65x, 91% of the ideal 4x (rounds 3.60x to 3.70x).", nccl);
         assertEquals("", Lesson05Text.beyondTwo(t, "mpi"), "mpi ran on 2 ranks only");
         assertEquals("", Lesson05Text.beyondTwo(t.where(t.intColumn("ranks").isLessThan(3)), "nccl"));
+        t.doubleColumn("speedup_lo").set(3, 3.648);
+        t.doubleColumn("speedup_hi").set(3, 3.651);
+        assertEquals(" With 4 ranks: 3.65x, 91% of the ideal 4x.", Lesson05Text.beyondTwo(t, "nccl"), "rounds equal to the digits shown");
     }
 
     @Test
