@@ -18,8 +18,8 @@ import org.mpi2nccl.tensor.UnaryOp;
  * calls run in program order; {@link #copyToHost} and {@link #synchronize} wait for them. A kernel's failure
  * therefore surfaces at the next wait, naming the wait (run with {@code MPI2NCCL_CUDA_SYNC=1} to have every launch
  * checked at once).
- * <p>This class holds memory, copies and the argument checks; the contract's groups of operations live in classes
- * of their own, this one delegating: {@link CudaElementwise}, {@link CudaStridedCopies}, {@link CudaReductions},
+ * <p>This class holds memory and the argument checks; the contract's groups of operations live in classes of their
+ * own, this one delegating: {@link CudaCopies}, {@link CudaElementwise}, {@link CudaStridedCopies}, {@link CudaReductions},
  * {@link CudaMatmul}, {@link CudaConvolutions}, the training layers ({@link CudaTrainingLayers}) and the optimizer
  * steps ({@link CudaOptimizerSteps}).
  * <p>Besides the contract it offers the fused kernels a model can use directly on this device (softmax,
@@ -35,6 +35,7 @@ public final class CudaBackend implements Backend {
     private final LabelChecks labelChecks;
     private final CudaTrainingLayers layers;
     private final CudaOptimizerSteps optimizer;
+    private final CudaCopies copies;
     private final CudaStridedCopies strided;
     private final CudaElementwise elementwise;
     private final CudaConvolutions convolutions;
@@ -48,6 +49,7 @@ public final class CudaBackend implements Backend {
         this.fused = new FusedOps(this);
         this.layers = new CudaTrainingLayers(this, context, fused, labelChecks);
         this.optimizer = new CudaOptimizerSteps(this, context);
+        this.copies = new CudaCopies(this, labelChecks);
         this.strided = new CudaStridedCopies(this, context);
         this.elementwise = new CudaElementwise(this, context);
         this.convolutions = new CudaConvolutions(this, context);
@@ -157,31 +159,17 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void copyFromHost(float[] src, int srcOffset, Storage dst, long dstOffset, int n) {
-        DeviceMemory d = memory(dst, "copyFromHost");
-        checkRange("copyFromHost", dst, dstOffset, n);
-        if (srcOffset < 0 || n < 0 || srcOffset + n > src.length) {
-            throw new IllegalArgumentException("copyFromHost: range [" + srcOffset + ", " + (srcOffset + n) + ") outside a float[" + src.length + "]");
-        }
-        d.copyFrom(src, srcOffset, dstOffset, n);
+        copies.fromHost(src, srcOffset, dst, dstOffset, n);
     }
 
     @Override
     public void copyToHost(Storage src, long srcOffset, float[] dst, int dstOffset, int n) {
-        DeviceMemory s = memory(src, "copyToHost");
-        checkRange("copyToHost", src, srcOffset, n);
-        if (dstOffset < 0 || n < 0 || dstOffset + n > dst.length) {
-            throw new IllegalArgumentException("copyToHost: range [" + dstOffset + ", " + (dstOffset + n) + ") outside a float[" + dst.length + "]");
-        }
-        s.copyTo(srcOffset, dst, dstOffset, n);
-        labelChecks.checkAll();             // the stream was waited for: report a bad label from an earlier step
+        copies.toHost(src, srcOffset, dst, dstOffset, n);
     }
 
     @Override
     public void copy(Storage src, long srcOffset, Storage dst, long dstOffset, long n) {
-        DeviceMemory s = memory(src, "copy"), d = memory(dst, "copy");
-        checkRange("copy", src, srcOffset, n);
-        checkRange("copy", dst, dstOffset, n);
-        d.copyFrom(s, srcOffset * 4, dstOffset * 4, n * 4);
+        copies.onDevice(src, srcOffset, dst, dstOffset, n);
     }
 
     @Override
