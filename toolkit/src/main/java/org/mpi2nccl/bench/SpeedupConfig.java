@@ -252,10 +252,17 @@ public final class SpeedupConfig {
         return String.format(Locale.ROOT, "%s on %s%s, %s, %s lr %.3g (%s), %d epochs, %s",
                 m, d, n, batch, optimizer, lr, globalBatch > 0 ? "same for all rank counts" : lrScaling + " scaling with ranks"
                         + (lrWarmupEpochs > 0 && !lrScaling.equals("none") ? ", reached over " + lrWarmupEpochs + " epoch(s)" : ""),
-                epochs, (device.equals("cpu") ? "CPU" + (overlap == null ? "" : overlap ? ", all-reduce beside backward" : ", all-reduce after backward")
-                        : !cudaGraphs() ? "GPU"
-                        : graphCollectives ? "GPU, steps replayed from CUDA graphs" : "GPU, steps replayed from CUDA graphs, all-reduces called by the host")
-                        + (device.equals("cuda") ? knobs() : ""));
+                epochs, runsOn());
+    }
+
+    /** Where and how a step runs, as the settings line says it. */
+    private String runsOn() {
+        if (device.equals("cpu")) {
+            return "CPU" + (overlap == null ? "" : overlap ? ", all-reduce beside backward" : ", all-reduce after backward");
+        }
+        String gpu = !cudaGraphs() ? "GPU" : graphCollectives ? "GPU, steps replayed from CUDA graphs"
+                : "GPU, steps replayed from CUDA graphs, all-reduces called by the host";
+        return device.equals("cuda") ? gpu + knobs() : gpu;
     }
 
     /** The GPU trainer's settings that differ from the library's defaults, as the report's settings line says them. */

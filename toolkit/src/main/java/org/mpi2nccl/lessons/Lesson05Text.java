@@ -170,6 +170,8 @@ public final class Lesson05Text {
     public static String recorded(SpeedupResults rec) {
         Table s = rec.summary();
         StringBuilder out = new StringBuilder("On " + rec.machine() + " GPUs, for the same epochs (each route against its own one GPU):");
+        Row single = row(s, SpeedupResults.SINGLE, 1);
+        StringBuilder acc = new StringBuilder();     // NCCL's accuracy on each count, said after the speedups
         for (int n : rankCounts(s)) {
             if (n < 2) continue;
             out.append(String.format(Locale.ROOT, "%n%d GPUs:", n));
@@ -178,16 +180,13 @@ public final class Lesson05Text {
                 if (r == null) continue;
                 out.append(String.format(Locale.ROOT, "%n  %-10s %.2fx as fast as one GPU%s", route, r.getDouble("speedup_paired"), rounds(r)));
             }
+            Row nccl = row(s, "nccl", n);
+            if (nccl != null) {
+                acc.append(String.format(Locale.ROOT, "%s NCCL on %d GPUs %.1f%% (%+.1f points)", acc.length() == 0 ? "" : ",", n,
+                        100 * nccl.getDouble("test_acc"), nccl.getDouble("acc_vs_1rank_points")));
+            }
         }
-        Row single = row(s, SpeedupResults.SINGLE, 1);
-        StringBuilder acc = new StringBuilder();
-        for (int n : rankCounts(s)) {
-            Row nccl = n < 2 ? null : row(s, "nccl", n);
-            if (nccl == null || single == null) continue;
-            acc.append(String.format(Locale.ROOT, "%s NCCL on %d GPUs %.1f%% (%+.1f points)", acc.length() == 0 ? "" : ",", n,
-                    100 * nccl.getDouble("test_acc"), nccl.getDouble("acc_vs_1rank_points")));
-        }
-        if (acc.length() > 0) {
+        if (single != null && acc.length() > 0) {
             out.append(String.format(Locale.ROOT, "%nTest accuracy after %d epochs: one GPU %.1f%%,%s.",
                     SpeedupResults.firstRound(rec.run(SpeedupResults.SINGLE, 1)).rowCount(), 100 * single.getDouble("test_acc"), acc));
         }
