@@ -24,7 +24,8 @@
 #   GPUS (nvidia-smi's count)     use fewer GPUs                              would start with too little left is
 #   ROUNDS=2 EPOCHS=5 CIFAR_EPOCHS=2 WARMUP=1000 DP_SETS="fashion cifar"      skipped, saying so
 #   DP_ROUTES=nccl,mpi   DP_EXAMPLES (e.g. "--train-examples 20000 --test-examples 2000": fewer examples per epoch)
-#   DDP_LOADERS=index (also: pinned resident)   BW_ROUNDS=2 BW_MAX=1G BW_ITERS=20 BW_WARMUP=5
+#   DDP_LOADERS=index (also: pinned resident)   BW_ROUNDS=2 BW_MIN=8 BW_MAX=1G BW_ITERS=20 BW_WARMUP=5
+#   BW_MIN_ITERS (calls per size at least, however long a call takes; default 3, or BW_ITERS if fewer)
 #   BW_COLLECTIVES=allReduce,allGather,reduceScatter,broadcast   LESSONS="04 05 07"   TESTS_FILTER (a class-name regex)
 # On 4 or 8 GPUs a round has more runs: split the run over calls. On 4x H200: PARTS="tests bw" took 442 s, PARTS=dp
 # (both sets, 5 and 2 epochs, 2 rounds) 476 s, PARTS=lessons 205 s (lesson 05 alone 186 s).
@@ -97,7 +98,9 @@ use_torch_nccl
 note "PyTorch: $("$PY" -c 'import torch; print(torch.__version__, "NCCL", ".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null || echo 'not found (set PYTHON=/path/to/python3 with torch): the peers are skipped')"
 note "NCCL for the toolkit: ${NCCL_HOME:-the library search (NCCL_HOME unset)}"
 note "data-parallel on GPU counts $DP_COUNTS (rounds $ROUNDS, epochs $EPOCHS / cifar $CIFAR_EPOCHS, warm-up $WARMUP steps, DDP loaders: $DDP_LOADERS); Fashion-MNIST: ${FASHION_DIR:-none}"
-note "bandwidth on GPU counts ${BW_COUNTS:-none} ($BW_COLLECTIVES, 8 B .. $BW_MAX, rounds $BW_ROUNDS)"
+BW_MIN=${BW_MIN:-8}
+BW_MIN_ITERS=${BW_MIN_ITERS:-$((BW_ITERS < 3 ? BW_ITERS : 3))}
+note "bandwidth on GPU counts ${BW_COUNTS:-none} ($BW_COLLECTIVES, $BW_MIN B .. $BW_MAX, rounds $BW_ROUNDS)"
 { echo "gpus=$N"; echo "dry=$DRY"; echo "dp_counts=$DP_COUNTS"; echo "bw_counts=$BW_COUNTS"; echo "rounds=$ROUNDS"; echo "bw_rounds=$BW_ROUNDS"
   echo "commit=$(cat "$BUNDLE/COMMIT" 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"; echo "date=$(date -u +%FT%TZ)"
   echo "gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"; echo "driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -184,14 +187,14 @@ part_dp() {
 # ---- (c) bandwidth beside torch.distributed, alternating rounds ------------------------------------------------------
 bw_ours() {
   local n=$1 r=$2
-  step "bw/n$n-nccl-r$r" 300 "$BUNDLE/bin/mpi2nccl" bandwidth -np "$n" --comms nccl -c "$BW_COLLECTIVES" -b 8 -e "$BW_MAX" -f 2 \
-      -w "$BW_WARMUP" -n "$BW_ITERS" --min-iters $((BW_ITERS < 3 ? BW_ITERS : 3)) --out "$WORK/bw/n$n/r$r/nccl" --title "busbw, $n GPUs: NCCL through the toolkit"
+  step "bw/n$n-nccl-r$r" 300 "$BUNDLE/bin/mpi2nccl" bandwidth -np "$n" --comms nccl -c "$BW_COLLECTIVES" -b "$BW_MIN" -e "$BW_MAX" -f 2 \
+      -w "$BW_WARMUP" -n "$BW_ITERS" --min-iters "$BW_MIN_ITERS" --out "$WORK/bw/n$n/r$r/nccl" --title "busbw, $n GPUs: NCCL through the toolkit"
   grep -E 'bench: nccl init on rank 0' "$WORK/bw/n$n-nccl-r$r.txt" | sed -E 's/^.*bench:/     /' | tee -a "$SUMMARY"
 }
 bw_torch() {
   local n=$1 r=$2
   has_torch || { note "   torch.distributed round $r: skipped (no python with torch)"; return 0; }
-  step "bw/n$n-torch-r$r" 300 "$PY" "$here/torch_allreduce.py" --ranks "$n" --collectives "$BW_COLLECTIVES" --min 8 --max "$BW_MAX" \
+  step "bw/n$n-torch-r$r" 300 "$PY" "$here/torch_allreduce.py" --ranks "$n" --collectives "$BW_COLLECTIVES" --min "$BW_MIN" --max "$BW_MAX" \
       --warmup "$BW_WARMUP" --iters "$BW_ITERS" --csv "$WORK/bw/n$n/r$r/torch.csv"
 }
 part_bw() {
