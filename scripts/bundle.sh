@@ -44,7 +44,8 @@ bundle_check_charts() {
   local out=$1 tmp lib csv="$ROOT/results/data-parallel-2gpu/fashion/epochs.csv" how="with this machine's fontconfig"
   [ -f "$csv" ] || return 0
   tmp=$(mktemp -d)
-  lib=$(ldconfig -p 2>/dev/null | awk '/libfontconfig\.so\.1 /{print $NF; exit}')
+  # awk reads to the end: leaving early would stop ldconfig with SIGPIPE, which pipefail and set -e turn into an exit
+  lib=$(ldconfig -p 2>/dev/null | awk '/libfontconfig\.so\.1 / && !found {print $NF; found = 1}')
   if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null \
      && unshare -m sh -c "mount --bind /dev/null '$(readlink -f "$lib")'" 2>/dev/null; then
     how="without libfontconfig"

@@ -8,7 +8,8 @@
 # Usage, from the repository root on the GPU machine (the bundle as multi-gpu.sh finds it):
 #   OUT=$OUT bash scripts/gpu/step-settings.sh
 # Settings (environment): BUDGET=360  EPOCHS=6  EXAMPLES=50000  RANKS (default 1,2,N)
-#   SETTINGS: one setting a line, "name: options of mpi2nccl run" (default: the list below)
+#   SETTINGS: one setting a line, "name: [VAR=value ...] options of mpi2nccl run" (default: the list below); the
+#   VAR=value words lead and go to the run's environment, which the rank JVMs inherit (NCCL reads its settings there)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,10 +50,12 @@ mkdir -p "$WORK/settings"
 while IFS= read -r line; do
   [ -n "$line" ] || continue
   name=${line%%:*}; opts=${line#*:}
-  # shellcheck disable=SC2086   # opts: the setting's options, split on spaces
-  step "settings/$name" 90 "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks "$RANKS" --batch-per-rank 128 \
-      --data synthetic-cifar --train-examples "$EXAMPLES" --test-examples 2000 --epochs "$EPOCHS" \
-      --out "$WORK/settings/$name" $opts || continue
+  envs=()
+  read -ra words <<< "$opts"
+  while [ ${#words[@]} -gt 0 ] && [[ ${words[0]} =~ ^[A-Z_][A-Z0-9_]*= ]]; do envs+=("${words[0]}"); words=("${words[@]:1}"); done
+  step "settings/$name" 90 env "${envs[@]}" "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks "$RANKS" \
+      --batch-per-rank 128 --data synthetic-cifar --train-examples "$EXAMPLES" --test-examples 2000 --epochs "$EPOCHS" \
+      --out "$WORK/settings/$name" "${words[@]}" || continue
   { echo "== $name:${opts:- (the defaults)}"
     sed -n '/^per step, against/,/^report:/p' "$WORK/settings/$name.txt" | grep -vE '^(per step|report:)'
   } | tee -a "$WORK/settings.txt" | sed 's/^/   /' | tee -a "$SUMMARY"
