@@ -7,7 +7,7 @@
 # busbw with more calls per size is multi-gpu.sh's part, e.g. PARTS=bw BW_MIN=1M BW_MAX=64M BW_ITERS=100 BW_MIN_ITERS=100.
 # Usage, from the repository root on the GPU machine (the bundle as multi-gpu.sh finds it):
 #   OUT=$OUT bash scripts/gpu/step-settings.sh
-# Settings (environment): BUDGET=360  EPOCHS=6  EXAMPLES=50000  RANKS (default 1,2,N)
+# Settings (environment): BUDGET=360  EPOCHS=6  EXAMPLES=50000  BATCH=128 (per rank)  RANKS (default 1,2,N)
 #   SETTINGS: one setting a line, "name: [VAR=value ...] options of mpi2nccl run" (default: the list below); the
 #   VAR=value words lead and go to the run's environment, which the rank JVMs inherit (NCCL reads its settings there)
 set -uo pipefail
@@ -32,6 +32,7 @@ N=$(gpu_count)
 RANKS=${RANKS:-$( [ "$N" -gt 2 ] && echo "1,2,$N" || echo "1,2")}
 EPOCHS=${EPOCHS:-6}
 EXAMPLES=${EXAMPLES:-50000}
+BATCH=${BATCH:-128}
 SETTINGS=${SETTINGS:-"default:
 no-overlap: --no-overlap
 ctas-nccl: --overlap-ctas 0
@@ -42,7 +43,7 @@ host-collectives: --no-graph-collectives
 default-again:"}
 { echo "gpus=$N"; echo "commit=$(cat "$BUNDLE/COMMIT" 2>/dev/null)"; echo "date=$(date -u +%FT%TZ)"
   echo "gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-  echo "command=$(env | grep -E '^(BUDGET|RANKS|EPOCHS|EXAMPLES)=' | sort | tr '\n' ' ')bash scripts/gpu/step-settings.sh"
+  echo "command=$(env | grep -E '^(BUDGET|RANKS|EPOCHS|EXAMPLES|BATCH)=' | sort | tr '\n' ' ')bash scripts/gpu/step-settings.sh"
 } > "$WORK/machine.txt"
 note "step-settings $(date -u +%FT%TZ): $N x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); bundle $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '?'); ranks $RANKS; budget $BUDGET s"
 
@@ -54,7 +55,7 @@ while IFS= read -r line; do
   read -ra words <<< "$opts"
   while [ ${#words[@]} -gt 0 ] && [[ ${words[0]} =~ ^[A-Z_][A-Z0-9_]*= ]]; do envs+=("${words[0]}"); words=("${words[@]:1}"); done
   step "settings/$name" 90 env "${envs[@]}" "$BUNDLE/bin/mpi2nccl" run --device cuda --routes nccl --ranks "$RANKS" \
-      --batch-per-rank 128 --data synthetic-cifar --train-examples "$EXAMPLES" --test-examples 2000 --epochs "$EPOCHS" \
+      --batch-per-rank "$BATCH" --data synthetic-cifar --train-examples "$EXAMPLES" --test-examples 2000 --epochs "$EPOCHS" \
       --out "$WORK/settings/$name" "${words[@]}" || continue
   { echo "== $name:${opts:- (the defaults)}"
     sed -n '/^per step, against/,/^report:/p' "$WORK/settings/$name.txt" | grep -vE '^(per step|report:)'
