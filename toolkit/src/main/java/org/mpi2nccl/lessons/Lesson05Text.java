@@ -28,7 +28,7 @@ public final class Lesson05Text {
         if (r == null) return "The live run has no 2-rank result to report: " + live.failures();
         // NCCL's ranks each drive a GPU of their own: the host's cores are not what they share
         return speedup(r.getDouble("speedup_paired"), r.getDouble("speedup_lo"), r.getDouble("speedup_hi"), live.rounds(),
-                route.equals("nccl") ? 0 : cores) + beyondTwo(live.summary(), route);
+                route.equals("nccl") ? ON_GPUS : onCores(cores)) + beyondTwo(live.summary(), route);
     }
 
     /** The rank counts above 2 that {@code route} ran (a machine with 4 GPUs runs 1, 2 and 4): their speedups. */
@@ -54,11 +54,21 @@ public final class Lesson05Text {
         return summary.intColumn("ranks").asList().stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
     }
 
+    /** Where the ranks ran, for ranks that each drove a GPU of their own. */
+    static final String ON_GPUS = " Each rank had a GPU of its own.";
+
+    /** Where the ranks ran, for CPU ranks on a machine of {@code cores} cores: whether 2 ranks had to share them. */
+    static String onCores(int cores) {
+        if (cores > 2) return String.format(Locale.ROOT, " This machine has %d cores: each rank had one to itself.", cores);
+        return String.format(Locale.ROOT, " This machine has %d core%s: the 2-rank run needs all of them, so anything else"
+                + " running takes its time from a rank, and the other rank waits for it.", cores, cores == 1 ? "" : "s");
+    }
+
     /**
-     * The sentence for a median speedup over {@code rounds} rounds, each between {@code lo} and {@code hi}, of CPU
-     * ranks on {@code cores} cores (0: ranks on GPUs of their own).
+     * The sentence for a median speedup over {@code rounds} rounds, each between {@code lo} and {@code hi}, ending with
+     * where the ranks ran ({@link #ON_GPUS} or {@link #onCores}).
      */
-    static String speedup(double median, double lo, double hi, int rounds, int cores) {
+    static String speedup(double median, double lo, double hi, int rounds, String where) {
         StringBuilder s = new StringBuilder();
         String spread = rounds > 1 ? String.format(Locale.ROOT, " (median of %d rounds; they ranged from %.2fx to %.2fx)", rounds, lo, hi) : "";
         if (median >= 1) {
@@ -79,14 +89,7 @@ public final class Lesson05Text {
                         + " by something else.");
             }
         }
-        if (cores == 0) {
-            s.append(" Each rank had a GPU of its own.");
-        } else if (cores <= 2) {
-            s.append(String.format(Locale.ROOT, " This machine has %d core%s: the 2-rank run needs all of them, so anything else"
-                    + " running takes its time from a rank, and the other rank waits for it.", cores, cores == 1 ? "" : "s"));
-        } else {
-            s.append(String.format(Locale.ROOT, " This machine has %d cores: each rank had one to itself.", cores));
-        }
+        s.append(where);
         return s.toString();
     }
 

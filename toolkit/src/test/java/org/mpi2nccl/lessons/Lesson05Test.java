@@ -97,17 +97,17 @@ class Lesson05Test {
     @Test
     void theSpeedupSentenceSaysSlowerExactlyWhenBelowOne() {
         for (double m : new double[] {0.73, 0.95, 1.17, 1.32, 1.9}) {
-            String s = Lesson05Text.speedup(m, m * 0.95, m * 1.05, 3, 2);
+            String s = Lesson05Text.speedup(m, m * 0.95, m * 1.05, 3, Lesson05Text.onCores(2));
             assertEquals(m < 1, s.contains("SLOWER"), s);
             assertTrue(s.contains(String.format(Locale.ROOT, "%.2fx", m)), s);
             assertTrue(s.contains("agree within 11%"), s);
             assertEquals(m * 1.05 > 2, s.contains("A round above 2x"), s);
         }
-        String wide = Lesson05Text.speedup(0.95, 0.73, 1.32, 3, 2);
+        String wide = Lesson05Text.speedup(0.95, 0.73, 1.32, 3, Lesson05Text.onCores(2));
         assertTrue(wide.contains("disagree by 81%") && !wide.contains("agree within"), wide);
         assertTrue(wide.contains("2 cores") && wide.contains("needs all of them"), wide);
-        assertTrue(Lesson05Text.speedup(1.8, 1.8, 1.8, 3, 8).contains("each rank had one to itself"));
-        String gpus = Lesson05Text.speedup(1.87, 1.86, 1.87, 3, 0);
+        assertTrue(Lesson05Text.speedup(1.8, 1.8, 1.8, 3, Lesson05Text.onCores(8)).contains("each rank had one to itself"));
+        String gpus = Lesson05Text.speedup(1.87, 1.86, 1.87, 3, Lesson05Text.ON_GPUS);
         assertTrue(gpus.endsWith("Each rank had a GPU of its own.") && !gpus.contains("core"), gpus);
     }
 
