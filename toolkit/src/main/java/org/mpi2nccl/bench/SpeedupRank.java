@@ -102,7 +102,10 @@ public final class SpeedupRank {
                 }
             }
             if (cfg.cudaGraphs()) {
+                // the same forward graph alone, against the step's forward phase: does the step around it slow it down?
+                double alone = dp.forwardGraphAloneMicros(200);
                 System.out.println("rank " + rank + ": " + dp.graphReplays() + " steps replayed from CUDA graphs"
+                        + (Double.isNaN(alone) ? "" : String.format(Locale.ROOT, "; its forward graph replayed alone: %.1f us", alone))
                         + (dp.graphsOff() != null ? "; graphs off: " + dp.graphsOff() : ""));
             }
         } finally {

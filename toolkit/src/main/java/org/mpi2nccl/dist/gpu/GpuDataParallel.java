@@ -271,6 +271,14 @@ public class GpuDataParallel extends DataParallel {
         return graphed == null ? 0 : graphed.replays();
     }
 
+    /**
+     * The recorded forward graph replayed alone, back to back: microseconds per replay (NaN without CUDA graphs). Call
+     * between steps; the step's own forward phase ({@link #times()}) is the same graph inside the step.
+     */
+    public double forwardGraphAloneMicros(int replays) {
+        return graphed == null ? Double.NaN : graphed.forwardAloneMicros(replays);
+    }
+
     /** Why this rank trains without CUDA graphs although they were asked for (null when they are used or not asked for). */
     public String graphsOff() {
         return graphed == null ? (gpuOptions.cudaGraphs() && !backend.device().isCpu() ? "not a CUDA backend" : null) : graphed.off();

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.cuda.CudaEvent;
 import org.mpi2nccl.cuda.CudaGraph;
 import org.mpi2nccl.cuda.GraphRecording;
 import org.mpi2nccl.data.Batch;
@@ -172,6 +173,33 @@ final class GraphedSteps implements AutoCloseable {
         Set<Tensor> in = Collections.newSetFromMap(new IdentityHashMap<>());
         for (int i = first; i < buckets.size(); i++) in.addAll(buckets.get(i).params());
         return in::contains;
+    }
+
+    /**
+     * The recorded forward graph (zeroing the gradients, forward, loss) replayed {@code replays} times back to back with
+     * nothing else on the GPU: microseconds per replay, or NaN without a recording. Set against the step's forward phase
+     * it says whether the step's surroundings (the phases around it, the other ranks) slow the same graph down. The
+     * batch-norm running statistics the replays update are put back afterwards.
+     */
+    double forwardAloneMicros(int replays) {
+        StepGraphs.Recorded g = graphs.current();
+        if (g == null || replays < 1) return Double.NaN;
+        CudaBackend gpu = graphs.gpu();
+        List<NDArray> kept = new ArrayList<>();
+        try (ArrayScope scope = ArrayScope.open();
+             CudaEvent start = new CudaEvent(gpu.context()); CudaEvent end = new CudaEvent(gpu.context())) {
+            for (NDArray b : model.namedBuffers().values()) kept.add(b.copy());
+            g.forward().launch();       // the first replay after the step's graphs may pay for the switch: not timed
+            start.record();
+            for (int i = 0; i < replays; i++) g.forward().launch();
+            end.record();
+            end.synchronize();
+            double micros = CudaEvent.elapsedMillis(start, end) * 1000.0 / replays;
+            int i = 0;
+            for (NDArray b : model.namedBuffers().values()) b.assign(kept.get(i++));
+            gpu.synchronize();
+            return micros;
+        }
     }
 
     /** Steps replayed from graphs so far. */

@@ -151,6 +151,11 @@ final class StepGraphs implements AutoCloseable {
         return gpu;
     }
 
+    /** The recording replayed now, or null. */
+    Recorded current() {
+        return current;
+    }
+
     /** Steps replayed from graphs so far. */
     long replays() {
         return replays;

@@ -66,6 +66,35 @@ class StepGraphsGpuTest {
                 "a replayed step queues fewer launches: " + graphed.lastStep() + " vs " + eager.lastStep());
     }
 
+    /**
+     * The recorded forward graph replayed alone (the speedup experiment sets it against the step's forward phase) takes
+     * a positive, finite time per replay and leaves the model as it was: parameters and batch-norm running statistics.
+     */
+    @Test
+    void theForwardGraphReplayedAloneLeavesTheModelAsItWas() {
+        GpuTests.requireGpu();
+        Device d = Device.cuda(0);
+        LocalRanks.run(1, b -> {}, comm -> {
+            SyntheticDataset data = new SyntheticDataset(BATCH * FULL_BATCHES, new int[] {1, 28, 28}, 10, 7);
+            DataLoader loader = new DataLoader(data, BATCH, true, 1, false, d);
+            try (Module net = Models.cnn(32, 64, d, 3); SGD opt = new SGD(net.parameters(), 0.05f, 0.9f, 0f);
+                 GpuDataParallel dp = new GpuDataParallel(net, comm, DataParallel.Options.defaults(), GpuOptions.defaults())) {
+                DistributedTraining.trainEpoch(dp, loader, 0, opt, new SoftmaxCrossEntropyLoss(), null);
+                assertTrue(dp.graphReplays() > 0, "the epoch replayed graphs");
+                List<float[]> before = new ArrayList<>();
+                for (var a : net.state().values()) before.add(a.toArray());
+                double micros = dp.forwardGraphAloneMicros(20);
+                System.out.printf("forward graph replayed alone: %.1f us%n", micros);
+                assertTrue(micros > 0 && Double.isFinite(micros), "time per replay: " + micros);
+                int i = 0;
+                for (var e : net.state().entrySet()) {
+                    assertTrue(java.util.Arrays.equals(before.get(i++), e.getValue().toArray()), e.getKey() + " changed");
+                }
+            }
+            return null;
+        });
+    }
+
     private static Run train(Device d, boolean graphs) {
         CudaContext ctx = ((CudaBackend) d.backend()).context();
         return LocalRanks.run(1, b -> {}, comm -> {
