@@ -92,7 +92,8 @@ def main():
     args = ap.parse_args()
     if torch.cuda.device_count() < args.world:
         raise SystemExit(f"--world {args.world} needs that many GPUs; this machine has {torch.cuda.device_count()}")
-    out = mp.Manager().dict()
+    manager = mp.Manager()             # kept: the dict lives in the manager's process
+    out = manager.dict()
     mp.spawn(rank_main, args=(args.world, args, out), nprocs=args.world, join=True)
     summary = {"world": args.world, "batch": args.batch, "torch": torch.__version__,
                "nccl": ".".join(map(str, torch.cuda.nccl.version())), "ranks": dict(out)}
