@@ -20,31 +20,17 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_peer import cnn  # noqa: E402  the lesson CNN, as the toolkit builds it
+from torch_peer import captured_step, cnn  # noqa: E402  the lesson CNN, as the toolkit builds it, and its capture
 
 
 def graphed_step(batch):
-    """The whole step (forward, loss, backward, SGD with momentum) as one CUDA graph, and its replay."""
+    """The lesson CNN's whole step (SGD with momentum) on a random batch, as one CUDA graph (torch_peer's capture)."""
     torch.manual_seed(0)
     model = cnn(32, 64).cuda().train()
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
     x = torch.rand(batch, 1, 28, 28, device="cuda")
     y = torch.randint(0, 10, (batch,), device="cuda")
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            opt.zero_grad(set_to_none=True)
-            loss_fn(model(x), y).backward()
-            opt.step()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    opt.zero_grad(set_to_none=True)
-    with torch.cuda.graph(graph):
-        loss_fn(model(x), y).backward()
-        opt.step()
-    return graph
+    return captured_step(model, opt, torch.nn.CrossEntropyLoss(), x, y)
 
 
 def replay_us(graph, replays, rounds):

@@ -198,6 +198,25 @@ def kernel_table(step, steps, what):
     print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=90))
 
 
+def captured_step(model, opt, loss_fn, x, y):
+    """The whole training step (forward, loss, backward, the optimizer) captured once as a CUDA graph, after a warm-up
+    on a side stream, as PyTorch's CUDA graphs notes say for whole-network capture. Replaying it runs the step again."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss_fn(model(x), y).backward()
+            opt.step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)     # backward in the graph then writes the gradients, from its own pool
+    with torch.cuda.graph(graph):
+        loss_fn(model(x), y).backward()
+        opt.step()
+    return graph
+
+
 def train_step(batch, c1, c2, lr, momentum, reps, mode="eager", warmup_s=TRAIN_WARMUP_SECONDS, profile_steps=0):
     """One training step of the toolkit's lesson CNN, synchronized per step, in one of PyTorch's modes:
     eager; cuda-graph, the whole step (forward, loss, backward, SGD) captured once and replayed, as in PyTorch's
@@ -234,17 +253,7 @@ def train_step(batch, c1, c2, lr, momentum, reps, mode="eager", warmup_s=TRAIN_W
             eager_step(compiled)
             torch.cuda.synchronize()
     elif mode == "cuda-graph":
-        side = torch.cuda.Stream()      # warm-up on a side stream before capture, as the CUDA graphs notes say
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                eager_step(model)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        opt.zero_grad(set_to_none=True)  # backward in the graph then writes the gradients, from its own pool
-        with torch.cuda.graph(graph):
-            loss_fn(model(x), y).backward()
-            opt.step()
+        graph = captured_step(model, opt, loss_fn, x, y)
 
         def step():
             graph.replay()
