@@ -1,6 +1,8 @@
 package org.mpi2nccl.bench;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import mpi.MPI;
@@ -85,6 +87,9 @@ public final class SpeedupRank {
                         dp.bucketCount(), train.size(), test.size(), trainLoader.batchesPerEpoch(), batch * ranks, lr);
             }
             warmUp(cfg, dp, trainLoader, lossFn);
+            // the forward graph replayed alone after the warm-up and after each epoch: does it slow down as training goes on?
+            double early = cfg.cudaGraphs() ? dp.forwardGraphAloneMicros(200) : Double.NaN;
+            List<Double> alone = new ArrayList<>();
             float base = cfg.lr;
             int steps = trainLoader.batchesPerEpoch();
             try (Optimizer opt = optimizer(cfg, model, warmedUpLr(cfg, base, lr, 0, steps))) {
@@ -96,6 +101,7 @@ public final class SpeedupRank {
                         if (rank == 0) progress(epoch, b, n, cfg.epochs);
                     });
                     TimeBreakdown times = dp.times().minus(before);
+                    if (cfg.cudaGraphs()) alone.add(dp.forwardGraphAloneMicros(200));
                     DistributedTraining.EvalResult te = DistributedTraining.evaluate(dp, testLoader, lossFn);
                     // every rank reports: rank 0's row goes into the table, all of them into the per-rank file
                     Report.emit(row(batch, route, ranks, device, dp, epoch, opt.lr(), tr, times, te));
@@ -103,14 +109,26 @@ public final class SpeedupRank {
             }
             if (cfg.cudaGraphs()) {
                 // the same forward graph alone, against the step's forward phase: does the step around it slow it down?
-                double alone = dp.forwardGraphAloneMicros(200);
                 System.out.println("rank " + rank + ": " + dp.graphReplays() + " steps replayed from CUDA graphs"
-                        + (Double.isNaN(alone) ? "" : String.format(Locale.ROOT, "; its forward graph replayed alone: %.1f us", alone))
-                        + (dp.graphsOff() != null ? "; graphs off: " + dp.graphsOff() : ""));
+                        + aloneLine(early, alone) + (dp.graphsOff() != null ? "; graphs off: " + dp.graphsOff() : ""));
             }
         } finally {
             if (comm != host) comm.close();
         }
+    }
+
+    /**
+     * "; its forward graph replayed alone: LAST us (after the warm-up: A; after each epoch: B C ...)", LAST the probe
+     * after the last epoch; "" when no probe gave a time (graphs off). A is left out when the warm-up left no graph.
+     */
+    static String aloneLine(double early, List<Double> afterEpochs) {
+        if (afterEpochs.isEmpty() || afterEpochs.get(afterEpochs.size() - 1).isNaN()) return "";
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "; its forward graph replayed alone: %.1f us (",
+                afterEpochs.get(afterEpochs.size() - 1)));
+        if (!Double.isNaN(early)) s.append(String.format(Locale.ROOT, "after the warm-up: %.1f; ", early));
+        s.append("after each epoch:");
+        for (double a : afterEpochs) s.append(String.format(Locale.ROOT, " %.1f", a));
+        return s.append(")").toString();
     }
 
     private static Device device(SpeedupConfig cfg, Route route, int rank, int ranks) {
