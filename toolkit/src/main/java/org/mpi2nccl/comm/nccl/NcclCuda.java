@@ -64,7 +64,12 @@ final class NcclCuda {
         }
         // A blocking stream: ordered after work on the legacy default stream, as the caller expects.
         CUstream_st s = new CUstream_st();
-        check(cudaStreamCreate(s), rank, "cudaStreamCreate");
+        if ("1".equals(System.getenv("MPI2NCCL_NCCL_NONBLOCKING"))) {
+            check(org.bytedeco.cuda.global.cudart.cudaStreamCreateWithFlags(s, org.bytedeco.cuda.global.cudart.cudaStreamNonBlocking),
+                    rank, "cudaStreamCreateWithFlags");
+        } else {
+            check(cudaStreamCreate(s), rank, "cudaStreamCreate");
+        }
         return s;
     }
 
