@@ -106,6 +106,24 @@ public final class CudaContext {
         }
     }
 
+    /**
+     * The context's stack size per GPU thread in bytes (CU_LIMIT_STACK_SIZE): the driver grows it when a kernel that
+     * needs more is launched (NCCL's do) and keeps it, reserving that much local memory for every resident thread.
+     */
+    public long stackBytesPerThread() {
+        makeCurrent();
+        long[] bytes = {0};
+        CudaException.check(jcuda.driver.JCudaDriver.cuCtxGetLimit(bytes, jcuda.driver.CUlimit.CU_LIMIT_STACK_SIZE), "cuCtxGetLimit");
+        return bytes[0];
+    }
+
+    /** Sets the stack size per GPU thread (CU_LIMIT_STACK_SIZE); waits for the GPU, as the driver does. */
+    public void setStackBytesPerThread(long bytes) {
+        makeCurrent();
+        CudaException.check(jcuda.driver.JCudaDriver.cuCtxSetLimit(jcuda.driver.CUlimit.CU_LIMIT_STACK_SIZE, bytes),
+                "cuCtxSetLimit(CU_LIMIT_STACK_SIZE, " + bytes + ")");
+    }
+
     /** Makes this context current on the calling thread (every entry point calls it; it is cheap). */
     public void makeCurrent() {
         CudaException.check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
