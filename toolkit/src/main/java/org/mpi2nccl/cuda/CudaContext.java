@@ -68,6 +68,9 @@ public final class CudaContext {
         CudaException.check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
         // Blocking w.r.t. the legacy default stream: plain cuMemcpy and libraries using stream 0 stay ordered with us.
         CudaException.check(cuStreamCreate(stream, CUstream_flags.CU_STREAM_DEFAULT), "creating the toolkit's stream");
+        String stack = System.getenv("MPI2NCCL_STACK_BYTES");     // an experiment's knob: the stack before any kernel
+        if (stack != null) CudaException.check(jcuda.driver.JCudaDriver.cuCtxSetLimit(jcuda.driver.CUlimit.CU_LIMIT_STACK_SIZE,
+                Long.parseLong(stack)), "cuCtxSetLimit(CU_LIMIT_STACK_SIZE, " + stack + ")");
         modules = new KernelModules(KernelModules.targetFor(device.computeMajor, device.computeMinor));
         syncEveryLaunch = "1".equals(System.getenv("MPI2NCCL_CUDA_SYNC"));
         try {
