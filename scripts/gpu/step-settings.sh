@@ -40,8 +40,6 @@ ctas-8: --overlap-ctas 8
 last-4k: --last-bucket-kib 4
 bucket-256k: --bucket-kib 256
 host-collectives: --no-graph-collectives
-smem-0: MPI2NCCL_SMEM_CARVEOUT=0
-smem-50: MPI2NCCL_SMEM_CARVEOUT=50
 default-again:"}
 { echo "gpus=$N"; echo "commit=$(cat "$BUNDLE/COMMIT" 2>/dev/null)"; echo "date=$(date -u +%FT%TZ)"
   echo "gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"

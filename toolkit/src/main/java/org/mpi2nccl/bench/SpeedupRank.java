@@ -88,8 +88,7 @@ public final class SpeedupRank {
             }
             warmUp(cfg, dp, trainLoader, lossFn);
             // the forward graph replayed alone after the warm-up and after each epoch: does it slow down as training goes on?
-            double early = cfg.cudaGraphs() ? probe(dp, device) : Double.NaN;
-            long stackEarly = stackBytes(device);
+            double early = cfg.cudaGraphs() ? dp.forwardGraphAloneMicros(200) : Double.NaN;
             List<Double> alone = new ArrayList<>();
             float base = cfg.lr;
             int steps = trainLoader.batchesPerEpoch();
@@ -102,7 +101,7 @@ public final class SpeedupRank {
                         if (rank == 0) progress(epoch, b, n, cfg.epochs);
                     });
                     TimeBreakdown times = dp.times().minus(before);
-                    if (cfg.cudaGraphs()) alone.add(probe(dp, device));
+                    if (cfg.cudaGraphs()) alone.add(dp.forwardGraphAloneMicros(200));
                     DistributedTraining.EvalResult te = DistributedTraining.evaluate(dp, testLoader, lossFn);
                     // every rank reports: rank 0's row goes into the table, all of them into the per-rank file
                     Report.emit(row(batch, route, ranks, device, dp, epoch, opt.lr(), tr, times, te));
@@ -111,8 +110,7 @@ public final class SpeedupRank {
             if (cfg.cudaGraphs()) {
                 // the same forward graph alone, against the step's forward phase: does the step around it slow it down?
                 System.out.println("rank " + rank + ": " + dp.graphReplays() + " steps replayed from CUDA graphs"
-                        + aloneLine(early, alone) + "; GPU thread stack " + stackEarly + " B after the warm-up, " + stackBytes(device) + " B at the end"
-                        + (dp.graphsOff() != null ? "; graphs off: " + dp.graphsOff() : ""));
+                        + aloneLine(early, alone) + (dp.graphsOff() != null ? "; graphs off: " + dp.graphsOff() : ""));
             }
         } finally {
             if (comm != host) comm.close();
@@ -131,18 +129,6 @@ public final class SpeedupRank {
         s.append("after each epoch:");
         for (double a : afterEpochs) s.append(String.format(Locale.ROOT, " %.1f", a));
         return s.append(")").toString();
-    }
-
-    /** -Dmpi2nccl.probeStackBytes=N: the GPU thread stack set to N bytes before each probe. */
-    private static final long PROBE_STACK = Long.getLong("mpi2nccl.probeStackBytes", -1);
-
-    private static double probe(GpuDataParallel dp, Device device) {
-        if (PROBE_STACK >= 0 && !device.isCpu()) Cuda.device(device.index()).context().setStackBytesPerThread(PROBE_STACK);
-        return dp.forwardGraphAloneMicros(200);
-    }
-
-    private static long stackBytes(Device device) {
-        return device.isCpu() ? -1 : Cuda.device(device.index()).context().stackBytesPerThread();
     }
 
     private static Device device(SpeedupConfig cfg, Route route, int rank, int ranks) {

@@ -68,9 +68,6 @@ public final class CudaContext {
         CudaException.check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
         // Blocking w.r.t. the legacy default stream: plain cuMemcpy and libraries using stream 0 stay ordered with us.
         CudaException.check(cuStreamCreate(stream, CUstream_flags.CU_STREAM_DEFAULT), "creating the toolkit's stream");
-        String stack = System.getenv("MPI2NCCL_STACK_BYTES");     // an experiment's knob: the stack before any kernel
-        if (stack != null) CudaException.check(jcuda.driver.JCudaDriver.cuCtxSetLimit(jcuda.driver.CUlimit.CU_LIMIT_STACK_SIZE,
-                Long.parseLong(stack)), "cuCtxSetLimit(CU_LIMIT_STACK_SIZE, " + stack + ")");
         modules = new KernelModules(KernelModules.targetFor(device.computeMajor, device.computeMinor));
         syncEveryLaunch = "1".equals(System.getenv("MPI2NCCL_CUDA_SYNC"));
         try {
@@ -107,24 +104,6 @@ public final class CudaContext {
         } catch (CudaUnavailableException | LinkageError e) {
             return "stream-ordered pool without cudart (" + Cuda.firstLine(e) + "): freed memory returns to the driver at each sync";
         }
-    }
-
-    /**
-     * The context's stack size per GPU thread in bytes (CU_LIMIT_STACK_SIZE): the driver grows it when a kernel that
-     * needs more is launched (NCCL's do) and keeps it, reserving that much local memory for every resident thread.
-     */
-    public long stackBytesPerThread() {
-        makeCurrent();
-        long[] bytes = {0};
-        CudaException.check(jcuda.driver.JCudaDriver.cuCtxGetLimit(bytes, jcuda.driver.CUlimit.CU_LIMIT_STACK_SIZE), "cuCtxGetLimit");
-        return bytes[0];
-    }
-
-    /** Sets the stack size per GPU thread (CU_LIMIT_STACK_SIZE); waits for the GPU, as the driver does. */
-    public void setStackBytesPerThread(long bytes) {
-        makeCurrent();
-        CudaException.check(jcuda.driver.JCudaDriver.cuCtxSetLimit(jcuda.driver.CUlimit.CU_LIMIT_STACK_SIZE, bytes),
-                "cuCtxSetLimit(CU_LIMIT_STACK_SIZE, " + bytes + ")");
     }
 
     /** Makes this context current on the calling thread (every entry point calls it; it is cheap). */

@@ -1,6 +1,5 @@
 package org.mpi2nccl.cuda;
 
-import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 
@@ -13,7 +12,6 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
 import org.bytedeco.cuda.cudart.CUfunc_st;
 
@@ -29,8 +27,6 @@ final class KernelModules {
 
     /** "sm90" or "sm75": which of the two PTX builds this context loads. */
     final String target;
-    /** Percent of the SM's unified cache each kernel asks for as shared memory, or -1: the driver's choice. */
-    private final int carveout;
     private final Map<String, CUmodule> modules = new HashMap<>();
     private final Map<Kernel, Handles.FunctionHandle> functions = new IdentityHashMap<>();
     /** JavaCPP's wrappers of the same handles, built once per kernel; read without a lock at every launch. */
@@ -38,26 +34,6 @@ final class KernelModules {
 
     KernelModules(String target) {
         this.target = target;
-        this.carveout = carveout(System.getenv("MPI2NCCL_SMEM_CARVEOUT"));
-    }
-
-    /**
-     * {@code MPI2NCCL_SMEM_CARVEOUT=P}, P from 0 to 100: every toolkit kernel asks the driver for P% of the SM's
-     * unified L1/shared-memory cache as shared memory (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT; 0 leaves the
-     * most L1). A preference, which the driver may override. Unset (-1): the driver chooses, and after other
-     * libraries' kernels that ask for much shared memory (NCCL's) it may keep a split that leaves less L1 than the
-     * toolkit's kernels would get alone; the speedup experiment's step settings measure whether asking helps.
-     */
-    static int carveout(String value) {
-        if (value == null || value.isBlank()) return -1;
-        try {
-            int p = Integer.parseInt(value.trim());
-            if (p >= 0 && p <= 100) return p;
-        } catch (NumberFormatException e) {
-            // the message below says what is accepted
-        }
-        throw new IllegalArgumentException("MPI2NCCL_SMEM_CARVEOUT=" + value + ": give the percent of the unified cache to use as"
-                + " shared memory, from 0 (the most L1 cache) to 100, or leave it unset for the driver's choice");
     }
 
     /** The PTX build for a GPU of this compute capability (the tests load the portable one on a newer GPU too). */
@@ -141,10 +117,6 @@ final class KernelModules {
         f = new Handles.FunctionHandle();
         CudaException.check(cuModuleGetFunction(f, module, kernel.name),
                 "finding kernel " + kernel.name + " in " + from);
-        if (carveout >= 0) {
-            CudaException.check(cuFuncSetAttribute(f, CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout),
-                    "asking for " + carveout + "% shared memory (MPI2NCCL_SMEM_CARVEOUT) for kernel " + kernel.name);
-        }
         functions.put(kernel, f);
         logFirstLaunch(kernel);
         return f;

@@ -64,12 +64,7 @@ final class NcclCuda {
         }
         // A blocking stream: ordered after work on the legacy default stream, as the caller expects.
         CUstream_st s = new CUstream_st();
-        if ("1".equals(System.getenv("MPI2NCCL_NCCL_NONBLOCKING"))) {
-            check(org.bytedeco.cuda.global.cudart.cudaStreamCreateWithFlags(s, org.bytedeco.cuda.global.cudart.cudaStreamNonBlocking),
-                    rank, "cudaStreamCreateWithFlags");
-        } else {
-            check(cudaStreamCreate(s), rank, "cudaStreamCreate");
-        }
+        check(cudaStreamCreate(s), rank, "cudaStreamCreate");
         return s;
     }
 
