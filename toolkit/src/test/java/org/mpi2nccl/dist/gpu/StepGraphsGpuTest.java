@@ -78,7 +78,7 @@ class StepGraphsGpuTest {
             SyntheticDataset data = new SyntheticDataset(BATCH * FULL_BATCHES, new int[] {1, 28, 28}, 10, 7);
             DataLoader loader = new DataLoader(data, BATCH, true, 1, false, d);
             try (Module net = Models.cnn(32, 64, d, 3); SGD opt = new SGD(net.parameters(), 0.05f, 0.9f, 0f);
-                 GpuDataParallel dp = new GpuDataParallel(net, comm, DataParallel.Options.defaults(), GpuOptions.defaults())) {
+                 GpuDataParallel dp = new GpuDataParallel(net, comm, DataParallel.Options.defaults(), GpuOptions.defaults().cudaGraphs(true))) {
                 DistributedTraining.trainEpoch(dp, loader, 0, opt, new SoftmaxCrossEntropyLoss(), null);
                 assertTrue(dp.graphReplays() > 0, "the epoch replayed graphs");
                 List<float[]> before = new ArrayList<>();
