@@ -79,12 +79,12 @@ setup_native() {
   done
 }
 
-# Maven build, only when a source, a POM, a PTX or a recorded result (the toolkit carries those lessons read)
-# changed since the last one.
+# Maven build, only when a source (the tests' too: the GPU bundle carries their classes), a POM, a PTX or a recorded
+# result (the toolkit carries those lessons read) changed since the last one.
 setup_java() {
   local stamp="$BUILD/.java-stamp"
   if [ -f "$stamp" ] && [ -f "$TOOLKIT_JAR" ] && [ -z "$(find "$ROOT/pom.xml" "$ROOT/toolkit/pom.xml" \
-        "$ROOT/toolkit/src/main" "$BUILD/native" "$ROOT/results" -newer "$stamp" 2>/dev/null | head -1)" ]; then
+        "$ROOT/toolkit/src/main" "$ROOT/toolkit/src/test" "$BUILD/native" "$ROOT/results" -newer "$stamp" 2>/dev/null | head -1)" ]; then
     return 0
   fi
   say "set-up: mvn package (toolkit)"
