@@ -2,12 +2,13 @@
 """Does an NCCL communicator slow down the compute kernels of its process? PyTorch's whole training step of the
 lesson CNN (torch_peer.py's model), recorded once as a CUDA graph and replayed back to back with nothing else
 queued, timed in the same process three times: before any communicator, after an NCCL process group of WORLD ranks
-was made and connected by one all-reduce (no communication while timing), and after it was destroyed. WORLD=1 is
+was made and connected by one all-reduce, or as many as --collectives asks (no communication while timing), and after it was destroyed. WORLD=1 is
 the control (a communicator without peers). The toolkit's own figure is the `forward graph replayed alone` of each
 speedup rank; this asks the same of PyTorch with the same NCCL.
 
 Usage on the GPU machine (NVLink multicast off, as every script here):
     NCCL_NVLS_ENABLE=0 python3 scripts/gpu/nccl_beside.py --world 2 [--replays 300 --rounds 3 --batch 128]
+        [--collectives 5000 --floats 545194]   (all-reduces of that many floats before the timing with NCCL)
 Prints one line per rank and phase, and a JSON summary (--json FILE)."""
 import argparse
 import json
@@ -56,6 +57,9 @@ def rank_main(rank, world, args, out):
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=torch.device("cuda", rank))
     t = torch.ones(1024, device="cuda")
     dist.all_reduce(t)                  # connects the ranks (NCCL connects lazily, at the first collective)
+    grads = torch.ones(args.floats, device="cuda")
+    for _ in range(args.collectives - 1):   # as many all-reduces as a training run makes, if asked
+        dist.all_reduce(grads)
     torch.cuda.synchronize()
     dist.barrier()
     rows["with NCCL"] = replay_us(graph, args.replays, args.rounds)
@@ -74,6 +78,8 @@ def main():
     ap.add_argument("--replays", type=int, default=300)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--port", type=int, default=29533)
+    ap.add_argument("--collectives", type=int, default=1, help="all-reduces before timing 'with NCCL' (the first of 1024 floats)")
+    ap.add_argument("--floats", type=int, default=545194, help="floats in each further all-reduce (the CIFAR-shaped CNN's gradients)")
     ap.add_argument("--json")
     args = ap.parse_args()
     if torch.cuda.device_count() < args.world:
@@ -81,7 +87,7 @@ def main():
     manager = mp.Manager()             # kept: the dict lives in the manager's process
     out = manager.dict()
     mp.spawn(rank_main, args=(args.world, args, out), nprocs=args.world, join=True)
-    summary = {"world": args.world, "batch": args.batch, "torch": torch.__version__,
+    summary = {"world": args.world, "batch": args.batch, "collectives": args.collectives, "torch": torch.__version__,
                "nccl": ".".join(map(str, torch.cuda.nccl.version())), "ranks": dict(out)}
     print(json.dumps(summary))
     if args.json:
