@@ -207,11 +207,10 @@ public final class SpeedupExperiment {
             // One core per rank: the CPU backend sizes its parallelism from the processor count the JVM reports, so
             // with 1 it computes on the rank's own thread only; BLAS single-threaded too.
             job.jvmArgs("-XX:ActiveProcessorCount=1").env("OPENBLAS_NUM_THREADS", "1").env("OMP_NUM_THREADS", "1");
-        } else {
-            // extra options for the rank JVMs (garbage collector, heap), for experiments with the host side of a step
-            String extra = System.getenv("MPI2NCCL_RANK_JAVA_OPTS");
-            if (extra != null && !extra.isBlank()) job.jvmArgs(extra.trim().split("\\s+"));
         }
+        // extra options for the rank JVMs (garbage collector, heap), for experiments with the host side of a step
+        String extra = System.getenv("MPI2NCCL_RANK_JAVA_OPTS");
+        if (extra != null && !extra.isBlank()) job.jvmArgs(extra.trim().split("\\s+"));
         try {
             return job.run();
         } finally {

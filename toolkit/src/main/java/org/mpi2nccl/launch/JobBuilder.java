@@ -93,9 +93,14 @@ public final class JobBuilder {
         return this;
     }
 
-    /** Extra options for every rank JVM (e.g. -Xmx2g); {@value #NATIVE_ACCESS} is always added. */
+    /**
+     * Extra options for every rank JVM (e.g. -Xmx2g), after those of earlier calls; {@value #NATIVE_ACCESS} is always
+     * added.
+     */
     public JobBuilder jvmArgs(String... jvmArgs) {
-        this.jvmArgs = List.of(jvmArgs);
+        List<String> all = new java.util.ArrayList<>(this.jvmArgs);
+        all.addAll(List.of(jvmArgs));
+        this.jvmArgs = List.copyOf(all);
         return this;
     }
 
