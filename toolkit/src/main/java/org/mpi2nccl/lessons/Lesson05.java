@@ -37,9 +37,10 @@ public final class Lesson05 {
     }
 
     /**
-     * The live experiment. GPUs: the project's default. No GPU: 1 and 2 CPU ranks over MPI, each rank on one core.
-     * 6000 examples for 3 epochs keep both versions of the lesson within a minute or so on 2 cores; an epoch still
-     * lasts seconds, long against the timer's jitter. With so little training 2 ranks (half the steps, twice the
+     * The live experiment. GPUs: the project's default. No GPU: 1 and 2 CPU ranks over MPI, each rank on one core,
+     * after the CPU warm-up ({@link SpeedupConfig#CPU_WARMUP_STEPS}: on one core per rank the JIT compiles beside the
+     * ranks for a few hundred steps). 6000 examples for 3 epochs keep both versions of the lesson within a minute or so
+     * on 2 cores; an epoch still lasts seconds, long against the timer's jitter. With so little training 2 ranks (half the steps, twice the
      * batch) may end a point or two behind one rank: the lesson's sentence about accuracy says so from the numbers.
      */
     public static SpeedupExperiment liveExperiment() {
@@ -50,7 +51,6 @@ public final class Lesson05 {
         c.trainExamples = 6000;
         c.testExamples = 2000;
         c.epochs = 3;
-        c.warmupSteps = 20;           // the JIT compiles the hot loops within the first steps: left out of the timing
         return new SpeedupExperiment(c, List.of(Route.MPI), List.of(1, 2)).rounds(ROUNDS);
     }
 
