@@ -12,5 +12,8 @@
  *   <li>{@code StepGraphs}: which steps are recorded as CUDA graphs and which replay them;</li>
  *   <li>{@code GraphedSteps}: how a step is recorded (NCCL's all-reduces inside or between the graphs) and replayed.</li>
  * </ol>
+ * The rank programs beside them run these steps as jobs: {@link org.mpi2nccl.dist.gpu.EquivalenceRank} (the same
+ * parameters as one rank), {@link org.mpi2nccl.dist.gpu.TimelineRank} (a recorded timeline) and
+ * {@link org.mpi2nccl.dist.gpu.NcclBesideRank} (a recorded graph timed before and beside an NCCL communicator).
  */
 package org.mpi2nccl.dist.gpu;
