@@ -21,7 +21,12 @@ rm -rf "$OUT"; mkdir -p "$OUT"
 # size bands: "first last warm-up timed seconds-per-size". Each band is a fresh JVM per rank, and its first sizes
 # run while the JVM still compiles, so each starts small: the ratio table keeps a size from the first band that
 # measured it (1 KiB and the large band's 4-64 KiB only warm up).
-BANDS=("1K 64K 20000 5000 1" "4K 64M 100 30 2")
+# 256 KiB-4 MiB get a band of their own with 1000 timed calls: with 30 (a few ms of calls) one scheduler slice lost to
+# another thread moved a round's ratio anywhere from 0.3x to 6.9x; with 1000 the rounds of a run spread less (in two
+# runs on 2 cores, in place: 0.87-0.97 / 1.14-1.16 / 0.93-1.00 and 0.29-0.50 / 0.55-1.24 / 0.97-1.14), runs still differ.
+# BAND_LIST="first last warm timed seconds;..." replaces the bands (e.g. one band for a quick comparison).
+BANDS=("1K 64K 20000 5000 1" "256K 4M 200 1000 2" "4K 64M 100 30 2")
+if [ -n "${BAND_LIST:-}" ]; then IFS=';' read -ra BANDS <<< "$BAND_LIST"; fi
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "== $(nproc) cores, $(java -version 2>&1 | head -1), $(mpirun --version 2>/dev/null | head -1), load $(load)" \
   | tee "$OUT/summary.txt"
