@@ -2,9 +2,9 @@
 """Does an NCCL communicator slow down the compute kernels of its process? PyTorch's whole training step of the
 lesson CNN (torch_peer.py's model), recorded once as a CUDA graph and replayed back to back with nothing else
 queued, timed in the same process three times: before any communicator, after an NCCL process group of WORLD ranks
-was made and connected by one all-reduce, or as many as --collectives asks (no communication while timing), and after it was destroyed. WORLD=1 is
-the control (a communicator without peers). The toolkit's own figure is the `forward graph replayed alone` of each
-speedup rank; this asks the same of PyTorch with the same NCCL.
+was made and connected by one all-reduce, or as many as --collectives asks (no communication while timing), and
+after it was destroyed. WORLD=1 is the control (a communicator without peers). The toolkit's own figure is the
+`forward graph replayed alone` of each speedup rank; this asks the same of PyTorch with the same NCCL.
 
 Usage on the GPU machine (NVLink multicast off, as every script here):
     NCCL_NVLS_ENABLE=0 python3 scripts/gpu/nccl_beside.py --world 2 [--replays 300 --rounds 3 --batch 128]

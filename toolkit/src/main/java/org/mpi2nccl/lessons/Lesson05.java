@@ -40,8 +40,9 @@ public final class Lesson05 {
      * The live experiment. GPUs: the project's default. No GPU: 1 and 2 CPU ranks over MPI, each rank on one core,
      * after the CPU warm-up ({@link SpeedupConfig#CPU_WARMUP_STEPS}: on one core per rank the JIT compiles beside the
      * ranks for a few hundred steps). 6000 examples for 3 epochs keep both versions of the lesson within a minute or so
-     * on 2 cores; an epoch still lasts seconds, long against the timer's jitter. With so little training 2 ranks (half the steps, twice the
-     * batch) may end a point or two behind one rank: the lesson's sentence about accuracy says so from the numbers.
+     * on 2 cores; an epoch still lasts seconds, long against the timer's jitter. With so little training 2 ranks (half
+     * the steps, twice the batch) may end a point or two behind one rank: the lesson's sentence about accuracy says so
+     * from the numbers.
      */
     public static SpeedupExperiment liveExperiment() {
         if (Cuda.isAvailable() && Cuda.deviceCount() > 0) {
