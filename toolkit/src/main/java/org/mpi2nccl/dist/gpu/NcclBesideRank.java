@@ -1,6 +1,7 @@
 package org.mpi2nccl.dist.gpu;
 
 import java.util.Locale;
+import java.util.Map;
 import mpi.MPI;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.MpjCommunicator;
@@ -28,12 +29,12 @@ import org.mpi2nccl.tensor.NDArray;
  * <ol>
  *   <li>a model trained one short epoch on this rank alone (a 1-rank communicator: no NCCL), its graphs recorded;</li>
  *   <li>the same graph after a 2-rank NCCL communicator was made and ran {@code allreduces} all-reduces of the
- *       model's gradient size;</li>
+ *       model's gradient size, then stayed idle {@code pausems} milliseconds (default 0);</li>
  *   <li>a second model trained one epoch data-parallel over that communicator, its graphs recorded with NCCL up;</li>
  *   <li>the first graph once more, after that epoch.</li>
  * </ol>
- * Run on 2 GPUs: {@code mpi2nccl mpjrun -np 2 -dev niodev org.mpi2nccl.dist.gpu.NcclBesideRank [allreduces=2000]};
- * each rank prints one line and reports its four times.
+ * Run on 2 GPUs: {@code mpi2nccl mpjrun -np 2 -dev niodev org.mpi2nccl.dist.gpu.NcclBesideRank [allreduces=2000]
+ * [pausems=0]}; each rank prints one line and reports its four times.
  */
 public final class NcclBesideRank {
     static final int BATCH = 128, STEPS = 40, REPLAYS = 200;
@@ -42,7 +43,9 @@ public final class NcclBesideRank {
 
     public static void main(String[] args) throws Exception {
         String[] rest = MPI.Init(args);
-        int allReduces = Integer.parseInt(EquivalenceRank.parse(rest).getOrDefault("allreduces", "2000"));
+        Map<String, String> opts = EquivalenceRank.parse(rest);
+        int allReduces = Integer.parseInt(opts.getOrDefault("allreduces", "2000"));
+        long pauseMs = Long.parseLong(opts.getOrDefault("pausems", "0"));
         try (MpjCommunicator host = MpjCommunicator.world()) {
             int rank = host.rank();
             Device device = EquivalenceRank.device("cuda", rank);
@@ -60,6 +63,7 @@ public final class NcclBesideRank {
                         for (int i = 0; i < allReduces; i++) nccl.allReduce(grads, Reduction.SUM);
                         nccl.synchronize();
                     }
+                    Thread.sleep(pauseMs);
                     double withNccl = solo.forwardGraphAloneMicros(REPLAYS);
                     double recordedWithNccl, afterEpoch;
                     try (Module net = Models.cnn(3, 32, 32, 64, device, 3);
@@ -70,11 +74,12 @@ public final class NcclBesideRank {
                         afterEpoch = solo.forwardGraphAloneMicros(REPLAYS);
                     }
                     System.out.println(String.format(Locale.ROOT, "rank %d on %s (%s): forward graph replayed alone, us:"
-                                    + " recorded before NCCL %.1f before NCCL, %.1f with %d ranks' NCCL up (%d all-reduces),"
-                                    + " %.1f after an epoch over NCCL; recorded with NCCL up %.1f",
+                                    + " recorded before NCCL %.1f before NCCL, %.1f with %d ranks' NCCL up"
+                                    + " (%d all-reduces, then %d ms idle), %.1f after an epoch over NCCL;"
+                                    + " recorded with NCCL up %.1f",
                             rank, device, Cuda.device(device.index()).name, before, withNccl, nccl.size(), allReduces,
-                            afterEpoch, recordedWithNccl));
-                    Report.emit(java.util.Map.of("rank", rank, "before_nccl_us", before, "with_nccl_us", withNccl,
+                            pauseMs, afterEpoch, recordedWithNccl));
+                    Report.emit(Map.of("rank", rank, "before_nccl_us", before, "with_nccl_us", withNccl,
                             "after_epoch_us", afterEpoch, "recorded_with_nccl_us", recordedWithNccl));
                 } finally {
                     nccl.close();
