@@ -105,7 +105,7 @@ note "bandwidth on GPU counts ${BW_COUNTS:-none} ($BW_COLLECTIVES, $BW_MIN B .. 
   echo "commit=$(cat "$BUNDLE/COMMIT" 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"; echo "date=$(date -u +%FT%TZ)"
   echo "gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"; echo "driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
   echo "torch=$("$PY" -c 'import torch; print(torch.__version__, "NCCL", ".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null)"
-  echo "command=$(env | grep -E '^(DRY|PARTS|BUDGET|GPUS|ROUNDS|EPOCHS|CIFAR_EPOCHS|WARMUP|DP_SETS|DDP_LOADERS|BW_[A-Z]+|LESSONS|TESTS_FILTER)=' | sort | tr '\n' ' ')bash scripts/gpu/multi-gpu.sh"
+  echo "command=$(env | grep -E '^(DRY|PARTS|BUDGET|GPUS|ROUNDS|EPOCHS|CIFAR_EPOCHS|WARMUP|DP_SETS|DDP_LOADERS|BW_[A-Z]+|LESSONS|TESTS_FILTER)=' | sort | sed -E 's/^([A-Z_]+)=(.* .*)$/\1="\2"/' | tr '\n' ' ')bash scripts/gpu/multi-gpu.sh"
 } > "$WORK/machine.txt"
 has_torch() { "$PY" -c 'import torch' 2>/dev/null; }
 

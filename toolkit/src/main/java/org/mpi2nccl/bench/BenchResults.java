@@ -205,35 +205,38 @@ public final class BenchResults {
         return ChartFiles.trySavePng(chart(title, collective, placement), file, "plot the CSV elsewhere with bandwidth-compare");
     }
 
-    /** Size by size: busbw of communicators a and b (in place, else out of place) and a/b; the minimum ratio at the end. */
+    /**
+     * Size by size: busbw of communicators a and b (in place, else out of place) and a/b, one section per collective
+     * and rank count (their sizes must not mix), each ending with its lowest ratio.
+     */
     public String ratioTable(String a, String b, long from) {
-        Map<Long, double[]> bySize = new TreeMap<>();
+        Map<String, Map<Long, double[]>> sections = new TreeMap<>();
         for (BenchRow r : rows) {
             if (r.bytes() < from || !(r.communicator().equals(a) || r.communicator().equals(b))) {
                 continue;
             }
-            double[] v = bySize.computeIfAbsent(r.bytes(), k -> new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN});
+            double[] v = sections.computeIfAbsent(r.collective() + ", " + r.ranks() + " ranks", k -> new TreeMap<>())
+                    .computeIfAbsent(r.bytes(), k -> new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN});
             int col = r.communicator().equals(a) ? 0 : 1;
-            if (r.placement().equals("in-place")) {
-                v[col] = r.busbw();
-            } else {
-                v[col + 2] = r.busbw();
-            }
+            v[r.placement().equals("in-place") ? col : col + 2] = r.busbw();
         }
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "# busbw (GB/s), %s vs %s%n# %12s %10s %10s %8s%n",
-                a, b, "size", a.length() > 10 ? a.substring(0, 10) : a, b.length() > 10 ? b.substring(0, 10) : b, "ratio"));
-        double min = Double.POSITIVE_INFINITY;
-        for (Map.Entry<Long, double[]> e : bySize.entrySet()) {
-            double[] v = e.getValue();
-            double x = Double.isNaN(v[0]) ? v[2] : v[0];
-            double y = Double.isNaN(v[1]) ? v[3] : v[1];
-            double q = x / y;
-            if (Double.isFinite(q)) {
-                min = Math.min(min, q);
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "# busbw (GB/s), %s vs %s%n", a, b));
+        for (Map.Entry<String, Map<Long, double[]>> section : sections.entrySet()) {
+            s.append(String.format(Locale.ROOT, "# %s%n# %12s %10s %10s %8s%n", section.getKey(),
+                    "size", a.length() > 10 ? a.substring(0, 10) : a, b.length() > 10 ? b.substring(0, 10) : b, "ratio"));
+            double min = Double.POSITIVE_INFINITY;
+            for (Map.Entry<Long, double[]> e : section.getValue().entrySet()) {
+                double[] v = e.getValue();
+                double x = Double.isNaN(v[0]) ? v[2] : v[0];
+                double y = Double.isNaN(v[1]) ? v[3] : v[1];
+                double q = x / y;
+                if (Double.isFinite(q)) {
+                    min = Math.min(min, q);
+                }
+                s.append(String.format(Locale.ROOT, "  %12s %10.2f %10.2f %8.3f%n", BenchSpec.formatBytes(e.getKey()), x, y, q));
             }
-            s.append(String.format(Locale.ROOT, "  %12s %10.2f %10.2f %8.3f%n", BenchSpec.formatBytes(e.getKey()), x, y, q));
+            s.append(String.format(Locale.ROOT, "# lowest ratio (%s): %.3f%n", section.getKey(), min));
         }
-        s.append(String.format(Locale.ROOT, "# lowest ratio: %.3f%n", min));
         return s.toString();
     }
 }

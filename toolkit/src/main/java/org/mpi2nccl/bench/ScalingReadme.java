@@ -15,7 +15,9 @@ import tech.tablesaw.api.Table;
 final class ScalingReadme {
     private ScalingReadme() {}
 
-    static String text(ScalingReport r, String topic, List<Path> files) {
+    /** {@code out}: the folder as the command was given it, shown in the line that says how the folder was made. */
+    static String text(ScalingReport r, Path out, List<Path> files) {
+        String topic = out.getFileName().toString();
         Map<String, String> m = r.machine();
         StringBuilder s = new StringBuilder();
         s.append("# ").append(topic).append(": data-parallel scaling and collective bandwidth on ")
@@ -25,7 +27,7 @@ final class ScalingReadme {
         s.append("| date (UTC) | commit | command, from the repository root on the GPU machine |\n| --- | --- | --- |\n");
         s.append("| ").append(m.getOrDefault("date", "?")).append(" | ").append(m.getOrDefault("commit", "?")).append(" | `")
                 .append(m.getOrDefault("command", "bash scripts/gpu/multi-gpu.sh")).append("` |\n\n");
-        s.append("Tables, charts and targets: `mpi2nccl scaling-report RUN_FOLDER --out results/").append(topic)
+        s.append("Tables, charts and targets: `mpi2nccl scaling-report RUN_FOLDER --out ").append(out)
                 .append("` on the unpacked `multi-gpu.tgz`.").append(m.getOrDefault("dry", "0").equals("1")
                         ? " **A dry run (DRY=1): tiny sizes, one GPU; the numbers check the steps, they measure nothing.**" : "").append("\n\n");
 

@@ -300,7 +300,7 @@ public final class ScalingReport {
         }
         if (charts) files.addAll(ScalingPlots.write(this, out));
         Path readme = out.resolve("README.md");
-        Files.writeString(readme, ScalingReadme.text(this, out.getFileName().toString(), files));
+        Files.writeString(readme, ScalingReadme.text(this, out, files));
         files.add(readme);
         return files;
     }

@@ -80,6 +80,7 @@ class ScalingReportTest {
         assertTrue(files.contains(out.resolve("speedup.csv")) && files.contains(out.resolve("busbw-ratio.csv")), files.toString());
         String readme = Files.readString(out.resolve("README.md"));
         assertTrue(readme.contains("abc1234") && readme.contains("4x Test GPU") && readme.contains("| nccl | 4 |"), readme);
+        assertTrue(readme.contains("scaling-report RUN_FOLDER --out " + out + "`"), "the README names the folder as given: " + readme);
     }
 
     @Test
