@@ -175,5 +175,9 @@ class Lesson05Test {
         }
         assertTrue(quoted >= 2, "the recording has NCCL and MPI on 2 GPUs at least: " + s);
         assertTrue(s.contains("Test accuracy after 5 epochs: one GPU") && s.contains("NCCL on 2 GPUs"), s);
+        // each route's own one-GPU epoch, so that a ratio can be read against the seconds behind it
+        String oneGpu = String.format(Locale.ROOT, "1 GPU:%n  %-10s %.3f s an epoch", "toolkit",
+                summary.doubleColumn("epoch_s").getDouble(summary.stringColumn("route").indexOf(SpeedupResults.SINGLE)));
+        assertTrue(s.contains(oneGpu), oneGpu + " in " + s);
     }
 }
