@@ -46,6 +46,8 @@ final class NcclCalls {
      * when such an error is reported: the fast path makes no strings per call.
      */
     private Supplier<String> lastLaunch = () -> "none yet";
+    /** Bounds NCCL's own waits inside a call in blocking mode (null in non-blocking mode, where calls are polled). */
+    private final NcclWatchdog watchdog;
 
     NcclCalls(NcclCommunicator owner, boolean inClique, NcclMetadataCheck metadata) {
         this.owner = owner;
@@ -57,6 +59,10 @@ final class NcclCalls {
         this.inClique = inClique;
         this.metadata = metadata;
         this.pointers = new NcclPointers(rank, device);
+        this.watchdog = options.blocking() ? new NcclWatchdog(rank, () -> {
+            NcclCuda.setDevice(device, rank);
+            NcclWaits.abortQuietly(owner.handle());
+        }) : null;
     }
 
     /**
@@ -73,7 +79,7 @@ final class NcclCalls {
         pointers.check(call, send, recv, options.verifyCalls());
         lastLaunch = () -> NcclPointers.describe(call, send, recv) + streamAndDevice();
         if (g != null) {
-            int r = ncclCall.getAsInt();
+            int r = bounded(() -> call.describe() + " (inside a group)", d, ncclCall);
             if (r != SUCCESS && r != IN_PROGRESS) {
                 throw new NcclException(rank, call.describe() + " (inside a group)", r, NcclException.lastError(owner.handle()));
             }
@@ -88,7 +94,8 @@ final class NcclCalls {
         if (collective && options.verifyCalls()) {
             metadata.verify(call, d);
         }
-        complete(ncclCall.getAsInt(), call, d, collective ? "nccl" + capitalized(call.collective().label()) : "ncclSend/ncclRecv");
+        complete(bounded(call::describe, d, ncclCall), call, d,
+                collective ? "nccl" + capitalized(call.collective().label()) : "ncclSend/ncclRecv");
         if (options.synchronous()) {
             waitStream(call, d, "the GPU to finish the collective");
         } else {
@@ -107,8 +114,9 @@ final class NcclCalls {
         Pointer scratch = metadata.scratch();
         lastLaunch = () -> "the barrier's ncclAllReduce (1 x int64 in place at " + Addresses.hex(scratch.address()) + ", "
                 + streamAndDevice() + ")";
-        complete(ncclAllReduce(scratch, scratch, 1, ncclType(DataType.INT64), ncclOp(Reduction.SUM), owner.handle(), stream),
-                call, d, "ncclAllReduce");
+        IntSupplier allReduce = () -> ncclAllReduce(scratch, scratch, 1, ncclType(DataType.INT64), ncclOp(Reduction.SUM),
+                owner.handle(), stream);
+        complete(bounded(call::describe, d, allReduce), call, d, "ncclAllReduce");
         waitStream(call, d, "the barrier's all-reduce");
     }
 
@@ -149,6 +157,25 @@ final class NcclCalls {
         if (!options.blocking() && !inClique && owner.handle() != null) {
             awaitOwn(IN_PROGRESS, "the previous NCCL call before " + call.describe(), d, call);
         }
+    }
+
+    /**
+     * One NCCL call: in blocking mode under the {@link NcclWatchdog}, which aborts the communicator if NCCL has not
+     * returned by the deadline (the handle is then dropped, as after any abort); in non-blocking mode as it is.
+     */
+    private int bounded(Supplier<String> what, Deadline d, IntSupplier ncclCall) {
+        if (watchdog == null) return ncclCall.getAsInt();
+        try {
+            return watchdog.call(what, d, ncclCall);
+        } catch (CollectiveTimeoutException e) {
+            owner.aborted(e);
+            throw e;
+        }
+    }
+
+    /** The watchdog stops watching this communicator (closed or aborted). */
+    void close() {
+        if (watchdog != null) watchdog.close();
     }
 
     /** Success: done. ncclInProgress (non-blocking mode): poll until the call is queued. Else: an error. */

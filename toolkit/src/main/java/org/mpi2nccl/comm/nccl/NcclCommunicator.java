@@ -41,15 +41,16 @@ import org.mpi2nccl.comm.Reduction;
  * collectives together in {@link #group}.
  *
  * <p>Safety, kept in other files: init gives up at the timeout; a collective whose GPU work does not finish within
- * the timeout (a rank died or skipped it) is aborted with {@code ncclCommAbort} and raises
- * {@link CollectiveTimeoutException} naming it ({@link NcclCalls}, {@link NcclWaits}). The communicator uses NCCL's
+ * the timeout (a rank died or skipped it) is aborted with {@code ncclCommAbort} and raises {@link
+ * CollectiveTimeoutException} naming it ({@link NcclCalls}, {@link NcclWaits}). The communicator uses NCCL's
  * blocking mode, as PyTorch does: in its non-blocking mode NCCL hands every call to a background thread (on 2x H200
  * a 1 MiB all-reduce took about 300 us that way, torch.distributed 34 us); {@link NcclOptions#blocking} switches to
- * it, with every call polled. Before each collective the ranks compare the call's metadata
- * ({@link NcclMetadataCheck}, {@link NcclOptions#verifyCalls}); buffers are checked to be this GPU's memory first
- * ({@link NcclPointers}). NCCL errors become {@link NcclException} with NCCL's message and a hint. {@code NCCL_*}
- * environment variables (NCCL_DEBUG, NCCL_SOCKET_IFNAME, ...) are read by NCCL itself in each rank process; the
- * launcher passes the caller's environment on to the ranks.
+ * it, with every call polled. In blocking mode NCCL can also wait inside a call (for room behind a kernel that never
+ * ends): {@link NcclWatchdog} aborts the communicator of a call still inside NCCL at its deadline. Before each
+ * collective the ranks compare the call's metadata ({@link NcclMetadataCheck}, {@link NcclOptions#verifyCalls});
+ * buffers are checked to be this GPU's memory first ({@link NcclPointers}). NCCL errors become {@link NcclException}
+ * with NCCL's message and a hint. {@code NCCL_*} environment variables (NCCL_DEBUG, NCCL_SOCKET_IFNAME, ...) are
+ * read by NCCL itself in each rank process; the launcher passes the caller's environment on to the ranks.
  */
 public final class NcclCommunicator extends AbstractCommunicator {
     private ncclComm comm;
@@ -292,6 +293,7 @@ public final class NcclCommunicator extends AbstractCommunicator {
                 comm = null;
             }
         } finally {
+            calls.close();
             metadata.free();
             if (ownsStream && stream != null && !stream.isNull()) {
                 cudaSetDevice(device);

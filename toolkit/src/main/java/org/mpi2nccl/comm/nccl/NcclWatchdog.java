@@ -1,0 +1,116 @@
+package org.mpi2nccl.comm.nccl;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.mpi2nccl.comm.CollectiveTimeoutException;
+import org.mpi2nccl.comm.CommException;
+import org.mpi2nccl.comm.Deadline;
+
+/**
+ * Bounds NCCL's blocking calls. In NCCL's blocking mode a call returns once its work is queued, and NCCL may wait
+ * inside it with no limit: for room in its work queue behind a kernel that never ends, or for a peer that never
+ * connects. A bounded call marks itself in progress; one daemon thread looks at every communicator's call in progress
+ * each {@value #PERIOD_MS} ms and aborts the communicator of a call past its deadline, which makes NCCL return. The
+ * caller then throws a {@link CollectiveTimeoutException} naming its rank and the call. A call pays two atomic
+ * updates; the same pattern as PyTorch's NCCL watchdog.
+ */
+final class NcclWatchdog implements AutoCloseable {
+    static final long PERIOD_MS = 200;
+    private static final int IDLE = 0, IN_CALL = 1, ABORTING = 2, ABORTED = 3;
+    private static final Set<NcclWatchdog> WATCHED = ConcurrentHashMap.newKeySet();
+    private static volatile ScheduledExecutorService ticker;
+
+    private final int rank;
+    private final Runnable abort;
+    private final AtomicInteger state = new AtomicInteger(IDLE);
+    private volatile Deadline deadline;
+
+    /** {@code abort}: aborts the communicator (ncclCommAbort); it runs on the watchdog's thread. */
+    NcclWatchdog(int rank, Runnable abort) {
+        this.rank = rank;
+        this.abort = abort;
+        startTicker();
+        WATCHED.add(this);
+    }
+
+    /**
+     * Runs {@code nativeCall} (one blocking NCCL call, named by {@code what} only when an error is reported) within
+     * {@code d}: its result, or a CollectiveTimeoutException once the communicator was aborted for running past it.
+     * A call made while another thread's call on this communicator is in progress runs unwatched (NCCL wants one call
+     * at a time per communicator anyway).
+     */
+    int call(Supplier<String> what, Deadline d, IntSupplier nativeCall) {
+        int s = state.get();
+        if (s >= ABORTING) {
+            throw new CommException("rank " + rank + ": " + what.get() + ": the communicator was aborted after a call"
+                    + " ran past its deadline; make a new one");
+        }
+        deadline = d;
+        if (!state.compareAndSet(IDLE, IN_CALL)) {
+            return nativeCall.getAsInt();
+        }
+        int r;
+        try {
+            r = nativeCall.getAsInt();
+        } catch (RuntimeException e) {
+            if (state.compareAndSet(IN_CALL, IDLE)) throw e;
+            throw timedOut(what, d);
+        }
+        if (state.compareAndSet(IN_CALL, IDLE)) return r;
+        throw timedOut(what, d);
+    }
+
+    /** Whether the watchdog aborted the communicator (it stays aborted). */
+    boolean fired() {
+        return state.get() >= ABORTING;
+    }
+
+    @Override
+    public void close() {
+        WATCHED.remove(this);
+    }
+
+    /** The call lost the race to the watchdog: wait for the abort to finish, then say what ran out of time. */
+    private CollectiveTimeoutException timedOut(Supplier<String> what, Deadline d) {
+        while (state.get() != ABORTED) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        return new CollectiveTimeoutException(rank, what.get(), d.timeout(),
+                "NCCL to return from the call; aborted with ncclCommAbort by the watchdog");
+    }
+
+    private void check() {
+        Deadline d = deadline;
+        if (state.get() != IN_CALL || d == null || d.remainingNanos() > 0) return;
+        if (!state.compareAndSet(IN_CALL, ABORTING)) return;      // the call returned meanwhile
+        try {
+            abort.run();
+        } catch (Throwable t) {
+            // best effort: the timeout the caller reports matters more
+        } finally {
+            state.set(ABORTED);
+        }
+    }
+
+    private static void startTicker() {
+        if (ticker != null) return;
+        synchronized (NcclWatchdog.class) {
+            if (ticker != null) return;
+            ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread th = new Thread(r, "nccl-watchdog");
+                th.setDaemon(true);
+                return th;
+            });
+            t.scheduleWithFixedDelay(() -> WATCHED.forEach(NcclWatchdog::check), PERIOD_MS, PERIOD_MS,
+                    TimeUnit.MILLISECONDS);
+            ticker = t;
+        }
+    }
+}
