@@ -87,8 +87,11 @@ final class NcclWatchdog implements AutoCloseable {
     }
 
     private void check() {
+        // state first: a call writes its deadline before it marks itself in progress, so seeing IN_CALL means seeing
+        // that call's deadline, not the one before it (which may long have passed)
+        if (state.get() != IN_CALL) return;
         Deadline d = deadline;
-        if (state.get() != IN_CALL || d == null || d.remainingNanos() > 0) return;
+        if (d == null || d.remainingNanos() > 0) return;
         if (!state.compareAndSet(IN_CALL, ABORTING)) return;      // the call returned meanwhile
         try {
             abort.run();
