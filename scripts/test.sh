@@ -1,13 +1,74 @@
 #!/usr/bin/env bash
-# ./build.sh test: every test (run after scripts/setup.sh): the bundle's env.sh, mvn test, the kernel over the
-# Jupyter protocol, every notebook headless, lesson 04 outside the repository, and every lesson in a real browser.
+# ./build.sh test [--full] [PART|LESSON ...]: the tests, all of them or a part (run after scripts/setup.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+usage() {
+  cat <<EOF
+usage: ./build.sh test [--full] [PART|LESSON ...]
+
+With no PART, every part in this order (about 8 minutes on an idle 2-core machine):
+  env       the GPU bundle's env.sh, sourced under set -euo pipefail as its commands source it
+  unit      mvn test: the JUnit tests (two forks; one class: mvn test -Dtest=ClassName)
+  kernel    the kernel over the Jupyter protocol: displays, magics, rank engines, faults, two students
+  lessons   every lesson executed headless, each version once: the instructor version (answers in) must say
+            RIGHT at every check and draw a plot, the student version must print every check's hint; even lessons
+            run the instructor version through nbclient and the student version through mpi2nccl execute, odd
+            lessons the other way round; lesson 01 runs again through the other runner and both runners must give
+            the same verdicts; lesson 04's instructor version runs from a folder outside the repository and must
+            show the GPU results the toolkit carries; ./build.sh notebook's workspace
+  browser   the executed lessons rendered in Jupyter Notebook in headless Chromium (no output wider than the
+            column, no error, no chart folded away, a chart in every lesson; screenshots in build/browser/), and
+            lesson 01 run live there with Run All
+  LESSON    one lesson by number or name (05, 05-speedup): its two versions as in 'lessons', then rendered in
+            the browser
+
+Options:
+  --full    lessons at full length (MPI2NCCL_LESSON_LENGTH=full: every round and epoch a student runs). Without
+            it they run short: the fewest rounds and steps that still run every cell.
+  -h, --help  this text; nothing runs
+
+Executed lessons go to build/lessons-run/ (instructor/, student/, agreement/). CI runs everything with --full,
+then the lessons short. scripts/test-times.sh times each part.
+EOF
+}
+
+# lesson_file ARG: the lesson ARG names (05, 05-speedup, 05-speedup.ipynb or its path), or nothing (status 1).
+lesson_file() {
+  local name f
+  name=$(basename "$1" .ipynb)
+  for f in "$ROOT"/notebooks/[0-9][0-9]-*.ipynb; do
+    case "$(basename "$f" .ipynb)" in "$name"|"$name"-*) printf '%s\n' "$f"; return 0 ;; esac
+  done
+  return 1
+}
+
+LENGTH=short
+PARTS=()
+LESSONS=()
+CHECK_ONLY=0
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help|help) usage; exit 0 ;;
+    --full) LENGTH=full ;;
+    --check-args) CHECK_ONLY=1 ;;   # build.sh: the arguments checked before the set-up runs
+    env|unit|kernel|lessons|browser) PARTS+=("$arg") ;;
+    -*) die "test: unknown option '$arg'. Options: --full, --help." ;;
+    *)
+      found=$(lesson_file "$arg") || die "test: '$arg' is neither a part (env, unit, kernel, lessons, browser) nor a lesson
+in notebooks/ (by number or name, e.g. 05 or 05-speedup). ./build.sh test --help lists them."
+      LESSONS+=("$found") ;;
+  esac
+done
+[ ${#PARTS[@]} -eq 0 ] && [ ${#LESSONS[@]} -eq 0 ] && PARTS=(env unit kernel lessons browser)
+[ $CHECK_ONLY = 1 ] && exit 0
+
+RUN_DIR="$BUILD/lessons-run"
+
 # The bundle's env.sh, sourced the way its commands source it (set -euo pipefail): with no LD_LIBRARY_PATH, and
 # with a folder holding a libnccl.so.2, which must come first. A failing line in it ends every bundle command
-# silently, so this runs first.
-test_bundle_env() {
+# silently.
+test_env() {
   say "== bundle env.sh under set -euo pipefail"
   local fake got
   fake=$(mktemp -d)
@@ -22,33 +83,27 @@ test_bundle_env() {
     *) die "bundle env.sh: expected the folder with libnccl.so.2 first on LD_LIBRARY_PATH, got '$got'";; esac
 }
 
-# Kernel tests over the Jupyter protocol (jupyter_client): displays, %%mpj state, interrupt, crash, shutdown; the
-# IJava magics (test_magics.py: %maven from file:// repositories, %%loadFromPOM, %%writefile, %load, %%html); the
-# faults of test_faults.py (a rank skipping a collective, exit through a variable), each timed and checked for leftovers.
+test_unit() {
+  say "== unit and integration tests (mvn test)"
+  (cd "$ROOT" && mvn -B test)
+}
+
+# The kernel's tests over the Jupyter protocol (jupyter_client), in two processes at once: the faults
+# (test_faults.py: stalls, interrupts, floods; mostly waiting) beside everything else.
 test_kernel() {
   say "== kernel tests over the Jupyter protocol"
-  (cd "$ROOT" && "$JUPYTER_PY" -m unittest discover -s toolkit/src/test/jupyter -p 'test_*.py' -v)
+  bash "$ROOT/toolkit/src/test/jupyter/run_both.sh"
 }
 
-# Every notebook, executed headless by Debian's nbclient with this kernel; exercise checks get the reference
-# answers from notebooks/test/answers/. Executed copies go to build/notebooks/.
-test_notebooks() {
-  say "== notebooks (nbclient, headless)"
-  (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/run_notebooks.py --out "$BUILD/notebooks" notebooks/*.ipynb)
+# lessons_run FILE...: the lessons' two versions (run_lessons.py), executed copies in build/lessons-run/.
+lessons_run() {
+  (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/run_lessons.py --out "$RUN_DIR" --length "$LENGTH" "$@")
 }
 
-# The same lessons through the toolkit's own runner (mpi2nccl execute: no Jupyter, as on GPU nodes), with the same
-# rules; it must also agree with nbclient on every check cell's verdicts. Executed copies go to build/notebooks-executed/.
-test_notebooks_execute() {
-  say "== notebooks (mpi2nccl execute, headless, no Jupyter)"
-  (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/run_executed.py --out "$BUILD/notebooks-executed" \
-      --compare "$BUILD/notebooks" notebooks/*.ipynb)
-}
-
-# Lessons as students open them: ./build.sh notebook's workspace, and lesson 04 copied to an empty folder outside
-# the repository, which must show the recorded GPU results from the toolkit's copy (about 30 s).
-test_outside_repo() {
-  say "== lessons outside the repository"
+test_lessons() {
+  say "== lessons, each version once ($LENGTH length)"
+  lessons_run "$ROOT"/notebooks/*.ipynb
+  say "== ./build.sh notebook's workspace"
   (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/outside_repo.py)
 }
 
@@ -65,24 +120,62 @@ setup_browser() {
   fi
 }
 
-# A real browser: headless chromium opens the notebook server and runs every lesson, one after the other (about
-# 2.5 minutes on 2 cores). It fails on an error output, an output wider than the notebook column, a chart folded
-# into a scroll box, or a lesson with no chart, and saves a full-page screenshot of each to build/browser/.
-test_browser() {
+# stale_lessons FILE...: those whose executed copies are missing or older than the lesson or the toolkit's jar.
+stale_lessons() {
+  local f stem kind
+  for f in "$@"; do
+    stem=$(basename "$f" .ipynb)
+    for kind in instructor student; do
+      if [ ! -f "$RUN_DIR/$kind/$stem.ipynb" ] || [ "$f" -nt "$RUN_DIR/$kind/$stem.ipynb" ] \
+         || [ "$TOOLKIT_JAR" -nt "$RUN_DIR/$kind/$stem.ipynb" ]; then
+        printf '%s\n' "$f"; break
+      fi
+    done
+  done
+}
+
+# browser LIVE FILE...: these lessons' executed copies rendered (executed first where missing or stale), and the
+# lesson LIVE run live ("" for none).
+browser() {
+  local live=$1 stale stems=() f
+  shift
   setup_browser
-  say "== browser test (chromium, every lesson)"
-  (cd "$ROOT" && node notebooks/test/browser/lessons.mjs "$BUILD/browser")
+  mapfile -t stale < <(stale_lessons "$@")
+  if [ ${#stale[@]} -gt 0 ]; then
+    say "== executing first what the browser renders: ${stale[*]##*/}"
+    lessons_run "${stale[@]}"
+  fi
+  for f in "$@"; do stems+=("$(basename "$f" .ipynb)"); done
+  say "== browser test (chromium): ${#stems[@]} executed lesson(s) rendered${live:+, $live run live}"
+  (cd "$ROOT" && node notebooks/test/browser/lessons.mjs "$BUILD/browser" --rendered "$RUN_DIR" ${live:+--live "$live"} "${stems[@]}")
 }
 
 # The kernel and notebook tests use this checkout's kernelspec (build/jupyter), whichever checkout installed the
 # user's last.
 export JUPYTER_PATH="$BUILD/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
 
-test_bundle_env
-say "== unit and integration tests (mvn test)"
-(cd "$ROOT" && mvn -B test)
-test_kernel
-test_notebooks
-test_notebooks_execute
-test_outside_repo
-test_browser
+# timed NAME COMMAND...: runs it and keeps its seconds for the summary.
+TIMES=()
+timed() {
+  local name=$1 start=$EPOCHREALTIME
+  shift
+  "$@"
+  TIMES+=("$(awk -v n="$name" -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%-8s %7.1f s", n, b - a }')")
+}
+
+for part in "${PARTS[@]}"; do
+  case "$part" in
+    env) timed env test_env ;;
+    unit) timed unit test_unit ;;
+    kernel) timed kernel test_kernel ;;
+    lessons) timed lessons test_lessons ;;
+    browser) timed browser browser 01 "$ROOT"/notebooks/*.ipynb ;;
+  esac
+done
+if [ ${#LESSONS[@]} -gt 0 ]; then
+  say "== lesson(s) ${LESSONS[*]##*/} ($LENGTH length)"
+  timed lessons lessons_run "${LESSONS[@]}"
+  timed browser browser "" "${LESSONS[@]}"
+fi
+say "== every part passed ($LENGTH lessons); seconds per part:"
+printf '   %s\n' "${TIMES[@]}"

@@ -1,35 +1,53 @@
-// The browser test: every lesson (notebooks/0*.ipynb, the instructor version: the source as it is) opened in
-// Jupyter Notebook on localhost in headless Chromium (Debian's, driven by playwright-core), Cell > Run All through
-// the menu, then, once no cell is left running and the kernel is idle:
+// The browser test: lessons opened in Jupyter Notebook on localhost in headless Chromium (Debian's, driven by
+// playwright-core), as a student sees them, in two ways:
 //
-//   * a full-page screenshot goes to OUT_DIR/<lesson>.png (the viewport grows to the notebook's height);
-//   * the lesson fails when an output is wider than its place in the notebook column (a student would have to
-//     scroll sideways), when a cell shows an error, when a chart sits in a collapsed scroll box (Notebook 6 folds
-//     a long output into .output_scroll; "scrolled": false in the cell's metadata keeps it open), or when the
-//     lesson shows no image (every lesson draws at least one chart).
+//   * rendered: the notebooks run_lessons.py executed (DIR/instructor/<lesson>.ipynb and DIR/student/<lesson>.ipynb,
+//     signed as trusted, as a notebook the student ran is) are opened and inspected as they are, without running;
+//   * live: a lesson's source is opened and run with Cell > Run All through the menu; once no cell is left running
+//     and the kernel is idle, it is inspected the same way.
+//
+// For each: a full-page screenshot goes to OUT_DIR/<lesson>[-student].png (the viewport grows to the notebook's
+// height), and the lesson fails when an output is wider than its place in the notebook column (a student would
+// have to scroll sideways), when a cell shows an error, when a chart sits in a collapsed scroll box (Notebook 6
+// folds a long output into .output_scroll; "scrolled": false in the cell's metadata keeps it open), or when an
+// instructor version shows no image (every lesson draws at least one chart).
 //
 // Code lines wider than their editor are printed as notes: they do not fail the test.
 //
 // Cells are named by their position in the notebook, counting every cell from 1 (markdown too), and by their
-// In [n] prompt. The lessons run one after the other on one notebook server: lesson 00 times the cores, so two
-// kernels at once would spoil its measurement. The copies run inside build/, so that a lesson finds the
-// recorded results/ folders by walking up from its folder, as it does from notebooks/.
+// In [n] prompt. Everything runs on one notebook server, one page after the other. The copies live inside build/,
+// so that a live lesson finds the recorded results/ folders by walking up from its folder, as from notebooks/.
 //
-//   node notebooks/test/browser/lessons.mjs OUT_DIR [LESSON_PREFIX...]   (./build.sh test runs it; e.g. "01 04")
+//   node notebooks/test/browser/lessons.mjs OUT_DIR [--rendered DIR] [--live PREFIX] [PREFIX...]
+//   (./build.sh test browser runs it: every lesson rendered, both versions, and lesson 01 live)
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const notebooks = resolve(here, '..', '..');
-const outDir = resolve(process.argv[2] || join(notebooks, '..', 'build', 'browser'));
-const only = process.argv.slice(3);
-const LESSONS = readdirSync(notebooks).filter(f => /^0.*\.ipynb$/.test(f)).sort()
-  .filter(f => only.length === 0 || only.some(p => f.startsWith(p)));
+
+function parseArgs(argv) {
+  const a = { outDir: null, rendered: null, live: [], only: [] };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--rendered') a.rendered = resolve(argv[++i]);
+    else if (argv[i] === '--live') a.live.push(argv[++i]);
+    else if (a.outDir === null) a.outDir = resolve(argv[i]);
+    else a.only.push(argv[i]);
+  }
+  if (a.outDir === null) a.outDir = join(notebooks, '..', 'build', 'browser');
+  if (!a.rendered && a.live.length === 0) a.live = a.only.length ? a.only : ['0']; // no mode named: run them live
+  return a;
+}
+const ARGS = parseArgs(process.argv.slice(2));
+const outDir = ARGS.outDir;
+const SOURCES = readdirSync(notebooks).filter(f => /^0.*\.ipynb$/.test(f)).sort();
+const LIVE = SOURCES.filter(f => ARGS.live.some(p => f.startsWith(p)));
+const RENDERED = ARGS.rendered ? SOURCES.filter(f => ARGS.only.length === 0 || ARGS.only.some(p => f.startsWith(p))) : [];
 const RUN_TIMEOUT_MS = 240_000;
 const WIDTH = 1280; // a laptop screen; Notebook 6 draws its column 1140 px wide from 1200 px up
 // Text that must reach the browser: rank threads print through the kernel too.
@@ -120,52 +138,91 @@ function inspect() {
   return { problems, notes, images, cells: cells.length, height };
 }
 
-async function runLesson(context, base, token, lesson) {
-  const stem = basename(lesson, '.ipynb');
+// One page: path (relative to the server's folder) opened; with live, Run All first. name: the screenshot's name.
+async function openLesson(context, base, token, { path, name, stem, live, needsImage }) {
   const page = await context.newPage();
   await page.setViewportSize({ width: WIDTH, height: 900 });
   const t0 = Date.now();
   try {
-    await page.goto(`${base}/notebooks/${lesson}?token=${token}`);
-    await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 120_000 });
-    await page.click('#celllink');
-    await page.click('#run_all_cells');
-    // Run All marks every code cell In [*] at once; done when none is left and the kernel is idle
-    await page.waitForFunction(() => !Array.from(document.querySelectorAll('.input_prompt'))
-      .some(p => p.textContent.includes('*')), null, { timeout: RUN_TIMEOUT_MS, polling: 500 });
-    await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 60_000 });
-    const ran = (Date.now() - t0) / 1000;
+    await page.goto(`${base}/notebooks/${path}?token=${token}`);
+    if (live) {
+      await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 120_000 });
+      await page.click('#celllink');
+      await page.click('#run_all_cells');
+      // Run All marks every code cell In [*] at once; done when none is left and the kernel is idle
+      await page.waitForFunction(() => !Array.from(document.querySelectorAll('.input_prompt'))
+        .some(p => p.textContent.includes('*')), null, { timeout: RUN_TIMEOUT_MS, polling: 500 });
+      await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 60_000 });
+    } else {
+      await page.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded,
+        null, { timeout: 60_000, polling: 100 });
+      if (await page.evaluate(() => !Jupyter.notebook.trusted)) throw new Error('the notebook opened untrusted');
+    }
+    const took = (Date.now() - t0) / 1000;
     // images decoded, so that their sizes count
     await page.evaluate(() => Promise.all(Array.from(document.images).map(i => i.decode().catch(() => {}))));
     const { problems, notes, images, cells, height } = await page.evaluate(inspect);
-    for (const n of notes) console.log(`  note, ${stem}: ${n}`);
-    if (images === 0) problems.push('no image: every lesson draws at least one chart');
-    for (const text of EXPECT[stem] || []) {
+    for (const n of notes) console.log(`  note, ${name}: ${n}`);
+    if (needsImage && images === 0) problems.push('no image: every lesson draws at least one chart');
+    for (const text of (live && EXPECT[stem]) || []) {
       if (await page.locator('.output_area pre', { hasText: text }).count() === 0) {
         problems.push(`no output shows "${text}"`);
       }
     }
     await page.setViewportSize({ width: WIDTH, height });
-    const shot = join(outDir, `${stem}.png`);
+    const shot = join(outDir, `${name}.png`);
     await page.screenshot({ path: shot });
-    console.log(`${stem}: ${cells} cells ran in ${ran.toFixed(1)} s, ${images} image(s), page ${height} px; ${shot}`);
-    return problems.map(p => `${stem}: ${p}`);
+    console.log(`${name}: ${cells} cells ${live ? 'ran' : 'rendered'} in ${took.toFixed(1)} s, ${images} image(s),`
+      + ` page ${height} px; ${shot}`);
+    return problems.map(p => `${name}: ${p}`);
   } catch (e) {
-    await page.screenshot({ path: join(outDir, `${stem}.png`) }).catch(() => {});
-    return [`${stem}: ${e.message.split('\n')[0]} (after ${((Date.now() - t0) / 1000).toFixed(0)} s)`];
+    await page.screenshot({ path: join(outDir, `${name}.png`) }).catch(() => {});
+    return [`${name}: ${e.message.split('\n')[0]} (after ${((Date.now() - t0) / 1000).toFixed(0)} s)`];
   } finally {
     await page.close();
     await shutdownKernels(base, token);
   }
 }
 
+// The pages to open, in the work folder: rendered copies (signed as trusted) and live copies of the sources.
+function preparePages(work) {
+  const pages = [];
+  if (RENDERED.length) {
+    const copies = [];
+    for (const kind of ['instructor', 'student']) {
+      mkdirSync(join(work, 'rendered', kind), { recursive: true });
+      for (const l of RENDERED) {
+        const from = join(ARGS.rendered, kind, l);
+        if (!existsSync(from)) throw new Error(`no executed ${kind} version of ${l} in ${ARGS.rendered}: run the lessons first`);
+        copyFileSync(from, join(work, 'rendered', kind, l));
+        copies.push(join(work, 'rendered', kind, l));
+        const stem = basename(l, '.ipynb');
+        pages.push({ path: `rendered/${kind}/${l}`, stem, name: kind === 'student' ? `${stem}-student` : stem,
+          live: false, needsImage: kind === 'instructor' });
+      }
+    }
+    // what `jupyter trust` does (Debian ships no jupyter-trust command): nbformat's notary, as Notebook uses it
+    const sign = 'import sys, nbformat\nfrom nbformat.sign import NotebookNotary\nn = NotebookNotary()\n'
+      + 'for f in sys.argv[1:]: n.sign(nbformat.read(f, as_version=4))';
+    const trust = spawnSync('/usr/bin/python3', ['-c', sign, ...copies], { encoding: 'utf8' });
+    if (trust.status !== 0) throw new Error(`signing the executed notebooks failed: ${trust.stderr}`);
+  }
+  if (LIVE.length) mkdirSync(join(work, 'live'), { recursive: true });
+  for (const l of LIVE) {
+    copyFileSync(join(notebooks, l), join(work, 'live', l)); // autosave writes to the copies
+    const stem = basename(l, '.ipynb');
+    pages.push({ path: `live/${l}`, stem, name: `${stem}-live`, live: true, needsImage: true });
+  }
+  return pages;
+}
+
 async function main() {
-  if (LESSONS.length === 0) throw new Error(`no lesson matches ${only.join(' ')}`);
+  if (LIVE.length + RENDERED.length === 0) throw new Error(`no lesson matches ${[...ARGS.live, ...ARGS.only].join(' ')}`);
   mkdirSync(outDir, { recursive: true });
-  const work = join(outDir, 'run'); // inside build/: the lessons find results/ three folders up
+  const work = join(outDir, 'run'); // inside build/: live lessons find results/ by walking up
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  for (const l of LESSONS) copyFileSync(join(notebooks, l), join(work, l)); // autosave writes to the copies
+  const pages = preparePages(work);
   const port = await freePort();
   const token = randomBytes(16).toString('hex');
   const base = `http://127.0.0.1:${port}`;
@@ -188,7 +245,7 @@ async function main() {
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       viewport: { width: WIDTH, height: 900 },
     });
-    for (const lesson of LESSONS) problems.push(...await runLesson(context, base, token, lesson));
+    for (const p of pages) problems.push(...await openLesson(context, base, token, p));
   } catch (e) {
     failure = e;
   } finally {
@@ -196,7 +253,8 @@ async function main() {
     await stopServer(base, token, server);
     rmSync(work, { recursive: true, force: true });
   }
-  console.log(`${LESSONS.length} lesson(s) in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(`${RENDERED.length} lesson(s) rendered (both versions), ${LIVE.length} run live,`
+    + ` in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   if (failure || problems.length > 0) {
     if (failure) console.error(`browser test failed: ${failure.message}`);
     if (problems.length > 0) console.error(`browser test failed:\n  ${problems.join('\n  ')}`);

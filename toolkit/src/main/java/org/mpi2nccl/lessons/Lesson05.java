@@ -29,7 +29,7 @@ public final class Lesson05 {
 
     /**
      * Rounds of the live run: each runs 1 rank, then 2, so that a machine busy with something else for a while
-     * slows both alike; three give a lowest, a median and a highest speedup.
+     * slows both alike; three give a lowest, a median and a highest speedup. A short run ({@link LessonLength}) has one.
      */
     public static final int ROUNDS = 3;
 
@@ -45,14 +45,36 @@ public final class Lesson05 {
      * from the numbers.
      */
     public static SpeedupExperiment liveExperiment() {
+        return liveExperiment(LessonLength.current());
+    }
+
+    /**
+     * The live experiment at a length: a short run has one round of 2 epochs on 2000 examples after a 30-step
+     * warm-up, which runs every cell's code in a few seconds; its numbers are rough, and {@link #describe} says so.
+     */
+    static SpeedupExperiment liveExperiment(LessonLength length) {
+        int rounds = length.pick(ROUNDS, 1);
         if (Cuda.isAvailable() && Cuda.deviceCount() > 0) {
-            return SpeedupExperiment.defaults().rounds(ROUNDS);
+            SpeedupExperiment e = SpeedupExperiment.defaults();
+            if (length == LessonLength.SHORT) {
+                e.config().epochs = 2;
+                e.config().trainExamples = 8192;
+                e.config().warmupSteps = 100;
+            }
+            return e.rounds(rounds);
         }
         SpeedupConfig c = SpeedupExperiment.defaults().config();
-        c.trainExamples = 6000;
-        c.testExamples = 2000;
-        c.epochs = 3;
-        return new SpeedupExperiment(c, List.of(Route.MPI), List.of(1, 2)).rounds(ROUNDS);
+        c.trainExamples = length.pick(6000, 2000);
+        c.testExamples = length.pick(2000, 500);
+        c.epochs = length.pick(3, 2);
+        if (length == LessonLength.SHORT) c.warmupSteps = 30;
+        return new SpeedupExperiment(c, List.of(Route.MPI), List.of(1, 2)).rounds(rounds);
+    }
+
+    /** The experiment's settings in a line, and, on a short run, a note that its numbers are rough. */
+    public static String describe(SpeedupExperiment e) {
+        String note = LessonLength.current().note();
+        return e.config().describe() + (note.isEmpty() ? "" : "\n" + note);
     }
 
     /** The route whose 2-rank run the lesson compares with one rank: NCCL on GPUs, MPI on CPUs. */
