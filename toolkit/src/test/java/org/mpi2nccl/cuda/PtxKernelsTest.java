@@ -14,6 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -175,27 +178,49 @@ class PtxKernelsTest {
             Assumptions.assumeTrue(false, "no ptxas on PATH: skipped");
         }
         Path dir = Files.createTempDirectory("ptx-check");
-        try {
-            for (String module : Kernel.modules()) {
-                for (String[] t : new String[][] {{"sm90", "sm_90"}, {"sm75", "sm_75"}}) {
-                    Path f = dir.resolve(module + "." + t[0] + ".ptx");
-                    Files.writeString(f, ptx(module, t[0]), StandardCharsets.US_ASCII);
-                    Process p = new ProcessBuilder(ptxas.toString(), "-arch=" + t[1], "-o", dir.resolve("out.cubin").toString(), f.toString())
-                            .redirectErrorStream(true).start();
-                    boolean done = p.waitFor(120, TimeUnit.SECONDS);
-                    if (!done) {
-                        p.destroyForcibly();
-                        fail("ptxas did not finish in 120 s on " + f.getFileName());
-                    }
-                    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                    assertEquals(0, p.exitValue(), "ptxas " + t[1] + " " + f.getFileName() + ": " + output);
-                }
+        // One ptxas per module and target, a few at a time: each is a single-threaded process of up to 2 s, and
+        // the largest go first so that no long one is left alone at the end. Every run's status is checked.
+        List<String[]> runs = new ArrayList<>();
+        for (String module : Kernel.modules()) {
+            for (String[] t : new String[][] {{"sm90", "sm_90"}, {"sm75", "sm_75"}}) {
+                Path f = dir.resolve(module + "." + t[0] + ".ptx");
+                Files.writeString(f, ptx(module, t[0]), StandardCharsets.US_ASCII);
+                runs.add(new String[] {f.toString(), t[1]});
             }
+        }
+        runs.sort(java.util.Comparator.comparingLong((String[] r) -> Path.of(r[0]).toFile().length()).reversed());
+        Path tool = ptxas;
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors())));
+        try {
+            List<Future<String>> failures = new ArrayList<>();
+            for (String[] r : runs) failures.add(pool.submit(() -> ptxas(tool, dir, Path.of(r[0]), r[1])));
+            List<String> failed = new ArrayList<>();
+            for (Future<String> f : failures) {
+                String why = f.get();
+                if (why != null) failed.add(why);
+            }
+            assertEquals(List.of(), failed, "ptxas failed");
         } finally {
+            pool.shutdownNow();
+            pool.awaitTermination(130, TimeUnit.SECONDS);
             try (var files = Files.list(dir)) {
                 for (Path f : files.toList()) Files.deleteIfExists(f);
             }
             Files.deleteIfExists(dir);
         }
+    }
+
+    /** Assembles {@code ptx} for {@code arch}; null when ptxas exits with 0, else what went wrong and its output. */
+    private static String ptxas(Path ptxas, Path dir, Path ptx, String arch) throws Exception {
+        String name = ptx.getFileName().toString();
+        Path log = dir.resolve(name + "." + arch + ".log");
+        Process p = new ProcessBuilder(ptxas.toString(), "-arch=" + arch, "-o", dir.resolve(name + "." + arch + ".cubin").toString(),
+                ptx.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            if (!p.waitFor(120, TimeUnit.SECONDS)) return "ptxas did not finish in 120 s on " + name + " (" + arch + ")";
+        } finally {
+            if (p.isAlive()) p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        return p.exitValue() == 0 ? null : "ptxas " + arch + " " + name + " exited with " + p.exitValue() + ": " + Files.readString(log);
     }
 }

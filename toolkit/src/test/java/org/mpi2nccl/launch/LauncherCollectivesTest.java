@@ -20,14 +20,22 @@ class LauncherCollectivesTest {
         Leftovers.assertNoDescendants();
     }
 
+    /** The four multicore jobs run at the same time too: each is a JVM of its own, started in turn, awaited in turn. */
     @Test
     void multicoreOnOneToFourRanks() {
+        List<RunningJob> jobs = new ArrayList<>();
         for (int n = 1; n <= 4; n++) {
-            RunningJob job = Mpj.launch(CollectivesRank.class).ranks(n).device(MpjDevice.MULTICORE)
-                    .args("a", "b c").timeout(Duration.ofSeconds(60)).start();
-            JobResult r = job.awaitResult();
-            check(r, n);
-            Leftovers.assertGone(job.pids());
+            jobs.add(Mpj.launch(CollectivesRank.class).ranks(n).device(MpjDevice.MULTICORE)
+                    .args("a", "b c").timeout(Duration.ofSeconds(60)).start());
+        }
+        try {
+            for (int n = 1; n <= 4; n++) {
+                RunningJob job = jobs.get(n - 1);
+                check(job.awaitResult(), n);
+                Leftovers.assertGone(job.pids());
+            }
+        } finally {
+            for (RunningJob job : jobs) if (job.isAlive()) job.stop(); // after a failed check: none outlives the test
         }
     }
 

@@ -60,9 +60,9 @@ class MpjRunCommandTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("mpjrun: number of ranks must be at least 1"));
 
         err.reset();
-        assertEquals(1, cli("mpjrun", "-np", "2", "--timeout", "4s", HangingRank.class.getName()));
+        assertEquals(1, cli("mpjrun", "-np", "2", "--timeout", "3s", HangingRank.class.getName()));
         String t = err.toString(StandardCharsets.UTF_8);
-        assertTrue(t.matches("(?s).*timed out after 4 s: ranks \\[(0, )?1\\] had not finished.*"), t);
+        assertTrue(t.matches("(?s).*timed out after 3 s: ranks \\[(0, )?1\\] had not finished.*"), t);
     }
 
     @Test

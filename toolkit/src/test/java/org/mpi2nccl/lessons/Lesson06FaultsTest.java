@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,10 +22,20 @@ class Lesson06FaultsTest {
     }
 
     @Test
-    void lesson06FaultsFailAsTaughtAndLeaveNothingRunning() {
-        Lesson06.Fault mismatch = Lesson06.runFault("mismatch");
-        Lesson06.Fault skip = Lesson06.runFault("skip");
-        Lesson06.Fault crash = Lesson06.runFault("crash");
+    void lesson06FaultsFailAsTaughtAndLeaveNothingRunning() throws Exception {
+        // Three separate jobs, each in its own JVM, run side by side: the skip run alone waits out the 4 s timeout.
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        Lesson06.Fault mismatch, skip, crash;
+        try {
+            Future<Lesson06.Fault> m = pool.submit(() -> Lesson06.runFault("mismatch"));
+            Future<Lesson06.Fault> s = pool.submit(() -> Lesson06.runFault("skip"));
+            Future<Lesson06.Fault> c = pool.submit(() -> Lesson06.runFault("crash"));
+            mismatch = m.get();
+            skip = s.get();
+            crash = c.get();
+        } finally {
+            pool.shutdown();
+        }
         System.out.println(Lesson06.faultTable(List.of(mismatch, skip, crash)).printAll());
         assertTrue(mismatch.error().contains("rank") && mismatch.error().toLowerCase().contains("mismatch"), mismatch.error());
         assertTrue(skip.error().contains("rank 0") && skip.error().contains("did not finish within"), skip.error());

@@ -78,14 +78,17 @@ class SimulatedNodesTest {
         SimulatedNodes nodes = SimulatedNodes.start(NodesPlan.of(2));
         SimulatedNodes.NodeRun run;
         try {
-            // The job itself would wait 10 minutes; the nodes' own limit stops it first.
-            run = nodes.run(List.of("mpjrun", "-np", "2", "--timeout", "10m", Sleeper.class.getName()),
-                    Duration.ofSeconds(10), null);
+            // The job itself would wait 10 minutes; the nodes' own limit stops it first, once its ranks run (they
+            // report about 2 s after the start with other tests running beside them; the limit leaves three times that).
+            run = nodes.run(List.of("mpjrun", "-np", "2", "--timeout", "10m", ReportThenSleep.class.getName()),
+                    Duration.ofSeconds(6), null);
             assertTrue(nodes.pids().size() >= 2, "daemons and the command were seen");
         } finally {
             nodes.close();
         }
         assertTrue(run.timedOut(), run.text());
+        assertTrue(run.text().contains("[rank 0] on node0 sum 3") && run.text().contains("[rank 1] on node1 sum 3"),
+                "both ranks ran, one on each node, when the limit stopped them: " + run.text());
         assertNothingLeft(nodes);
     }
 
