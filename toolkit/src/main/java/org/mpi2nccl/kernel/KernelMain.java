@@ -37,6 +37,7 @@ public final class KernelMain {
         PrintStream log = System.err; // before basekernel swaps the streams for cells
         JavaKernel kernel = new JavaKernel(log);
         Runtime.getRuntime().addShutdownHook(new Thread(kernel::shutdownEngines, "stop-rank-engines"));
+        ParentWatch.start(log);
         JupyterConnection connection = new JupyterConnection(KernelConnectionProperties.parse(Files.readString(file)));
         kernel.becomeHandlerForConnection(connection);
         connection.connect();
