@@ -65,7 +65,8 @@ final class EngineHandshake {
             job = lease.applyTo(Mpj.launch(RankEngine.class))
                     .ranks(n)
                     .device(device)
-                    .args("127.0.0.1", Integer.toString(server.getLocalPort()), token)
+                    .args("127.0.0.1", Integer.toString(server.getLocalPort()))
+                    .env(RankEngine.TOKEN_ENV, token) // not an argument: command lines are public
                     .timeout(Duration.ofDays(365)) // engines live as long as the kernel wants them
                     .jvmArgs(jvmArgs.toArray(new String[0]))
                     .onLine(line -> early.add(new EngineEvent(line.rank(), null, line)))
@@ -88,6 +89,12 @@ final class EngineHandshake {
     }
 
     /** Accepts one link per rank and checks who is on the other side. */
+    /** Compared in constant time, so that the time of a refusal tells a guesser nothing. */
+    private static boolean sameToken(String token, String said) {
+        return said != null && java.security.MessageDigest.isEqual(token.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                said.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     private static List<RankEngines.Rank> accept(int n, ServerSocket server, String token, RunningJob job,
                                         List<EngineWire> wires, BlockingQueue<EngineEvent> early, long t0)
             throws CellError {
@@ -124,7 +131,7 @@ final class EngineHandshake {
                 EngineWire w = new EngineWire(s);
                 w.setReadTimeout(10_000);
                 JsonObject hello = w.receive();
-                if (hello == null || !"hello".equals(EngineWire.str(hello, "type")) || !token.equals(EngineWire.str(hello, "token"))) {
+                if (hello == null || !"hello".equals(EngineWire.str(hello, "type")) || !sameToken(token, EngineWire.str(hello, "token"))) {
                     w.close(); // not one of ours
                     continue;
                 }

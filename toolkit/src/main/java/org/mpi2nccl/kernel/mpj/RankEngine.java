@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One rank engine: an MPJ rank that holds a JShell and runs the cells the kernel sends it (the rank program that
- * {@code %mpj start} launches). Arguments after MPJ's: the kernel's port and the job's token.
+ * {@code %mpj start} launches). Arguments after MPJ's: the kernel's host and port. The job's token comes in the
+ * environment ({@link #TOKEN_ENV}), never on the command line, where every user of the machine can read it.
  *
  * <p>The rank's main thread runs the cells, one at a time, on threads of the rank's own thread group (MPJ's
  * multicore device needs that); a reader thread takes the kernel's messages so that an interrupt arrives while a
@@ -43,6 +44,12 @@ import java.util.concurrent.TimeUnit;
  * no rank outlives its kernel.
  */
 public final class RankEngine {
+    /**
+     * The variable holding the job's token, which a rank shows the kernel to be let in. A process's environment
+     * is readable by its own user only (/proc/PID/environ is 0400), its command line by everyone (/proc/PID/cmdline).
+     */
+    public static final String TOKEN_ENV = "MPI2NCCL_ENGINE_TOKEN";
+
     static final Duration FINALIZE_PATIENCE = Duration.ofSeconds(5);
     static final Duration STOP_PATIENCE = Duration.ofSeconds(3);
 
@@ -76,15 +83,17 @@ public final class RankEngine {
         }, command -> new Thread(rankGroup, command, "jshell-start").start());
 
         String[] appArgs = MPI.Init(args);
-        if (appArgs.length < 3) {
-            throw new IllegalArgumentException("a rank engine needs the kernel's host, port and token as arguments,"
-                    + " it got " + List.of(appArgs) + ": start engines with %mpj start");
+        String token = System.getenv(TOKEN_ENV);
+        if (appArgs.length < 2 || token == null || token.isBlank()) {
+            throw new IllegalArgumentException("a rank engine needs the kernel's host and port as arguments and the"
+                    + " job's token in " + TOKEN_ENV + ", it got " + List.of(appArgs) + (token == null ? " and no token" : "")
+                    + ": start engines with %mpj start");
         }
         int rank = MPI.COMM_WORLD.Rank();
         int size = MPI.COMM_WORLD.Size();
         Socket socket = new Socket(appArgs[0], Integer.parseInt(appArgs[1]));
         RankEngine engine = new RankEngine(new EngineWire(socket), rank, rankGroup);
-        engine.run(appArgs[2], size, jshell);
+        engine.run(token, size, jshell);
         finalizeMpi(rankGroup);
     }
 
