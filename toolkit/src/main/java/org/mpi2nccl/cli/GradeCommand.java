@@ -11,7 +11,8 @@ import java.util.concurrent.Callable;
 /**
  * {@code mpi2nccl grade --source notebooks/01-mpi-basics.ipynb --submissions DIR --out DIR}: every student's
  * exercise cells run with the instructor's own cells, checks included, in a fresh kernel JVM per student; the
- * gradebook (CSV and HTML) goes to --out. Exit status 0 when the gradebook was written, whatever the grades.
+ * gradebook (CSV and HTML) goes to --out. Exit status 0 when the gradebook was written, whatever the grades; 1 when
+ * not one notebook ran (the grader's own failure, which would otherwise give every student 0).
  */
 @Command(name = "grade", mixinStandardHelpOptions = true,
         description = {"Grade a class's notebooks: each student's exercise cells run with the lesson source's own "
@@ -46,6 +47,11 @@ public final class GradeCommand implements Callable<Integer> {
         var results = grader.gradeAll(submissions, out);
         System.out.println("graded " + results.size() + " notebook(s): " + out.resolve("gradebook.html") + ", "
                 + out.resolve("gradebook.csv"));
+        String failure = Grader.toolFailure(results);
+        if (!failure.isEmpty()) {
+            System.err.println("grade: " + failure + " (" + out.resolve("logs") + ")");
+            return 1;
+        }
         return 0;
     }
 }

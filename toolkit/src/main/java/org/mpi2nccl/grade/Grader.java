@@ -51,6 +51,9 @@ public final class Grader {
 
     /** Grades every .ipynb in {@code submissions} and writes the gradebook into {@code out}. */
     public List<StudentResult> gradeAll(Path submissions, Path out) throws IOException, InterruptedException {
+        // Each student's kernel runs in its own working folder: a relative path would point elsewhere there.
+        submissions = submissions.toAbsolutePath().normalize();
+        out = out.toAbsolutePath().normalize();
         if (!Files.isDirectory(submissions)) {
             throw new IllegalArgumentException("no such folder of submissions: " + submissions);
         }
@@ -117,7 +120,9 @@ public final class Grader {
                 verdicts.add(Verdict.read(ex, result, note.isEmpty() ? null : note));
             }
         }
-        return new StudentResult(student, verdicts, ended.elapsed(), note, ended.pids());
+        StudentResult.Run run = result != null ? StudentResult.Run.EXECUTED
+                : ended.killed() ? StudentResult.Run.KILLED : StudentResult.Run.NO_NOTEBOOK;
+        return new StudentResult(student, verdicts, ended.elapsed(), note, ended.pids(), run);
     }
 
     /**
@@ -130,6 +135,18 @@ public final class Grader {
 
     private StudentResult failedAll(String student, String why) {
         List<Verdict> v = exercises.stream().map(e -> Verdict.failed(e.name(), why)).collect(Collectors.toList());
-        return new StudentResult(student, v, Duration.ZERO, why, Set.of());
+        return new StudentResult(student, v, Duration.ZERO, why, Set.of(), StudentResult.Run.NOT_STARTED);
+    }
+
+    /**
+     * Why these grades say nothing about the students, or "" when they do: when every kernel that was started
+     * ended without an executed notebook, the grader's own set-up failed (a wrong path, a broken install), and every
+     * student would get 0 for it.
+     */
+    public static String toolFailure(List<StudentResult> results) {
+        List<StudentResult> started = results.stream().filter(r -> r.run() != StudentResult.Run.NOT_STARTED).toList();
+        if (started.isEmpty() || started.stream().anyMatch(r -> r.run() != StudentResult.Run.NO_NOTEBOOK)) return "";
+        return "no student's kernel wrote its executed notebook (" + started.size() + " started): the grader could not"
+                + " run the lesson, so every grade would be 0 for the grader's fault. The logs folder says why.";
     }
 }

@@ -6,9 +6,21 @@ import java.util.Set;
 
 /**
  * A student's row of the gradebook: the verdict of each exercise, how long the run took, a note on the run as a
- * whole (empty when it ended normally), and the pids of the run (the test checks none is left).
+ * whole (empty when it ended normally), the pids of the run (the test checks none is left), and how the run went.
  */
-record StudentResult(String student, List<Verdict> verdicts, Duration time, String note, Set<Long> pids) {
+record StudentResult(String student, List<Verdict> verdicts, Duration time, String note, Set<Long> pids, Run run) {
+    /** How a student's kernel run went, as far as the grader itself is concerned. */
+    enum Run {
+        /** Not started: the submission could not be read (the student's own doing). */
+        NOT_STARTED,
+        /** Ended and wrote its executed notebook. */
+        EXECUTED,
+        /** Stopped at the time limit (the student's code ran too long). */
+        KILLED,
+        /** Ended without writing a notebook: the kernel could not run at all. */
+        NO_NOTEBOOK
+    }
+
     long passed() {
         return verdicts.stream().filter(Verdict::passed).count();
     }
