@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # Debian packages the project needs (a JDK and Maven only when java, javac or mvn is missing).
 APT_PACKAGES=(libmpj-java liblog4j1.2-java libcommons-cli-java libcommons-io-java libcommons-codec-java
               dataset-fashion-mnist jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client
-              libopenblas0-pthread iproute2 fonts-dejavu-core)
+              libopenblas0-pthread iproute2 fonts-dejavu-core bubblewrap)
 MPJ_VERSION=$(pom_property mpj.version)
 
 setup_packages() {

@@ -37,13 +37,25 @@ public final class GradeCommand implements Callable<Integer> {
             description = "time limit of each student's whole notebook (default ${DEFAULT-VALUE} s)")
     int studentTimeout;
 
+    @Option(names = "--heap-mb", paramLabel = "MIB", defaultValue = "" + Grader.DEFAULT_HEAP_MIB,
+            description = "Java heap of each JVM of a student's run, the kernel and each rank engine (default ${DEFAULT-VALUE} MiB)")
+    int heapMib;
+
+    @Option(names = "--no-sandbox", description = {"run the students' code with your own rights, seeing all you see (only"
+            + " where no submission can harm anyone).", "By default each student runs in a bubblewrap sandbox: the toolkit"
+            + " read-only, one folder of its own, no network, its processes ended with its run"})
+    boolean noSandbox;
+
     @Override
     public Integer call() throws Exception {
         if (cellTimeout < 1 || studentTimeout < 1) {
             throw new IllegalArgumentException("--cell-timeout and --timeout take a number of seconds, 1 or more");
         }
+        if (heapMib < 64) {
+            throw new IllegalArgumentException("--heap-mb takes MiB, 64 or more (a lesson's kernel needs a few hundred)");
+        }
         Grader grader = new Grader(source, new Grader.Limits(Duration.ofSeconds(cellTimeout),
-                Duration.ofSeconds(studentTimeout)), System.out);
+                Duration.ofSeconds(studentTimeout), heapMib), System.out, !noSandbox);
         var results = grader.gradeAll(submissions, out);
         System.out.println("graded " + results.size() + " notebook(s): " + out.resolve("gradebook.html") + ", "
                 + out.resolve("gradebook.csv"));

@@ -25,9 +25,21 @@ import java.util.stream.Stream;
  * (executed/), the run's log (logs/) and its working folder (work/, where a cell's files land).
  */
 public final class Grader {
-    /** Limits of each student's run: per cell, and for the whole notebook. */
-    public record Limits(Duration cell, Duration student) {
+    /**
+     * Limits of each student's run: per cell, for the whole notebook, and the heap of each of its JVMs (the kernel
+     * and every rank engine, in MiB).
+     */
+    public record Limits(Duration cell, Duration student, int heapMib) {
+        public Limits(Duration cell, Duration student) {
+            this(cell, student, DEFAULT_HEAP_MIB);
+        }
     }
+
+    /** The heap of each JVM of a student's run: the lessons need a few hundred MiB. */
+    public static final int DEFAULT_HEAP_MIB = 1024;
+
+    /** The kernel's system property with its rank engines' JVM options (kernel.mpj.EngineJvmOptions). */
+    static final String ENGINE_JVM_ARGS = "mpi2nccl.engine.jvmArgs";
 
     /** The JVM gets this long beyond the notebook's own limit (start-up, writing the notebook) before it is killed. */
     static final Duration JVM_SLACK = Duration.ofSeconds(30);
@@ -36,12 +48,34 @@ public final class Grader {
     private final List<Exercise> exercises;
     private final Limits limits;
     private final PrintStream log;
+    private final Path bwrap;
+    private final String mpjHome;
 
+    /** A grader whose every student runs in a {@link Sandbox}; it refuses to start where there can be none. */
     public Grader(Path source, Limits limits, PrintStream log) throws IOException {
+        this(source, limits, log, true);
+    }
+
+    /**
+     * {@code sandboxed} false runs students' code with the grader's own rights (for a machine where no submission can
+     * harm anyone); true needs bubblewrap and says how to get it.
+     */
+    public Grader(Path source, Limits limits, PrintStream log, boolean sandboxed) throws IOException {
+        if (sandboxed && Sandbox.bwrap().isEmpty()) {
+            throw new IllegalStateException("cannot sandbox the students' runs: " + Sandbox.whyNot());
+        }
         this.source = Notebook.read(source);
         this.exercises = Exercise.of(this.source);
         this.limits = limits;
         this.log = log;
+        this.bwrap = sandboxed ? Sandbox.bwrap().orElseThrow() : null;
+        String home;
+        try {
+            home = org.mpi2nccl.launch.MpjHome.locate(null).dir().toString();
+        } catch (RuntimeException noMpj) {
+            home = null; // a lesson without ranks still grades; one with ranks says MPJ_HOME is missing
+        }
+        this.mpjHome = home;
     }
 
     /** The exercise names, in the order of the lesson. */
@@ -90,22 +124,33 @@ public final class Grader {
         } catch (RuntimeException e) {
             return failedAll(student, "the notebook's cells could not be read: " + e.getMessage());
         }
-        Path work = Files.createDirectories(out.resolve("work").resolve(student));
+        Path work = Files.createDirectories(out.resolve("work").resolve(student)).toAbsolutePath();
         Path logs = Files.createDirectories(out.resolve("logs"));
         Path executed = Files.createDirectories(out.resolve("executed")).resolve(student + ".ipynb");
         Files.deleteIfExists(executed);
         Path assembled = work.resolve("graded-" + student + ".ipynb");
         sub.assembled.write(assembled);
-        List<String> command = KernelProcess.command(List.of(
+        Path written = work.resolve("executed-" + student + ".ipynb"); // the run writes only in its own folder
+        Files.deleteIfExists(written);
+        String heap = "-Xmx" + limits.heapMib() + "m";
+        List<String> command = KernelProcess.command(List.of(heap, "-D" + ENGINE_JVM_ARGS + "=" + heap,
                 // output past the kernel's cap spills to files (up to 64 MB a cell and rank) in a folder here, deleted below
-                "-Djava.io.tmpdir=" + work.toAbsolutePath()), List.of("execute", "--allow-errors",
+                "-Djava.io.tmpdir=" + work), List.of("execute", "--allow-errors",
                 "--timeout", String.valueOf(limits.cell().toSeconds()),
                 "--notebook-timeout", String.valueOf(limits.student().toSeconds()),
-                "--output", executed.toString(), assembled.toString()));
-        KernelProcess.Ended ended = KernelProcess.run(command, work,
-                Map.of("MPI2NCCL_STRICT_CHECKS", "0"), // a wrong answer prints its hint instead of raising
-                logs.resolve(student + ".log").toFile(), limits.student().plus(JVM_SLACK));
+                "--output", written.toString(), assembled.toString()));
+        Map<String, String> env = new java.util.HashMap<>(Map.of("MPI2NCCL_STRICT_CHECKS", "0")); // a wrong answer prints its hint
+        if (mpjHome != null) env.put("MPJ_HOME", mpjHome); // found here, where the toolkit's folders are in view
+        if (bwrap != null) {
+            command = Sandbox.wrap(bwrap, command, work, Sandbox.toolkitPaths(System.getProperty("java.home"),
+                    System.getProperty("java.class.path"), mpjHome));
+        }
+        KernelProcess.Ended ended = KernelProcess.run(command, work, env, logs.resolve(student + ".log").toFile(),
+                limits.student().plus(JVM_SLACK));
         deleteSpilledOutput(work);
+        if (Files.isRegularFile(written, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            Files.move(written, executed); // not a link the run made to a file of the grader's
+        }
         String note = ended.killed() ? "killed at the " + limits.student().plus(JVM_SLACK).toSeconds() + " s limit"
                 : ended.exitCode() != 0 ? "the kernel JVM ended with exit code " + ended.exitCode() + " (see logs/"
                 + student + ".log)" : "";
@@ -129,8 +174,24 @@ public final class Grader {
      * The text a cell printed beyond what the notebook shows: a student printing for ever must not fill the disk.
      * The kernel deletes its folder when it ends; one killed at the limit cannot, so its folder goes here.
      */
-    private static void deleteSpilledOutput(Path work) {
-        CellOutputFolder.deleteDeadKernels(work);
+    private void deleteSpilledOutput(Path work) throws IOException {
+        if (bwrap == null) {
+            CellOutputFolder.deleteDeadKernels(work);
+            return;
+        }
+        // Sandboxed, every process of the run ended with its namespace, and the pids in the folders' names were
+        // the namespace's own (the same numbers belong to other processes here): every such folder goes.
+        List<Path> spilled;
+        try (Stream<Path> s = Files.list(work)) {
+            spilled = s.filter(p -> p.getFileName().toString().startsWith("mpi2nccl-output-")).collect(Collectors.toList());
+        }
+        for (Path folder : spilled) {
+            try (Stream<Path> tree = Files.walk(folder)) { // links are not followed: a link the run made is deleted, not its target
+                for (Path p : tree.sorted(java.util.Comparator.reverseOrder()).collect(Collectors.toList())) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
     }
 
     private StudentResult failedAll(String student, String why) {
