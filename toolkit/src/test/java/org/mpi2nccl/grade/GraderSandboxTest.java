@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A class with hostile submissions of lesson 01, graded in sandboxes: each attack is a student whose exercise cell
  * tries it, between two honest students who must keep their marks. Every attack would succeed without the sandbox
  * (the reader would score, the vandal would wipe the others' files, the escaper would outlive its run, the caller
- * would reach a port of this machine).
+ * would reach a port of this machine, the parricide would kill its ancestors, the grader among them).
  */
 class GraderSandboxTest {
     /** The reference answer of the exercise (lesson 01's global mean over all ranks). */
@@ -67,6 +67,10 @@ class GraderSandboxTest {
             cells.put("d-caller", "%%mpj\n" + ANSWER + "try (java.net.Socket s = new java.net.Socket(\"127.0.0.1\", "
                     + listener.getLocalPort() + ")) { System.out.println(\"CONN\" + \"ECTED\"); } catch (Exception e) { }\n");
             cells.put("d-hog", "%%mpj\nlong[] hoard = new long[400_000_000];\n" + ANSWER);
+            // its ancestors, the grader among them when there is no sandbox (not every process: a failing sandbox
+            // must not take the machine down with the test)
+            cells.put("d-parricide", "%%mpj\n" + ANSWER + "if (rank == 0) for (var p = ProcessHandle.current().parent();"
+                    + " p.isPresent() && p.get().pid() > 1; p = p.get().parent()) p.get().destroyForcibly();\n");
             cells.put("e-late", "%%mpj\n" + ANSWER);
             for (var e : cells.entrySet()) Files.writeString(submissions.resolve(e.getKey() + ".ipynb"), withExercise(right, e.getValue()));
             String lateBefore = Files.readString(submissions.resolve("e-late.ipynb"));
@@ -93,6 +97,7 @@ class GraderSandboxTest {
             List<String> escaped = ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(ESCAPER_SLEEP))
                     .map(p -> p.pid() + " " + p.info().commandLine().orElse("")).collect(Collectors.toList());
             assertEquals(List.of(), escaped, "a process of the escaper outlived its run");
+            assertFalse(by.get("d-parricide").verdicts().get(0).passed(), "its own kernel died with the others it saw");
             List<String> csv = Files.readAllLines(out.resolve("gradebook.csv"));
             assertEquals(1 + cells.size(), csv.size(), String.join("\n", csv));
         } finally {
