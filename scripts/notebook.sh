@@ -16,14 +16,19 @@ workspace=${NOTEBOOK_DIR:-$HOME/mpi2nccl-lessons}
 
 "$JUPYTER_PY" "$ROOT/scripts/lessons/versions.py" --student "$BUILD/lessons/student" \
   --instructor "$BUILD/lessons/instructor" "$ROOT"/notebooks/*.ipynb >/dev/null
-mkdir -p "$workspace"
+# The workspace is the student's alone (0700, lessons 0600): on a shared lab server other users must not read
+# or copy another student's answers.
+mkdir -p -m 700 "$workspace"
+if [ -O "$workspace" ] && [ "$(stat -c %a "$workspace")" != 700 ]; then
+  chmod 700 "$workspace" && say "made $workspace private to you (it was open to other users)"
+fi
 copied=() kept=()
 for nb in "$BUILD"/lessons/student/*.ipynb; do
   name=$(basename "$nb")
   if [ -e "$workspace/$name" ]; then
     kept+=("$name")
   else
-    cp "$nb" "$workspace/$name"
+    install -m 600 "$nb" "$workspace/$name"
     copied+=("$name")
   fi
 done

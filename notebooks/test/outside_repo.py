@@ -45,6 +45,10 @@ def workspace(tmp):
     for name in lessons:
         if "// BEGIN SOLUTION" in open(os.path.join(ws, name)).read():
             fail(f"{name} in the workspace holds the reference answer: not the student version")
+        if os.stat(os.path.join(ws, name)).st_mode & 0o077:
+            fail(f"{name} in the workspace is readable by other users: {oct(os.stat(os.path.join(ws, name)).st_mode)}")
+    if os.stat(ws).st_mode & 0o777 != 0o700:
+        fail(f"the workspace {ws} is open to other users: {oct(os.stat(ws).st_mode & 0o777)}, not 0o700")
     edited = os.path.join(ws, lessons[1])
     with open(edited, "a") as f:
         f.write(" ")  # the student's edit (still valid JSON)
@@ -56,7 +60,12 @@ def workspace(tmp):
     said = {line.split(":")[0].strip(): line for line in again.stdout.splitlines() if ":" in line}
     if lessons[0] not in said.get("copied", "") or lessons[1] not in said.get("kept as they are (your edits; delete one to get it fresh)", ""):
         fail(f"a second run should copy {lessons[0]} again and say it kept {lessons[1]}:\n{again.stdout}")
-    print(f"ok   workspace: {len(lessons)} student lessons copied; a second run kept the edited one and restored the deleted one")
+    os.chmod(ws, 0o755)  # a workspace made open by hand, or by an older toolkit
+    third = subprocess.run(["bash", os.path.join(ROOT, "scripts", "notebook.sh")], env=env, capture_output=True, text=True)
+    if third.returncode or os.stat(ws).st_mode & 0o777 != 0o700 or "made " + ws + " private" not in third.stdout:
+        fail(f"an open workspace was not made private again ({oct(os.stat(ws).st_mode & 0o777)}):\n{third.stdout}{third.stderr}")
+    print(f"ok   workspace: {len(lessons)} student lessons copied, private to their user (0700, files 0600); a second run"
+          " kept the edited one and restored the deleted one; an open workspace is made private again")
 
 
 def lesson_04_problems(nb):
