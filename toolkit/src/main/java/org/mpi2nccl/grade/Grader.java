@@ -162,7 +162,9 @@ public final class Grader {
             } else if (result == null) {
                 verdicts.add(Verdict.failed(ex.name(), "the notebook did not run" + (note.isEmpty() ? "" : ": " + note)));
             } else {
-                verdicts.add(Verdict.read(ex, result, note.isEmpty() ? null : note));
+                Verdict v = Verdict.read(ex, result, note.isEmpty() ? null : note);
+                String edited = sub.editedChecks.get(ex.name());
+                verdicts.add(edited == null ? v : new Verdict(v.exercise(), v.passed(), v.detail() + " (" + edited + ")"));
             }
         }
         StudentResult.Run run = result != null ? StudentResult.Run.EXECUTED

@@ -18,6 +18,11 @@ final class Submission {
     final Notebook assembled;
     /** Exercise name to why it fails before anything runs (its cell is missing); empty for most students. */
     final Map<String, String> missing = new LinkedHashMap<>();
+    /**
+     * Exercise name to a note for the gradebook when the submission's copy of one of its check cells differs from
+     * the source's (compared by checksum, as nbgrader does): the original ran, but the instructor should know.
+     */
+    final Map<String, String> editedChecks = new LinkedHashMap<>();
 
     private Submission(Notebook assembled) {
         this.assembled = assembled;
@@ -51,6 +56,38 @@ final class Submission {
             cells.add(mine);
         }
         run.setCells(cells);
+        for (Exercise ex : exercises) {
+            for (String id : ex.checkIds()) {
+                JsonObject theirs = byId.get(id);
+                JsonObject ours = source.cells().stream().filter(c -> id.equals(Notebook.id(c))).findFirst().orElse(null);
+                if (ours != null && (theirs == null || !checksum(theirs).equals(checksum(ours)))) {
+                    s.editedChecks.put(ex.name(), "the submission's check cell " + id + (theirs == null ? " was deleted"
+                            : " was edited (checksum " + checksum(theirs).substring(0, 12) + ", the source's "
+                            + checksum(ours).substring(0, 12) + ")") + ": the source's check ran");
+                }
+            }
+        }
         return s;
+    }
+
+    /** SHA-256 of a cell's source, as text whatever its JSON form (a string or a list of lines). */
+    static String checksum(JsonObject cell) {
+        com.google.gson.JsonElement src = cell.get("source");
+        String text;
+        if (src == null || src.isJsonNull()) {
+            text = "";
+        } else if (src.isJsonArray()) {
+            StringBuilder b = new StringBuilder();
+            src.getAsJsonArray().forEach(e -> b.append(e.getAsString()));
+            text = b.toString();
+        } else {
+            text = src.getAsString();
+        }
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(d);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java has SHA-256", e);
+        }
     }
 }

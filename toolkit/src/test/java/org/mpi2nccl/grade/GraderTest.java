@@ -50,6 +50,8 @@ class GraderTest {
         assertFail(by.get("exits"), "exit code 137"); // killed by its own SIGKILL
         assertFail(by.get("endless"), "ran past its 12 s limit");
         assertFail(by.get("tampered"), "no answer yet"); // its own "RIGHT" check cell was not the one that ran
+        assertFail(by.get("tampered"), "was edited (checksum "); // and the gradebook says it was changed
+        assertFalse(by.get("right").verdicts().get(0).detail().contains("check cell"), by.get("right").toString());
         assertFail(by.get("deleted"), "exercise cell was deleted");
         assertFail(by.get("invalid"), "not valid JSON");
 
