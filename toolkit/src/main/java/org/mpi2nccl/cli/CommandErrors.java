@@ -3,11 +3,13 @@ package org.mpi2nccl.cli;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * How every subcommand reports a mistake: one line on stderr, {@code mpi2nccl COMMAND: what is wrong}, and exit
@@ -32,7 +34,8 @@ final class CommandErrors implements IExecutionExceptionHandler, IParameterExcep
     public int handleParseException(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
-        err.println(prefix(cmd) + oneLine(ex.getMessage()) + " (" + cmd.getCommandSpec().qualifiedName() + " --help lists the options)");
+        err.println(prefix(cmd) + oneLine(ex.getMessage()) + didYouMean(ex) + " (" + cmd.getCommandSpec().qualifiedName()
+                + " --help lists the options)");
         if (verbose(cmd.getParseResult())) ex.printStackTrace(err);
         err.flush();
         return BAD_INPUT;
@@ -54,6 +57,13 @@ final class CommandErrors implements IExecutionExceptionHandler, IParameterExcep
     /** Wrong settings, and data files that are missing or damaged: the user can fix these. */
     static boolean isBadInput(Throwable ex) {
         return ex instanceof IllegalArgumentException || ex instanceof UncheckedIOException || ex instanceof IOException;
+    }
+
+    /** picocli's own guesses for a misspelled subcommand or option (" Did you mean: run or mpjrun?"), or "". */
+    static String didYouMean(ParameterException ex) {
+        if (!(ex instanceof UnmatchedArgumentException u)) return "";
+        List<String> guesses = u.getSuggestions();
+        return guesses.isEmpty() ? "" : ". Did you mean: " + String.join(" or ", guesses) + "?";
     }
 
     private static String prefix(CommandLine cmd) {

@@ -92,6 +92,12 @@ class InputErrorsTest {
     }
 
     @Test
+    void aMisspelledSubcommandOrOptionGetsPicocliSuggestions() {
+        refused("Unmatched argument at index 0: 'mpjrnu'. Did you mean: mpjrun", "mpjrnu");
+        refused("Unknown options: '--epoch', '3'. Did you mean: --epochs?", "run", "--epoch", "3");
+    }
+
+    @Test
     void verbosePrintsTheStackTrace() {
         for (String[] args : new String[][] {{"train-fashion-mnist", "--epochs", "0", "--verbose"},
                 {"--verbose", "train-fashion-mnist", "--epochs", "0"}}) {
