@@ -60,19 +60,27 @@ public final class Idx {
             try {
                 for (int i = 0; i < ndim; i++) {
                     dims[i] = in.readInt();
-                    if (dims[i] < 0) throw new IOException(file + ": negative dimension " + dims[i] + " in the IDX header");
+                    if (dims[i] < 0) throw new Damaged(file, "negative dimension " + dims[i] + " in the IDX header", null);
                     total *= dims[i];
+                    if (total > Integer.MAX_VALUE) {   // checked at each step: the product of three ints overflows a long
+                        throw new Damaged(file, "the IDX header's dimensions make more than 2^31 bytes (" + dimsText(
+                                java.util.Arrays.copyOf(dims, i + 1)) + ")", null);
+                    }
                 }
             } catch (EOFException e) {
                 throw new Damaged(file, "truncated IDX header (expected " + ndim + " dimensions)", e);
             }
-            if (total > Integer.MAX_VALUE) throw new IOException(file + ": " + total + " values is too large");
             byte[] data = new byte[(int) total];
             int read = in.readNBytes(data, 0, data.length);
             if (read < data.length)
                 throw new Damaged(file, "truncated: the header promises " + dimsText(dims) + " = " + total
                         + " bytes of data, the file holds " + read, null);
-            in.read();      // past the data: a gzip stream checks its trailer (CRC and length) only when read to its end
+            // Read to the end: a gzip stream checks its trailer (CRC and length) only there, and a corrupt stream can
+            // inflate to more bytes than the header promises.
+            if (in.read() != -1) {
+                throw new Damaged(file, "it holds more data than its header promises (" + dimsText(dims) + " = " + total
+                        + " bytes)", null);
+            }
             return new Array(dims, data);
         }
     }

@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -115,6 +116,43 @@ class DataReadersTest {
 
         Files.write(images, good);
         assertEquals(50, FashionMnist.train(dir).size());
+    }
+
+    /**
+     * A byte changed anywhere inside the compressed data (a bad disk, a bad copy) is never read as other images: it
+     * is named as damaged, or (a flip in the last byte's unused bits) changes nothing that is read.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 16, 256})
+    void aGzipFileCorruptedInTheMiddleIsNeverReadAsOtherData(int levels) throws IOException {
+        writeFashion(50, true);
+        Path images = dir.resolve("train-images-idx3-ubyte.gz");
+        byte[] pixels = new byte[50 * 784];
+        java.util.Random random = new java.util.Random(7);   // 0: a repeating pattern; 16: few grey levels; 256: noise
+        for (int i = 0; i < pixels.length; i++) pixels[i] = (byte) (levels == 0 ? i * 7 : random.nextInt(levels) * (256 / levels));
+        gz(images, idx(new int[] {50, 28, 28}, pixels));
+        byte[] good = Files.readAllBytes(images);
+        float[] expected = features(FashionMnist.train(dir));
+        List<Integer> misread = new java.util.ArrayList<>();
+        for (int at = 20; at < good.length - 8; at += Math.max(1, (good.length - 28) / 300)) {   // past the header, before the trailer
+            for (int flip : new int[] {0x01, 0x80}) {
+                byte[] bad = good.clone();
+                bad[at] ^= (byte) flip;
+                Files.write(images, bad);
+                try {
+                    if (!java.util.Arrays.equals(expected, features(FashionMnist.train(dir)))) misread.add(at);
+                } catch (UncheckedIOException damaged) {
+                    assertTrue(damaged.getMessage().contains(images.toString()), damaged.getMessage());
+                }
+            }
+        }
+        assertEquals(List.of(), misread, "offsets whose corruption was read as other images (file of " + good.length + " bytes)");
+    }
+
+    private static float[] features(ArrayDataset d) {
+        float[] all = new float[d.size() * 784];
+        for (int i = 0; i < d.size(); i++) d.features(i, all, i * 784);
+        return all;
     }
 
     @Test
