@@ -16,10 +16,20 @@ public class CellError extends Exception {
     private final List<String> traceback;
 
     public CellError(Kind kind, String name, String message, List<String> traceback) {
-        super(message);
+        super(sayable(name, message));
         this.kind = kind;
         this.name = name;
         this.traceback = List.copyOf(traceback);
+    }
+
+    /**
+     * The message, or, for an error thrown without one (StackOverflowError, a bare NullPointerException), its name:
+     * "rank 1: null" told the student nothing.
+     */
+    static String sayable(String name, String message) {
+        if (message != null && !message.isBlank() && !message.equals("null")) return message;
+        String n = name == null || name.isBlank() ? "an error without a message" : name;
+        return n.substring(n.lastIndexOf('.') + 1) + " (no message)";
     }
 
     public Kind kind() {

@@ -51,6 +51,15 @@ class JShellEvaluatorTest {
     }
 
     @Test
+    void anErrorWithoutAMessageIsNamedNotNull() {
+        CellError e = assertThrows(CellError.class, () -> jshell.eval("int deeper(int n) { return deeper(n + 1) + 1; }\ndeeper(0)"));
+        assertEquals("StackOverflowError (no message)", e.getMessage());
+        e = assertThrows(CellError.class, () -> jshell.eval("throw new IllegalStateException();"));
+        assertEquals("IllegalStateException (no message)", e.getMessage());
+        assertEquals("boom", assertThrows(CellError.class, () -> jshell.eval("throw new IllegalStateException(\"boom\");")).getMessage());
+    }
+
+    @Test
     void compileErrorNamesTheLine() {
         CellError e = assertThrows(CellError.class, () -> jshell.eval("int ok = 1;\nint bad = nosuch + 1;"));
         assertEquals(CellError.Kind.COMPILE, e.kind());
