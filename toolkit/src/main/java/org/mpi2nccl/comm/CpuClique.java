@@ -11,8 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 import java.util.stream.Stream;
+import org.mpi2nccl.files.PrivateTemp;
 
 /**
  * Lesson 04 on a machine without GPUs: NCCL's bootstrap ({@link Clique}) for CPU ranks of one machine. The id
@@ -28,11 +28,13 @@ import java.util.stream.Stream;
  */
 public final class CpuClique implements Clique {
     private static final byte[] MAGIC = "m2n-cpu1".getBytes(StandardCharsets.US_ASCII);
-    private static final int NAME_AT = 8;          // the folder's UUID, 36 ASCII characters
+    private static final int NAME_AT = 8;          // the folder's name less "clique-", ASCII, padded with spaces
     private static final int NAME_BYTES = 36;
     private static final int HOST_LENGTH_AT = 44;  // one byte: how long the host name is
     private static final int HOST_AT = 45;
-    private static final String FOLDER_PREFIX = "mpi2nccl-clique-";
+    private static final String FOLDER_PREFIX = "clique-";
+    /** What {@link PrivateTemp#newFolder} names a folder, less its prefix: pid, start time, 8 random hex digits. */
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("\\d+-\\d+-([0-9a-f]{8})");
     private static final String HOST = hostName();
 
     private final Duration timeout;
@@ -62,17 +64,15 @@ public final class CpuClique implements Clique {
     /** Step 1 (rank 0): creates a fresh rendezvous folder and returns its name, this host and a tag as 128 bytes. */
     @Override
     public byte[] uniqueId() {
-        String name = UUID.randomUUID().toString();
-        Path dir = ShmTransport.base().resolve(FOLDER_PREFIX + name);
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new CommException("uniqueId: cannot create the rendezvous folder " + dir + ": " + e.getMessage(), e);
-        }
-        dir.toFile().deleteOnExit();                 // an id nobody used leaves no folder behind
+        // Named after this process: removed when it ends (an id nobody used leaves no folder behind), and by a
+        // later start of this user once this process is gone (killed during the rendezvous).
+        Path dir = PrivateTemp.newFolder(ShmTransport.base(), "clique");
+        String name = dir.getFileName().toString().substring(FOLDER_PREFIX.length());
         byte[] id = new byte[ID_BYTES];
         System.arraycopy(MAGIC, 0, id, 0, MAGIC.length);
-        System.arraycopy(name.getBytes(StandardCharsets.US_ASCII), 0, id, NAME_AT, NAME_BYTES);
+        Arrays.fill(id, NAME_AT, NAME_AT + NAME_BYTES, (byte) ' ');
+        byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(bytes, 0, id, NAME_AT, Math.min(bytes.length, NAME_BYTES));
         byte[] host = HOST.getBytes(StandardCharsets.UTF_8);
         int n = Math.min(host.length, ID_BYTES - HOST_AT);
         id[HOST_LENGTH_AT] = (byte) n;
@@ -109,9 +109,11 @@ public final class CpuClique implements Clique {
         }
     }
 
-    /** The first 8 characters of the id's folder name, to tell ids apart in messages. */
+    /** The 8 random characters of the id's folder name, to tell ids apart in messages. */
     public static String shortName(byte[] id) {
-        return id == null || id.length < NAME_AT + 8 ? "?" : new String(id, NAME_AT, 8, StandardCharsets.US_ASCII);
+        if (id == null || id.length < NAME_AT + NAME_BYTES) return "?";
+        java.util.regex.Matcher m = NAME.matcher(new String(id, NAME_AT, NAME_BYTES, StandardCharsets.US_ASCII).trim());
+        return m.matches() ? m.group(1) : "?";
     }
 
     /** The folder an id names, after checking that it is a live CPU clique id of this machine. */
@@ -139,7 +141,11 @@ public final class CpuClique implements Clique {
             throw new CommException("rank " + rank + ": the id was made on host " + host + ", this rank runs on " + HOST
                     + ": the CPU clique joins ranks of one machine (between machines, use MPJ or NCCL)");
         }
-        String name = new String(id, NAME_AT, NAME_BYTES, StandardCharsets.US_ASCII);
+        String name = new String(id, NAME_AT, NAME_BYTES, StandardCharsets.US_ASCII).trim();
+        if (!NAME.matcher(name).matches()) {         // never a path out of the private folder
+            throw new IllegalArgumentException("rank " + rank + ": the id's folder name '" + name + "' is not one"
+                    + " uniqueId() makes: pass the bytes rank 0's uniqueId() returned, unchanged");
+        }
         Path dir = ShmTransport.base().resolve(FOLDER_PREFIX + name);
         if (!Files.isDirectory(dir)) {
             throw new CommException("rank " + rank + ": the id names the rendezvous " + dir + ", which does not exist:"
@@ -152,8 +158,8 @@ public final class CpuClique implements Clique {
     /** Claims {@code rank} in the folder; the file holds the size this rank was given. */
     private static void claim(Path dir, int rank, int size) {
         try {
-            Files.writeString(dir.resolve("rank-" + rank), Integer.toString(size), StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE);
+            Path claim = Files.createFile(dir.resolve("rank-" + rank), PrivateTemp.fileMode());
+            Files.writeString(claim, Integer.toString(size), StandardOpenOption.WRITE);
         } catch (FileAlreadyExistsException e) {
             throw new CommException("rank " + rank + ": another rank already joined this clique as rank " + rank
                     + ": every rank must pass its own number (0 .. size-1), as initRank(size, id, rank)");
@@ -305,7 +311,9 @@ public final class CpuClique implements Clique {
 
     private static void touch(Path f) {
         try {
-            Files.write(f, new byte[0]);
+            Files.createFile(f, PrivateTemp.fileMode());
+        } catch (FileAlreadyExistsException e) {
+            // touched before: that is all a marker says
         } catch (IOException e) {
             throw new CommException("cannot write " + f + ": " + e.getMessage(), e);
         }

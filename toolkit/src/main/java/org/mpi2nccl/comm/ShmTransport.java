@@ -10,7 +10,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
-import java.util.UUID;
+import java.util.Arrays;
+import org.mpi2nccl.files.PrivateTemp;
 
 /**
  * Point-to-point messages through shared memory, for ranks on one machine (what Open MPI's "vader" and NCCL's
@@ -38,6 +39,7 @@ public final class ShmTransport implements Transport {
     private static final int SLOT_HEADER = 16;   // int tag, int payload bytes, long message bytes
     // The board's data area: two slots of one of ShmAllReduce's blocks each, written in turn (see ShmBoard).
     private static final int BOARD_DATA_BYTES = 2 * ShmAllReduce.BLOCK_BYTES;
+    private static final int NAME_BYTES = 64;    // the folder name rank 0 sends (about 36 characters)
 
     private final Path folder;
     private final int rank;
@@ -69,19 +71,20 @@ public final class ShmTransport implements Transport {
         int rank = bootstrap.rank();
         int size = bootstrap.size();
         requireOneHost(bootstrap);
-        byte[] name = new byte[36];
+        // Rank 0 makes the folder (named after its process, so that a later start removes it if this job is
+        // killed halfway) and sends its name, padded with spaces, to the others.
+        byte[] name = new byte[NAME_BYTES];
         if (rank == 0) {
-            name = UUID.randomUUID().toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] made = PrivateTemp.newFolder(base(), "shm").getFileName().toString()
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            Arrays.fill(name, (byte) ' ');
+            System.arraycopy(made, 0, name, 0, made.length);
         }
         bootstrap.broadcast(HostBuffer.of(name), 0);
-        Path dir = base().resolve("mpi2nccl-shm-" + new String(name, java.nio.charset.StandardCharsets.US_ASCII));
+        Path dir = base().resolve(new String(name, java.nio.charset.StandardCharsets.US_ASCII).trim());
         ShmTransport t = openIn(dir, rank, size, slots, slotBytes, bootstrap::barrier);
         if (rank == 0) {
-            try {
-                Files.deleteIfExists(dir);
-            } catch (IOException e) {
-                throw new CommException("rank 0: shared memory in " + dir + ": " + e.getMessage(), e);
-            }
+            PrivateTemp.remove(dir);
         }
         return t;
     }
@@ -99,7 +102,7 @@ public final class ShmTransport implements Transport {
         MappedByteBuffer[] boards = new MappedByteBuffer[size];
         long boardBytes = ShmBoard.fileBytes(BOARD_DATA_BYTES);
         try {
-            Files.createDirectories(dir);
+            Files.createDirectories(dir, PrivateTemp.folderMode());
             boards[rank] = map(dir.resolve("board-" + rank), boardBytes, true);
             for (int dst = 0; dst < size; dst++) {
                 if (dst != rank) {
@@ -160,10 +163,12 @@ public final class ShmTransport implements Transport {
         return folder;
     }
 
-    /** Where the files go: /dev/shm (memory), else the temporary folder. */
+    /**
+     * Where the folders go: this user's private folder in /dev/shm (memory), else in the temporary folder. Not
+     * /dev/shm itself: there any other user of the machine could map the channels and read or change messages.
+     */
     static Path base() {
-        Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return PrivateTemp.shmFolder();
     }
 
     private static MappedByteBuffer map(Path file, long bytes, boolean create) throws IOException {
@@ -172,6 +177,9 @@ public final class ShmTransport implements Transport {
             while (!Files.exists(file) && System.nanoTime() < end) {
                 Thread.onSpinWait();
             }
+        }
+        if (create) {
+            Files.createFile(file, PrivateTemp.fileMode());   // 0600 from the start: no moment when others can open it
         }
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw"); FileChannel ch = f.getChannel()) {
             if (create) {

@@ -32,7 +32,7 @@ class CpuCliqueTest {
 
     private static long folders() throws Exception {
         try (Stream<Path> s = Files.list(ShmTransport.base())) {
-            return s.filter(p -> p.getFileName().toString().startsWith("mpi2nccl-clique-")).count();
+            return s.filter(p -> p.getFileName().toString().startsWith("clique-")).count();
         }
     }
 
