@@ -55,6 +55,8 @@ public final class ExecuteCommand implements Callable<Integer> {
         if (output != null && (notebooks.size() != 1 || outDir != null)) {
             throw new IllegalArgumentException("--output names the executed copy of one notebook: with several, use --out DIR");
         }
+        if (outDir != null) OutputPlace.requireWritable(outDir, "--out");
+        if (output != null) OutputPlace.requireWritable(output.toAbsolutePath().getParent(), "--output");
         List<Notebook> read = new ArrayList<>();
         for (Path p : notebooks) { // every file is checked before any kernel starts
             try {

@@ -84,6 +84,7 @@ public final class SpeedupCommand implements Callable<Integer> {
             if (rounds < 1) throw new IllegalArgumentException("--rounds must be at least 1, got " + rounds);
             if (runTimeoutSeconds < 1) throw new IllegalArgumentException("--run-timeout must be at least 1 s, got " + runTimeoutSeconds);
             exp = new SpeedupExperiment(config, rs, ns).rounds(rounds).firstRound(firstRound);
+            OutputPlace.requireWritable(out, "--out");   // before minutes of training, not after
             // the ranks would find a missing folder only after their JVMs started ("{rank}": one folder per rank, not checked here)
             if (config.data.equals("fashion") && (config.dataDir == null || !config.dataDir.toString().contains("{rank}"))) {
                 FashionMnist.requirePresent(config.dataDir != null ? config.dataDir : FashionMnist.defaultDir());

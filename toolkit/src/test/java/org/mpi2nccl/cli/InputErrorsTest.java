@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -123,6 +124,20 @@ class InputErrorsTest {
         refused("--model must be cnn or mlp", "run", "--model", "resnet");
         refused("--rounds must be at least 1", "run", "--rounds", "0");
         refused("train-images-idx3-ubyte.gz not found", "run", "--data-dir", empty.toString());
+    }
+
+    /** A report folder that cannot be written (here: a file stands where it should be) is refused before any work. */
+    @Test
+    void outputFoldersAreCheckedBeforeTheWorkStarts(@TempDir Path tmp) throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "not a folder");
+        String bad = file.resolve("report").toString();
+        long t0 = System.nanoTime();
+        refused("--out " + bad + ": cannot write there", "run", "--out", bad);
+        assertTrue((System.nanoTime() - t0) / 1e9 < 10, "refused before the experiment, not after");
+        refused("--out " + bad + ": cannot write there", "execute", "--out", bad, tmp.resolve("lesson.ipynb").toString());
+        refused("--output " + file.resolve("x") + ": cannot write there", "execute", "--output",
+                file.resolve("x").resolve("out.ipynb").toString(), tmp.resolve("lesson.ipynb").toString());
+        assertEquals(List.of("a-file"), Files.list(tmp).map(p -> p.getFileName().toString()).toList(), "no probe left");
     }
 
     @Test
