@@ -95,9 +95,11 @@ public final class Cuda {
             return new Probe(0, 0, e.getMessage());
         }
         try {
-            JCudaNatives.prepareDriver();   // before JCudaDriver loads: several JVMs starting at once must not race on it
+            JCudaNatives.loadDriver();   // from the user's private folder, where JVMs starting at once do not race
         } catch (CudaUnavailableException e) {
             return new Probe(0, 0, e.getMessage());
+        } catch (LinkageError e) {
+            return new Probe(0, 0, "JCuda's driver binding did not load (" + firstLine(e) + ")");
         }
         int[] value = new int[1];
         int result;

@@ -9,8 +9,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.Set;
 import jcuda.JCudaVersion;
 import jcuda.LibUtils;
+import org.mpi2nccl.files.PrivateTemp;
+import org.mpi2nccl.files.PrivateTempException;
 
 /**
  * Puts JCuda's driver binding, complete, where JCuda's own loader will look for it, before
@@ -23,6 +26,10 @@ import jcuda.LibUtils;
  * system), so a process that sees the file sees all of it; a file lock lets one process write while the others
  * wait. A file that is there but differs from the jar's copy (cut short by a crash of JCuda's own in-place write)
  * is replaced the same way. JCuda then finds the file and only loads it.
+ * <p>The folder is the user's private one ({@link PrivateTemp#folder()}), not {@code java.io.tmpdir} itself: there
+ * the file belongs to whichever user came first, and every other user's JVM would load a library its owner can
+ * change. So each user extracts each JCuda version once, and {@link #loadDriver()} points JCuda's loader at that
+ * folder for the moment it loads.
  */
 public final class JCudaNatives {
     /** How long a process waits for another one that is writing the library (it takes milliseconds). */
@@ -35,9 +42,39 @@ public final class JCudaNatives {
         return LibUtils.createLibraryFileName(LibUtils.createPlatformLibraryName("JCudaDriver-" + JCudaVersion.get()));
     }
 
-    /** Makes sure JCuda will load a complete driver binding from {@code java.io.tmpdir}. */
+    /** Makes sure the user's private folder holds a complete driver binding; returns it. */
     public static Path prepareDriver() {
-        return prepare(Path.of(System.getProperty("java.io.tmpdir")), driverFileName());
+        Path folder;
+        try {
+            folder = PrivateTemp.folder();
+        } catch (PrivateTempException e) {
+            throw new CudaUnavailableException("JCuda's driver binding is not extracted: " + e.getMessage());
+        }
+        return prepare(folder, driverFileName());
+    }
+
+    /**
+     * Prepares the driver binding and has JCuda load it from the private folder: JCuda reads
+     * {@code java.io.tmpdir} each time it looks for its library, so the property names the private folder while
+     * {@code JCudaDriver} initializes, and is put back after. (The JDK's own temporary files read it once, at their
+     * first use, so they are not moved.)
+     *
+     * @throws LinkageError when the binding does not load (no {@code libcuda.so.1}, for one)
+     */
+    public static Path loadDriver() {
+        Path file = prepareDriver();
+        synchronized (System.class) {
+            String shared = System.getProperty("java.io.tmpdir");
+            System.setProperty("java.io.tmpdir", file.getParent().toString());
+            try {
+                Class.forName("jcuda.driver.JCudaDriver", true, JCudaNatives.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new CudaUnavailableException("jcuda.driver.JCudaDriver is not on the class path (the jcuda jar is missing)");
+            } finally {
+                System.setProperty("java.io.tmpdir", shared);
+            }
+        }
+        return file;
     }
 
     /**
@@ -54,14 +91,14 @@ public final class JCudaNatives {
             if (matches(target, expected)) return target;   // the usual case: an earlier JVM put it there
             Files.createDirectories(folder);
             try (FileChannel lockFile = FileChannel.open(folder.resolve(fileName + ".lock"),
-                    StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), PrivateTemp.fileMode());
                  FileLock lock = lock(lockFile, target)) {
                 if (matches(target, expected)) return target;   // written by the process that held the lock
-                // One name is enough: only the lock holder writes it. (Not createTempFile: its owner-only permissions
-                // would stay on the library, which other users' JVMs load from the same folder.)
+                // One name is enough: only the lock holder writes it. Owner-only: the folder is this user's alone.
                 Path partial = folder.resolve(fileName + ".partial");
                 try {
-                    Files.write(partial, expected);
+                    Files.deleteIfExists(partial);       // left by a holder that crashed; created afresh, 0600
+                    Files.write(Files.createFile(partial, PrivateTemp.fileMode()), expected);
                     Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 } finally {
                     Files.deleteIfExists(partial);
@@ -70,7 +107,7 @@ public final class JCudaNatives {
             return target;
         } catch (IOException e) {
             throw new CudaUnavailableException("could not write JCuda's driver binding to " + target + " (" + e
-                    + "); start Java with -Djava.io.tmpdir=<a folder of your own>");
+                    + "); start Java with -Djava.io.tmpdir=<a folder of your own> (TMPDIR for the scripts)");
         }
     }
 

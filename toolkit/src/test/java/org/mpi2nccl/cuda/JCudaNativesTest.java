@@ -58,6 +58,10 @@ class JCudaNativesTest {
                     "JCuda's loader failed on the file itself rather than on the missing driver: " + out);
         }
         try (Stream<Path> files = Files.list(tmp)) {
+            assertEquals(List.of("mpi2nccl-" + System.getProperty("user.name")), files.map(f -> f.getFileName().toString()).toList(),
+                    "JCuda wrote nothing in the shared folder, only in the user's private one");
+        }
+        try (Stream<Path> files = Files.list(tmp.resolve("mpi2nccl-" + System.getProperty("user.name")))) {
             List<String> names = files.map(f -> f.getFileName().toString()).sorted().toList();
             String name = JCudaNatives.driverFileName();
             assertEquals(List.of(name, name + ".lock"), names, "the folder holds the library and its lock, nothing half-written");
@@ -93,7 +97,7 @@ class JCudaNativesTest {
 
     /**
      * One starting JVM: waits for the go file, prepares the binding as {@link Cuda} does, says what file it got,
-     * then lets JCuda's own loader at it. With {@code --jcuda-only} it skips the preparation, which shows the race
+     * then lets JCuda's own loader at it ({@link JCudaNatives#loadDriver}). With {@code --jcuda-only} it skips the preparation, which shows the race
      * this guards against (run several at once by hand: some die with SIGBUS in ld-linux-x86-64.so.2).
      */
     public static final class Start {
@@ -104,12 +108,14 @@ class JCudaNativesTest {
                 if (System.currentTimeMillis() > deadline) throw new IllegalStateException("no go file " + go + " in 60 s");
                 Thread.onSpinWait();
             }
-            if (!(args.length > 1 && args[1].equals("--jcuda-only"))) {
-                Path file = JCudaNatives.prepareDriver();
-                System.out.println("sha256=" + sha256(Files.readAllBytes(file)));
-            }
             try {
-                Class.forName("jcuda.driver.JCudaDriver");
+                if (args.length > 1 && args[1].equals("--jcuda-only")) {
+                    Class.forName("jcuda.driver.JCudaDriver");
+                } else {
+                    Path file = JCudaNatives.prepareDriver();
+                    System.out.println("sha256=" + sha256(Files.readAllBytes(file)));
+                    JCudaNatives.loadDriver();
+                }
                 System.out.println("jcuda: loaded");
             } catch (LinkageError e) {
                 System.out.println("jcuda: " + e.getMessage());
