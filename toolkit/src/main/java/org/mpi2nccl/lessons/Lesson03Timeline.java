@@ -1,10 +1,16 @@
 package org.mpi2nccl.lessons;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.mpi2nccl.dist.timing.TimelineEvent;
 import org.mpi2nccl.dist.timing.TimelineTrace;
+import org.mpi2nccl.files.PrivateTemp;
 
 /**
  * Lesson 03's reading of two timelines of the same steps, without and with overlap ({@link TimelineTrace}): in
@@ -12,7 +18,31 @@ import org.mpi2nccl.dist.timing.TimelineTrace;
  * long the step waited for the gradients after backward.
  */
 public final class Lesson03Timeline {
+    private static Path traces;
+
     private Lesson03Timeline() {}
+
+    /**
+     * Where a lesson writes a Chrome trace, e.g. {@code traceFile("lesson03-overlap")}: {@code <name>-trace.json}
+     * in a folder of this kernel inside the user's private folder, created 0600. Not a fixed name in the shared
+     * temporary folder: there the first student's file blocks every other student's lesson, and anyone can read
+     * it. The folder goes when the kernel ends; copy the trace elsewhere to keep it.
+     */
+    public static synchronized Path traceFile(String name) {
+        if (!name.matches("[A-Za-z0-9-]+")) {
+            throw new IllegalArgumentException("a trace name is letters, digits and '-', like \"lesson03-overlap\"; got " + name);
+        }
+        if (traces == null) traces = PrivateTemp.newFolder(PrivateTemp.folder(), "traces");
+        Path file = traces.resolve(name + "-trace.json");
+        try {
+            Files.createFile(file, PrivateTemp.fileMode());
+        } catch (FileAlreadyExistsException e) {
+            // written before in this kernel: the new trace replaces it
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create " + file + " for the trace", e);
+        }
+        return file;
+    }
 
     /** What the two timelines show, in sentences computed from their events. */
     public static String verdict(TimelineTrace off, TimelineTrace on) {

@@ -2,13 +2,14 @@ package org.mpi2nccl.lessons;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Properties;
+import org.mpi2nccl.files.PrivateTemp;
 
 /**
  * Results recorded on the GPU machine, which lessons 04, 05 and 06 show where there is no GPU. A set is a folder of
@@ -88,9 +89,10 @@ public final class Recorded {
             }
             Path copy = extractedFolder().resolve(name);
             if (!Files.isReadable(copy)) {
-                Files.createDirectories(copy.getParent());
-                try (InputStream in = url.openStream()) {
-                    Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+                Files.createDirectories(copy.getParent(), PrivateTemp.folderMode());
+                try (InputStream in = url.openStream();
+                     OutputStream out = Files.newOutputStream(Files.createFile(copy, PrivateTemp.fileMode()))) {
+                    in.transferTo(out);
                 }
             }
             return copy;
@@ -101,21 +103,15 @@ public final class Recorded {
         }
     }
 
-    private static synchronized Path extractedFolder() throws IOException {
+    /**
+     * This process's folder in the user's private one: removed at exit, or by a later start if this process is
+     * killed (a folder per run in the shared temporary folder would pile up and be readable by others).
+     */
+    private static synchronized Path extractedFolder() {
         if (extracted == null) {
-            extracted = Files.createTempDirectory("mpi2nccl-recorded");
-            Path dir = extracted;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir)));
+            extracted = PrivateTemp.newFolder(PrivateTemp.folder(), "recorded");
         }
         return extracted;
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // a temporary folder left behind is harmless
-        }
     }
 
     /** The machine the set was recorded on, e.g. "2x NVIDIA H200 (NV18)"; "an unnamed machine" if unknown. */
