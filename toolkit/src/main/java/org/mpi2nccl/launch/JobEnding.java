@@ -32,6 +32,7 @@ final class JobEnding {
                           + " every rank in one JVM: use niodev for GPU jobs (device(NIODEV), --device niodev)"
                         : ". A JNI library was loaded twice in one JVM")
                     : "";
+            if (hint.isEmpty() && failed.stream().allMatch(f -> RankFailure.DIED.equals(f.type()))) hint = jvmErrors(mpjSaid);
             return new RankFailedException(job + " failed: " + why
                     + (unfinished.isEmpty() ? "" : "; stopped ranks " + unfinished) + hint, result, failed);
         } else if (timedOut) {
@@ -58,6 +59,22 @@ final class JobEnding {
         }
     }
 
+
+    /**
+     * A rank JVM that died of an Error before the toolkit could tag its words (a heap of a few MiB: the JVM fails in
+     * its own threads) leaves them only among MPJ's lines: "; its JVM said: java.lang.OutOfMemoryError ...", with the
+     * fix for the errors that have one; "" when MPJ printed no Error.
+     */
+    static String jvmErrors(List<String> mpjSaid) {
+        List<String> errors = mpjSaid.stream().filter(l -> l.matches(".*java\\.lang\\.\\w+Error.*")).map(String::strip)
+                .distinct().limit(2).toList();
+        if (errors.isEmpty()) return "";
+        String fix = errors.stream().anyMatch(l -> l.contains("OutOfMemoryError"))
+                ? ": a rank's heap is too small, give the ranks more (--jvm-arg=-Xmx1g, JobBuilder.jvmArgs)"
+                : errors.stream().anyMatch(l -> l.contains("StackOverflowError"))
+                ? ": a rank's stack is too small or its recursion endless (--jvm-arg=-Xss8m)" : "";
+        return ". A rank JVM said: " + String.join(" | ", errors) + fix;
+    }
 
     private static String exitCode(Process main) {
         return main.isAlive() ? "" : " with status " + main.exitValue();
