@@ -92,9 +92,16 @@ class ExitThroughAVariable(unittest.TestCase):
 
 
 class InterruptDuringStart(unittest.TestCase):
-    """An interrupt during %mpj start -np 6 (niodev) stops the start and every process it started."""
+    """An interrupt during %mpj start -np 6 (niodev), or during the start of a one-off %%mpj -np 6 cell, stops the
+    start and every process it started."""
 
     def test_interrupt_stops_the_start_and_cleans_up(self):
+        self.interrupt_during("%mpj start -np 6 --device niodev")
+
+    def test_interrupt_stops_a_one_off_cells_start(self):
+        self.interrupt_during("%%mpj -np 6 --device niodev\nrank")
+
+    def interrupt_during(self, cell):
         k = Kernel()
         try:
             pids = set()
@@ -107,7 +114,7 @@ class InterruptDuringStart(unittest.TestCase):
 
             timer = threading.Timer(3, interrupt)
             timer.start()
-            r = k.execute("%mpj start -np 6 --device niodev", timeout=120,
+            r = k.execute(cell, timeout=120,
                           on_message=lambda _m: pids.update(descendants(k.pid)))
             ended = time.monotonic()
             timer.join()

@@ -188,7 +188,13 @@ public final class MpjMagics {
         RankEngines target;
         boolean oneShot = o.ranks != null;
         if (oneShot) {
-            target = RankEngines.start(o.ranks, device(o.device), classPath.get(), log);
+            starting = Thread.currentThread(); // an interrupt during the start stops it, as with %mpj start
+            try {
+                target = RankEngines.start(o.ranks, device(o.device), classPath.get(), log);
+            } finally {
+                starting = null;
+                Thread.interrupted();
+            }
         } else {
             if (o.device != null) {
                 throw new IllegalArgumentException("--device goes with -np (a one-off cell) or with %mpj start");
