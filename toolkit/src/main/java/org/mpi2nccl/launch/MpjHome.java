@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.mpi2nccl.files.PrivateTemp;
 
 /**
  * The MPJ Express installation the launcher uses: {@code build/mpj-home}, assembled by {@code ./build.sh setup}
@@ -105,7 +106,8 @@ public final class MpjHome {
      * MPJ's starter and daemon read their ports from {@code $MPJ_HOME/conf/mpjexpress.conf}.
      */
     Path createJobHome(int daemonPort, int portManagerPort, int starterPort) {
-        return createJobHome(Path.of(System.getProperty("java.io.tmpdir")), daemonPort, portManagerPort, starterPort);
+        // The user's private folder, not the shared temporary one: the job's configuration and links are its own.
+        return createJobHome(PrivateTemp.folder(), daemonPort, portManagerPort, starterPort);
     }
 
     /** The same, in {@code parent}. */

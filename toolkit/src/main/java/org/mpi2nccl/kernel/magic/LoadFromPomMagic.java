@@ -5,6 +5,7 @@ import org.apache.maven.model.io.xpp3.MavenXpp3Reader;
 import org.codehaus.plexus.util.xml.pull.XmlPullParserException;
 import org.eclipse.aether.artifact.Artifact;
 import org.eclipse.aether.artifact.DefaultArtifact;
+import org.mpi2nccl.files.PrivateTemp;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -94,7 +95,7 @@ public final class LoadFromPomMagic {
         String pom = pom(body);
         Model model = read(pom);
         Artifact project = coordinates(model);
-        Path file = Files.createTempFile("loadFromPOM", ".pom.xml");
+        Path file = Files.createTempFile(PrivateTemp.folder(), "loadFromPOM", ".pom.xml");   // 0600, the user's own folder
         try {
             Files.writeString(file, pom, StandardCharsets.UTF_8);
             List<Path> jars = resolver.get().resolvePom(project, file, offline, "%%loadFromPOM");

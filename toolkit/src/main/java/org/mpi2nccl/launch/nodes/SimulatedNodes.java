@@ -16,6 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.mpi2nccl.launch.MpjDaemon;
+import org.mpi2nccl.files.PrivateTemp;
 import org.mpi2nccl.launch.MpjHome;
 import org.mpi2nccl.launch.rank.Lifeline;
 
@@ -73,7 +74,8 @@ public final class SimulatedNodes implements AutoCloseable {
     private void startDaemons() {
         MpjHome home = MpjHome.locate(null);
         try {
-            dir = Files.createTempDirectory("mpi2nccl-nodes-");
+            // In the user's private folder, named after this process: a later start removes it if this one is killed.
+            dir = PrivateTemp.newFolder(PrivateTemp.folder(), "nodes");
             Files.writeString(machinesFile(), network.plan().machinesFile());
         } catch (IOException e) {
             throw new NodesException("simulated nodes: cannot write the machines file: " + e.getMessage());
@@ -230,7 +232,7 @@ public final class SimulatedNodes implements AutoCloseable {
         network.close();
         jobHomes.forEach(MpjHome::deleteJobHome);
         jobHomes.clear();
-        if (dir != null) MpjHome.deleteJobHome(dir);
+        if (dir != null) PrivateTemp.remove(dir);
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException | IllegalArgumentException shuttingDownOrRemoved) {

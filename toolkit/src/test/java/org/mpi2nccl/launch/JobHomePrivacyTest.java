@@ -1,0 +1,29 @@
+package org.mpi2nccl.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.files.PrivateTemp;
+import org.mpi2nccl.launch.rank.Lifeline;
+
+/** A job's MPJ home (its configuration with the job's ports) is made in the user's private folder, 0700. */
+class JobHomePrivacyTest {
+    @Test
+    void theJobHomeIsInThePrivateFolder() throws Exception {
+        Path job = MpjHome.locate(null).createJobHome(40100, 40101, 40102);
+        try {
+            assertEquals(PrivateTemp.folder(), job.getParent());
+            assertTrue(job.getFileName().toString().startsWith(Lifeline.JOB_HOME_PREFIX), job.toString());
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(job)));
+            assertTrue(Files.readString(job.resolve("conf/mpjexpress.conf")).contains("mpjexpress.mpjdaemon.port.1=40100"));
+        } finally {
+            MpjHome.deleteJobHome(job);
+        }
+        assertFalse(Files.exists(job));
+    }
+}
