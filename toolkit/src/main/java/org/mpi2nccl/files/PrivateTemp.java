@@ -108,6 +108,26 @@ public final class PrivateTemp {
     }
 
     /**
+     * Refuses a file that another user could have written: a symbolic link, owned by another uid, or writable by
+     * group or others. For files at a place the user chose (a shared file system), where no private folder helps.
+     */
+    public static void requireMine(Path file, String whatToDo) {
+        try {
+            PosixFileAttributes a = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            int uid = (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            Set<PosixFilePermission> p = a.permissions();
+            String wrong = a.isSymbolicLink() ? "a symbolic link"
+                    : uid != myUid() ? "owned by uid " + uid + ", not you (uid " + myUid() + ")"
+                    : p.contains(PosixFilePermission.GROUP_WRITE) || p.contains(PosixFilePermission.OTHERS_WRITE)
+                            ? "writable by others (" + PosixFilePermissions.toString(p) + ")"
+                    : null;
+            if (wrong != null) throw new PrivateTempException(file + " is " + wrong + ", so it is not trusted: " + whatToDo);
+        } catch (IOException e) {
+            throw new PrivateTempException(file + " cannot be checked (" + e + "): " + whatToDo);
+        }
+    }
+
+    /**
      * A new folder {@code base/<purpose>-<pid>-<start>-<random>} (0700), removed when this process ends normally.
      * First removes such folders in {@code base} whose process is gone.
      */

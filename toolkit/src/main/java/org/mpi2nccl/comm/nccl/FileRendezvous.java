@@ -10,6 +10,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeSet;
 import org.mpi2nccl.comm.CommException;
+import org.mpi2nccl.files.PrivateTemp;
+import org.mpi2nccl.files.PrivateTempException;
 
 /**
  * {@code file:///path}, like torch's {@code init_method="file://..."}: rank 0 writes the id to a file on a
@@ -17,6 +19,10 @@ import org.mpi2nccl.comm.CommException;
  * read it and leave a marker file {@code PATH.rankN}; rank 0 waits for all markers and removes everything, so
  * the next job starts clean. A file already there when rank 0 starts is left over from a crashed job: rank 0
  * refuses it (delete it) rather than let the ranks read a dead job's id.
+ * <p>The path is the user's choice (a shared file system between machines), so no private folder can hold it.
+ * Instead every file is 0600, a folder rank 0 makes is 0700, and the other ranks read the id only from a file of
+ * their own user that nobody else can write: in a shared folder such as /tmp another user could otherwise plant an
+ * id first and have the ranks join a communicator of theirs.
  */
 public final class FileRendezvous implements Rendezvous {
     private final Path file;
@@ -46,7 +52,7 @@ public final class FileRendezvous implements Rendezvous {
                     + " (and any " + file.getFileName() + ".rank* files) and start again");
         }
         Path dir = file.getParent();
-        Files.createDirectories(dir);
+        Files.createDirectories(dir, PrivateTemp.folderMode());
         Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
         Files.writeString(tmp, "mpi2nccl-rendezvous-1\nsize=" + size + "\nid=" + HexFormat.of().formatHex(id) + "\n");
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
@@ -83,6 +89,11 @@ public final class FileRendezvous implements Rendezvous {
             }
             sleep();
         }
+        try {
+            PrivateTemp.requireMine(file, "delete it, and use a rendezvous path in a folder of your own");
+        } catch (PrivateTempException e) {
+            throw new CommException("rank " + rank + ": " + e.getMessage(), e);
+        }
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         if (lines.size() < 3 || !lines.get(0).equals("mpi2nccl-rendezvous-1")) {
             throw new CommException("rank " + rank + ": " + describe() + " is not a rendezvous file written by rank 0");
@@ -93,7 +104,8 @@ public final class FileRendezvous implements Rendezvous {
                     + " ranks but this rank expects " + size);
         }
         byte[] id = HexFormat.of().parseHex(lines.get(2).substring("id=".length()));
-        Files.writeString(marker(rank), "ok\n");
+        Files.deleteIfExists(marker(rank));   // a crashed job's; created afresh so that it is 0600
+        Files.writeString(Files.createFile(marker(rank), PrivateTemp.fileMode()), "ok\n");
         return id;
     }
 
