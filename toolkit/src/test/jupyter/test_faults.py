@@ -4,6 +4,7 @@ printing a million lines each. Each asserts the time to the message and that no 
 
 Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter), with the other kernel tests.
 """
+import getpass
 import os
 import re
 import threading
@@ -163,7 +164,8 @@ class RanksPrintingAMillionLines(unittest.TestCase):
                 self.assertTrue(rest.startswith(f"line {len(shown)}\n"), "the file goes on where the notebook stops")
                 self.assertTrue(rest.endswith("line 999999\n"))
                 folders.add(os.path.dirname(m.group(2)))
-            self.assertEqual({f"/tmp/mpi2nccl-output-{k.pid}"}, folders, "one folder per kernel")
+            self.assertEqual({f"/tmp/mpi2nccl-{getpass.getuser()}/mpi2nccl-output-{k.pid}"}, folders,
+                             "one folder per kernel, in the user's private folder")
 
             interrupted = {}
 

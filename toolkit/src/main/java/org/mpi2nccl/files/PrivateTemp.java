@@ -68,9 +68,14 @@ public final class PrivateTemp {
         return Files.isDirectory(SHM) && Files.isWritable(SHM) ? in(SHM) : folder();
     }
 
+    /** Where {@link #in} puts the user's folder in {@code shared}, without making or checking it. */
+    public static Path locationIn(Path shared) {
+        return shared.toAbsolutePath().resolve("mpi2nccl-" + userName());
+    }
+
     /** {@code shared/mpi2nccl-<user>}: created 0700 if missing, then checked. */
     public static Path in(Path shared) {
-        Path dir = shared.toAbsolutePath().resolve("mpi2nccl-" + userName());
+        Path dir = locationIn(shared);
         try {
             Files.createDirectory(dir, folderMode());
         } catch (FileAlreadyExistsException e) {
