@@ -50,6 +50,9 @@ public final class Grader {
     private final PrintStream log;
     private final Path bwrap;
     private final String mpjHome;
+    /** How many ranks the source starts: every one of them must give its answer ({@link DataCheck}). */
+    private final int ranks;
+    private static final java.security.SecureRandom SEEDS = new java.security.SecureRandom();
 
     /** A grader whose every student runs in a {@link Sandbox}; it refuses to start where there can be none. */
     public Grader(Path source, Limits limits, PrintStream log) throws IOException {
@@ -66,6 +69,7 @@ public final class Grader {
         }
         this.source = Notebook.read(source);
         this.exercises = Exercise.of(this.source);
+        this.ranks = DataCheck.ranks(this.source);
         this.limits = limits;
         this.log = log;
         this.bwrap = sandboxed ? Sandbox.bwrap().orElseThrow() : null;
@@ -140,6 +144,8 @@ public final class Grader {
                 "--notebook-timeout", String.valueOf(limits.student().toSeconds()),
                 "--output", written.toString(), assembled.toString()));
         Map<String, String> env = new java.util.HashMap<>(Map.of("MPI2NCCL_STRICT_CHECKS", "0")); // a wrong answer prints its hint
+        long seed = freshSeed();
+        env.put(org.mpi2nccl.lessons.Grading.SEED_ENV, Long.toString(seed)); // inputs nobody saw before: DataCheck
         if (mpjHome != null) env.put("MPJ_HOME", mpjHome); // found here, where the toolkit's folders are in view
         if (bwrap != null) {
             command = Sandbox.wrap(bwrap, command, work, Sandbox.toolkitPaths(System.getProperty("java.home"),
@@ -163,6 +169,8 @@ public final class Grader {
                 verdicts.add(Verdict.failed(ex.name(), "the notebook did not run" + (note.isEmpty() ? "" : ": " + note)));
             } else {
                 Verdict v = Verdict.read(ex, result, note.isEmpty() ? null : note);
+                var byData = DataCheck.of(ex.name());
+                if (byData.isPresent()) v = DataCheck.judge(ex, byData.get(), result, seed, ranks, v);
                 String edited = sub.editedChecks.get(ex.name());
                 verdicts.add(edited == null ? v : new Verdict(v.exercise(), v.passed(), v.detail() + " (" + edited + ")"));
             }
@@ -199,6 +207,15 @@ public final class Grader {
     private StudentResult failedAll(String student, String why) {
         List<Verdict> v = exercises.stream().map(e -> Verdict.failed(e.name(), why)).collect(Collectors.toList());
         return new StudentResult(student, v, Duration.ZERO, why, Set.of(), StudentResult.Run.NOT_STARTED);
+    }
+
+    /** A grading seed: random, never 0 (0 means the lesson's own inputs), different for every run. */
+    private static long freshSeed() {
+        long s;
+        do {
+            s = SEEDS.nextLong() >>> 1;   // positive: it travels as a plain number in the environment
+        } while (s == 0);
+        return s;
     }
 
     /**

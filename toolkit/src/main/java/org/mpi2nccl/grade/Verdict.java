@@ -71,6 +71,10 @@ record Verdict(String exercise, boolean passed, String detail) {
     }
 
     /** Everything the cell printed or showed as text. */
+    static String outputText(JsonObject cell) {
+        return text(cell);
+    }
+
     private static String text(JsonObject cell) {
         StringBuilder sb = new StringBuilder();
         for (JsonElement o : cell.getAsJsonArray("outputs")) {

@@ -12,14 +12,20 @@ public final class Lesson01 {
     }
 
     /**
-     * Rank {@code rank}'s numbers: (rank + 1) * 1000 values around 20 - 3 * rank, the same on every run. Ranks with
-     * more values have smaller ones, so a mean that weighs ranks equally is visibly wrong.
+     * Rank {@code rank}'s numbers: (rank + 1) * 1000 values around 20 - 3 * rank, the same on every run (other ones
+     * while a grader runs the notebook: {@link Grading#seed}). Ranks with more values have smaller ones, so a mean
+     * that weighs ranks equally is visibly wrong.
      */
     public static double[] localData(int rank) {
+        return localData(rank, Grading.seed());
+    }
+
+    /** {@link #localData(int)} for a grading seed (0: the lesson's own numbers). */
+    public static double[] localData(int rank, long seed) {
         if (rank < 0) {
             throw new IllegalArgumentException("a rank is 0 or more, not " + rank);
         }
-        Random r = new Random(1000 + rank);
+        Random r = new Random(1000 + rank + 7919L * seed);
         double[] xs = new double[(rank + 1) * 1000];
         for (int i = 0; i < xs.length; i++) {
             xs[i] = 20.0 - 3.0 * rank + r.nextGaussian();
@@ -29,10 +35,15 @@ public final class Lesson01 {
 
     /** The right answer for a job of {@code size} ranks (computed here from every rank's data). */
     public static double globalMean(int size) {
+        return globalMean(size, Grading.seed());
+    }
+
+    /** The right answer for a grading seed: what the grader compares a submission's answers with. */
+    public static double globalMean(int size, long seed) {
         double sum = 0;
         long count = 0;
         for (int r = 0; r < size; r++) {
-            double[] xs = localData(r);
+            double[] xs = localData(r, seed);
             sum += Arrays.stream(xs).sum();
             count += xs.length;
         }
@@ -44,6 +55,7 @@ public final class Lesson01 {
      * each rank must end up with the mean.
      */
     public static Check checkGlobalMean(int rank, int size, double[] local, double answer) {
+        Grading.record("global-mean", answer);
         double right = globalMean(size);
         String who = "rank " + rank + ": ";
         if (close(answer, right)) {
@@ -53,8 +65,8 @@ public final class Lesson01 {
         double meanOfMeans = 0;
         double globalSum = 0;
         for (int r = 0; r < size; r++) {
-            meanOfMeans += Arrays.stream(localData(r)).average().orElse(0) / size;
-            globalSum += Arrays.stream(localData(r)).sum();
+            meanOfMeans += Arrays.stream(localData(r, Grading.seed())).average().orElse(0) / size;
+            globalSum += Arrays.stream(localData(r, Grading.seed())).sum();
         }
         String why;
         if (Double.isNaN(answer)) {
