@@ -190,10 +190,12 @@ public final class Grader {
             return;
         }
         // Sandboxed, every process of the run ended with its namespace, and the pids in the folders' names were
-        // the namespace's own (the same numbers belong to other processes here): every such folder goes.
+        // the namespace's own (the same numbers belong to other processes here): every folder the toolkit made in
+        // the run's temporary folder (its private folder, cut output) goes.
         List<Path> spilled;
         try (Stream<Path> s = Files.list(work)) {
-            spilled = s.filter(p -> p.getFileName().toString().startsWith("mpi2nccl-output-")).collect(Collectors.toList());
+            spilled = s.filter(p -> p.getFileName().toString().startsWith("mpi2nccl-")
+                    && Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)).collect(Collectors.toList());
         }
         for (Path folder : spilled) {
             try (Stream<Path> tree = Files.walk(folder)) { // links are not followed: a link the run made is deleted, not its target

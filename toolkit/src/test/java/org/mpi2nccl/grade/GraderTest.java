@@ -68,7 +68,7 @@ class GraderTest {
             if (Files.isDirectory(work)) {
                 try (var files = Files.list(work)) {
                     assertEquals(List.of(), files.map(f -> f.getFileName().toString())
-                            .filter(n -> n.startsWith("mpi2nccl-output-")).collect(Collectors.toList()), r.student());
+                            .filter(n -> n.startsWith("mpi2nccl-")).collect(Collectors.toList()), r.student());
                 }
             }
         }
