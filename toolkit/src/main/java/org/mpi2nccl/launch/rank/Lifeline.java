@@ -61,8 +61,9 @@ public final class Lifeline {
     }
 
     /**
-     * A niodev job's daemon and starter run from the job's private MPJ home ({@code /tmp/mpj-job-*}, their
-     * MPJ_HOME), which the launcher deletes when the job ends: with the launcher gone, they delete it themselves.
+     * A niodev job's daemon and starter run from the job's private MPJ home ({@code mpj-job-*} in the user's
+     * private temporary folder, their MPJ_HOME), which the launcher deletes when the job ends: with the launcher
+     * gone, they delete it themselves.
      * Multicore's MPJ_HOME is the real one, which is never touched.
      */
     private static void deleteJobHome() {
