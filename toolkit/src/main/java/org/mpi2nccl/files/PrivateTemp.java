@@ -37,7 +37,8 @@ public final class PrivateTemp {
     public static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-------");
     private static final Path SHM = Path.of("/dev/shm");
     /** {@code <purpose>-<pid>-<start millis>-<random>}: what {@link #newFolder} makes. */
-    private static final Pattern OWNED = Pattern.compile("[A-Za-z0-9]+-(\\d+)-(\\d+)-[0-9a-f]{8}");
+    private static final Pattern OWNED = Pattern.compile("[A-Za-z0-9-]+-(\\d+)-(\\d+)-[0-9a-f]{8}");
+    private static final String PURPOSE = "[A-Za-z0-9]+(-[A-Za-z0-9]+)*";
     private static final Set<Path> TO_REMOVE = ConcurrentHashMap.newKeySet();
     private static final Set<Path> SWEPT = ConcurrentHashMap.newKeySet();
 
@@ -137,7 +138,7 @@ public final class PrivateTemp {
      * First removes such folders in {@code base} whose process is gone.
      */
     public static Path newFolder(Path base, String purpose) {
-        if (!purpose.matches("[A-Za-z0-9]+")) throw new IllegalArgumentException("purpose: letters and digits, got " + purpose);
+        if (!purpose.matches(PURPOSE)) throw new IllegalArgumentException("purpose: letters, digits and '-', got " + purpose);
         verify(base);
         if (SWEPT.add(base)) removeLeftovers(base);
         ProcessHandle me = ProcessHandle.current();

@@ -106,14 +106,23 @@ public final class MpjHome {
      * MPJ's starter and daemon read their ports from {@code $MPJ_HOME/conf/mpjexpress.conf}.
      */
     Path createJobHome(int daemonPort, int portManagerPort, int starterPort) {
-        // The user's private folder, not the shared temporary one: the job's configuration and links are its own.
-        return createJobHome(PrivateTemp.folder(), daemonPort, portManagerPort, starterPort);
+        // In the user's private folder, not the shared temporary one, and named after this process
+        // (mpj-job-PID-START-RANDOM): if every process of the job is killed, a later start of the user removes it.
+        return fill(PrivateTemp.newFolder(PrivateTemp.folder(), "mpj-job"), daemonPort, portManagerPort, starterPort);
     }
 
     /** The same, in {@code parent}. */
     public Path createJobHome(Path parent, int daemonPort, int portManagerPort, int starterPort) {
         try {
-            Path job = Files.createTempDirectory(parent, org.mpi2nccl.launch.rank.Lifeline.JOB_HOME_PREFIX);
+            return fill(Files.createTempDirectory(parent, org.mpi2nccl.launch.rank.Lifeline.JOB_HOME_PREFIX),
+                    daemonPort, portManagerPort, starterPort);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a job directory for MPJ in " + parent, e);
+        }
+    }
+
+    private Path fill(Path job, int daemonPort, int portManagerPort, int starterPort) {
+        try {
             Files.createSymbolicLink(job.resolve("lib"), dir.resolve("lib"));
             Files.createDirectories(job.resolve("conf"));
             List<String> conf = new ArrayList<>(Files.readAllLines(conf()));

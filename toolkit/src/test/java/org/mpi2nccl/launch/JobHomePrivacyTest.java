@@ -18,12 +18,24 @@ class JobHomePrivacyTest {
         Path job = MpjHome.locate(null).createJobHome(40100, 40101, 40102);
         try {
             assertEquals(PrivateTemp.folder(), job.getParent());
-            assertTrue(job.getFileName().toString().startsWith(Lifeline.JOB_HOME_PREFIX), job.toString());
+            assertTrue(job.getFileName().toString().startsWith(Lifeline.JOB_HOME_PREFIX + ProcessHandle.current().pid() + "-"),
+                    "named after the launching process: " + job);
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(job)));
             assertTrue(Files.readString(job.resolve("conf/mpjexpress.conf")).contains("mpjexpress.mpjdaemon.port.1=40100"));
         } finally {
             MpjHome.deleteJobHome(job);
         }
         assertFalse(Files.exists(job));
+    }
+
+    @Test
+    void theJobHomeOfAKilledLauncherIsRemovedByTheNextStart() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        long start = p.toHandle().info().startInstant().map(i -> i.toEpochMilli()).orElse(0L);
+        p.waitFor();
+        Path killed = Files.createDirectories(PrivateTemp.folder()
+                .resolve(Lifeline.JOB_HOME_PREFIX + p.pid() + "-" + start + "-0123abcd/conf"));
+        PrivateTemp.removeLeftovers(PrivateTemp.folder());
+        assertFalse(Files.exists(killed.getParent()));
     }
 }
