@@ -52,10 +52,10 @@ class LessonFilesPrivacyTest {
     void recordedResultsAreCopiedIntoAFolderOfThisProcess(@TempDir Path tmp) throws Exception {
         Path jar = tmp.resolve("r.jar");
         try (ZipOutputStream z = new ZipOutputStream(Files.newOutputStream(jar))) {
-            z.putNextEntry(new ZipEntry("org/mpi2nccl/lessons/recorded/set/a/b.csv"));
+            z.putNextEntry(new ZipEntry("org/mpi2nccl/lessons/recorded/privacy/a/b.csv"));
             z.write("x,y\n".getBytes(StandardCharsets.UTF_8));
         }
-        Path f = Recorded.local(new URL("jar:" + jar.toUri() + "!/org/mpi2nccl/lessons/recorded/set/a/b.csv"), "set/a/b.csv");
+        Path f = Recorded.local(new URL("jar:" + jar.toUri() + "!/org/mpi2nccl/lessons/recorded/privacy/a/b.csv"), "privacy/a/b.csv");
         Path folder = f.getParent().getParent().getParent();
         assertEquals(PrivateTemp.folder(), folder.getParent());
         assertTrue(folder.getFileName().toString().startsWith("recorded-" + ProcessHandle.current().pid() + "-"), f.toString());
