@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A class with hostile submissions of lesson 01, graded in sandboxes: each attack is a student whose exercise cell
  * tries it, between two honest students who must keep their marks. Every attack would succeed without the sandbox
  * (the reader would score, the vandal would wipe the others' files, the escaper would outlive its run, the caller
- * would reach a port of this machine, the parricide would kill its ancestors, the grader among them).
+ * would reach a port of this machine, the parricide would kill its ancestors, the grader among them), and the
+ * cheats of {@link GraderByData} that print or forge their way to "RIGHT" get 0 from the grading's own data.
  */
 class GraderSandboxTest {
     /** The reference answer of the exercise (lesson 01's global mean over all ranks). */
@@ -48,7 +49,9 @@ class GraderSandboxTest {
     void attacksFailAndHonestStudentsKeepTheirMarks(@TempDir Path tmp) throws Exception {
         assumeTrue(Sandbox.bwrap().isPresent(), "no bubblewrap on this machine: " + Sandbox.whyNot());
         Path source = Files.createDirectories(tmp.resolve("instructor")).resolve("lesson01.ipynb");
-        Files.copy(GraderTest.resource("lesson01-short.ipynb"), source);
+        // two ranks instead of the lesson's four: the same attacks, half the engine threads per student
+        Files.writeString(source, Files.readString(GraderTest.resource("lesson01-short.ipynb"))
+                .replace("%mpj start -np 4", "%mpj start -np 2"));
         Path submissions = Files.createDirectories(tmp.resolve("submitted"));
         Path out = tmp.resolve("graded");
         Path earlyLog = out.resolve("logs").resolve("a-early.log");
@@ -59,18 +62,21 @@ class GraderSandboxTest {
             cells.put("a-early", "%%mpj\n" + ANSWER);
             cells.put("b-reader", "%%mpj\nboolean leaked = java.nio.file.Files.isReadable(java.nio.file.Path.of(\""
                     + source + "\"));\n" + ANSWER + "if (!leaked) globalMean = Double.NaN;\n");
+            // the vandal also escapes (setsid) and calls a port of this machine: three attacks, one student's run
             cells.put("c-vandal", "%%mpj\n" + ANSWER + "for (String f : new String[] {\"" + submissions.resolve("e-late.ipynb")
                     + "\", \"" + earlyLog + "\", \"" + out.resolve("gradebook.csv") + "\"}) {\n"
-                    + "    try { java.nio.file.Files.writeString(java.nio.file.Path.of(f), \"{}\"); } catch (Exception e) { }\n}\n");
-            cells.put("d-escaper", "%%mpj\n" + ANSWER + "if (rank == 0) new ProcessBuilder(\"setsid\", \"-f\", \"sh\", \"-c\", \""
-                    + ESCAPER_SLEEP + "\").start().waitFor();\n");
-            cells.put("d-caller", "%%mpj\n" + ANSWER + "try (java.net.Socket s = new java.net.Socket(\"127.0.0.1\", "
-                    + listener.getLocalPort() + ")) { System.out.println(\"CONN\" + \"ECTED\"); } catch (Exception e) { }\n");
+                    + "    try { java.nio.file.Files.writeString(java.nio.file.Path.of(f), \"{}\"); } catch (Exception e) { }\n}\n"
+                    + "if (rank == 0) new ProcessBuilder(\"setsid\", \"-f\", \"sh\", \"-c\", \"" + ESCAPER_SLEEP + "\").start().waitFor();\n"
+                    + "try (java.net.Socket s = new java.net.Socket(\"127.0.0.1\", " + listener.getLocalPort() + ")) {"
+                    + " System.out.println(\"CONN\" + \"ECTED\"); } catch (Exception e) { }\n");
             cells.put("d-hog", "%%mpj\nlong[] hoard = new long[400_000_000];\n" + ANSWER);
             // its ancestors, the grader among them when there is no sandbox (not every process: a failing sandbox
             // must not take the machine down with the test)
             cells.put("d-parricide", "%%mpj\n" + ANSWER + "if (rank == 0) for (var p = ProcessHandle.current().parent();"
                     + " p.isPresent() && p.get().pid() > 1; p = p.get().parent()) p.get().destroyForcibly();\n");
+            cells.put("d-shadow", GraderByData.SHADOW);
+            cells.put("d-forger", GraderByData.FORGER);
+            cells.put("d-hooked", GraderByData.HOOK);
             cells.put("e-late", "%%mpj\n" + ANSWER);
             for (var e : cells.entrySet()) Files.writeString(submissions.resolve(e.getKey() + ".ipynb"), withExercise(right, e.getValue()));
             String lateBefore = Files.readString(submissions.resolve("e-late.ipynb"));
@@ -84,11 +90,12 @@ class GraderSandboxTest {
             assertTrue(by.get("a-early").verdicts().get(0).passed(), log.toString());
             assertTrue(by.get("e-late").verdicts().get(0).passed(), "the student after the vandal: " + by.get("e-late"));
             assertFalse(by.get("b-reader").verdicts().get(0).passed(), "the reader read the reference answers");
+            assertTrue(by.get("b-reader").verdicts().get(0).detail().contains("for the grading's inputs"), by.get("b-reader").toString());
             assertTrue(by.get("c-vandal").verdicts().get(0).passed(), "the vandal's own answer is right: its attack changed nothing");
             assertEquals(lateBefore, Files.readString(submissions.resolve("e-late.ipynb")), "a later submission was changed");
             assertTrue(Files.readString(earlyLog).contains("ran 5 cells"), "an earlier student's log was changed");
             assertEquals(0, reached.get(), "a submission reached a port of this machine");
-            assertFalse(Files.readString(out.resolve("executed").resolve("d-caller.ipynb")).contains("CONNECTED"),
+            assertFalse(Files.readString(out.resolve("executed").resolve("c-vandal.ipynb")).contains("CONNECTED"),
                     "the caller printed that it connected"); // its source says CONN" + "ECTED: only an output has the word
             StudentResult hog = by.get("d-hog");
             assertFalse(hog.verdicts().get(0).passed());
@@ -98,6 +105,8 @@ class GraderSandboxTest {
                     .map(p -> p.pid() + " " + p.info().commandLine().orElse("")).collect(Collectors.toList());
             assertEquals(List.of(), escaped, "a process of the escaper outlived its run");
             assertFalse(by.get("d-parricide").verdicts().get(0).passed(), "its own kernel died with the others it saw");
+            assertEquals("right on the grading's own inputs, on all 2 rank(s)", by.get("a-early").verdicts().get(0).detail());
+            GraderByData.assertCheatsFailed(by, out);
             List<String> csv = Files.readAllLines(out.resolve("gradebook.csv"));
             assertEquals(1 + cells.size(), csv.size(), String.join("\n", csv));
         } finally {
