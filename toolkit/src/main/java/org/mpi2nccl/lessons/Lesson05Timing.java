@@ -30,7 +30,7 @@ public record Lesson05Timing(double stepSeconds, double allReduceSeconds, long g
     public static Lesson05Timing measure(SpeedupConfig live) {
         SpeedupConfig c = SpeedupConfig.fromJson(live.toJson());       // a copy: the live settings stay as they are
         c.epochs = LessonLength.current().pick(3, 2);
-        c.trainExamples = STEPS_PER_EPOCH * c.batchFor(1);
+        c.trainExamples = LessonLength.current().pick(STEPS_PER_EPOCH, STEPS_PER_EPOCH / 2) * c.batchFor(1);
         c.testExamples = 500;
         boolean gpu = c.device.equals("cuda");
         Route route = gpu ? Route.NCCL : Route.MPI;
