@@ -7,7 +7,7 @@ usage() {
   cat <<EOF
 usage: ./build.sh test [--full] [PART|LESSON ...]
 
-With no PART, every part in this order (about 8 minutes on an idle 2-core machine):
+With no PART, every part in this order (about 10 minutes on an idle 2-core machine):
   env       the GPU bundle's env.sh, sourced under set -euo pipefail as its commands source it
   unit      mvn test: the JUnit tests (two forks; one class: mvn test -Dtest=ClassName)
   kernel    the kernel over the Jupyter protocol: displays, magics, rank engines, faults, two students
