@@ -202,13 +202,18 @@ public final class PrivateTemp {
         return name.isEmpty() || name.startsWith(".") ? "uid" + myUid() : name;
     }
 
-    static void deleteTree(Path dir) {
+    /**
+     * Deletes {@code dir} and everything in it. Links are not followed: a link found inside is deleted, not what it
+     * points to (a folder a hostile run wrote into may hold links to the user's own files). What cannot be deleted
+     * stays for a later start.
+     */
+    public static void deleteTree(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {
                     Files.deleteIfExists(p);
                 } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+                    // a file still open elsewhere, or a folder another process of ours refilled: the rest still goes
                 }
             });
         } catch (IOException | UncheckedIOException e) {

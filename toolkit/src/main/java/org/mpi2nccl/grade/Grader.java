@@ -50,6 +50,8 @@ public final class Grader {
     private final PrintStream log;
     private final Path bwrap;
     private final String mpjHome;
+    /** What every sandboxed run reads: the Java runtime, the class path, MPJ_HOME (the same for every student). */
+    private final List<String> readOnly;
     /** How many ranks the source starts: every one of them must give its answer ({@link DataCheck}). */
     private final int ranks;
     private static final java.security.SecureRandom SEEDS = new java.security.SecureRandom();
@@ -80,6 +82,8 @@ public final class Grader {
             home = null; // a lesson without ranks still grades; one with ranks says MPJ_HOME is missing
         }
         this.mpjHome = home;
+        this.readOnly = sandboxed ? Sandbox.toolkitPaths(System.getProperty("java.home"),
+                System.getProperty("java.class.path"), home) : List.of();
     }
 
     /** The exercise names, in the order of the lesson. */
@@ -147,10 +151,7 @@ public final class Grader {
         long seed = freshSeed();
         env.put(org.mpi2nccl.lessons.Grading.SEED_ENV, Long.toString(seed)); // inputs nobody saw before: DataCheck
         if (mpjHome != null) env.put("MPJ_HOME", mpjHome); // found here, where the toolkit's folders are in view
-        if (bwrap != null) {
-            command = Sandbox.wrap(bwrap, command, work, Sandbox.toolkitPaths(System.getProperty("java.home"),
-                    System.getProperty("java.class.path"), mpjHome));
-        }
+        if (bwrap != null) command = Sandbox.wrap(bwrap, command, work, readOnly);
         KernelProcess.Ended ended = KernelProcess.run(command, work, env, logs.resolve(student + ".log").toFile(),
                 limits.student().plus(JVM_SLACK));
         deleteSpilledOutput(work);
@@ -197,13 +198,7 @@ public final class Grader {
             spilled = s.filter(p -> p.getFileName().toString().startsWith("mpi2nccl-")
                     && Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)).collect(Collectors.toList());
         }
-        for (Path folder : spilled) {
-            try (Stream<Path> tree = Files.walk(folder)) { // links are not followed: a link the run made is deleted, not its target
-                for (Path p : tree.sorted(java.util.Comparator.reverseOrder()).collect(Collectors.toList())) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
+        spilled.forEach(org.mpi2nccl.files.PrivateTemp::deleteTree); // a link the run made is deleted, not its target
     }
 
     private StudentResult failedAll(String student, String why) {

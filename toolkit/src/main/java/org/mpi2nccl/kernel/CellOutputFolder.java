@@ -3,7 +3,6 @@ package org.mpi2nccl.kernel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -47,7 +46,7 @@ public final class CellOutputFolder {
 
     /** Deletes this kernel's folder and what is in it (the kernel is ending). */
     static synchronized void delete() {
-        if (folder != null) deleteTree(folder);
+        if (folder != null) PrivateTemp.deleteTree(folder);
     }
 
     /**
@@ -76,21 +75,7 @@ public final class CellOutputFolder {
             long pid = Long.parseLong(id);
             boolean running = pid == ProcessHandle.current().pid()
                     || ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-            if (!running) deleteTree(p);
-        }
-    }
-
-    private static void deleteTree(Path root) {
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // a file still open on another system, or another kernel was quicker: the next start retries
-                }
-            });
-        } catch (IOException | RuntimeException e) {
-            // gone already
+            if (!running) PrivateTemp.deleteTree(p);
         }
     }
 }
