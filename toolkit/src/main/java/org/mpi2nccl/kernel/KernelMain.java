@@ -37,7 +37,12 @@ public final class KernelMain {
         PrintStream log = System.err; // before basekernel swaps the streams for cells
         JavaKernel kernel = new JavaKernel(log);
         Runtime.getRuntime().addShutdownHook(new Thread(kernel::shutdownEngines, "stop-rank-engines"));
-        ParentWatch.start(log);
+        // a Jupyter server or nbclient killed without shutting the kernel down: the kernel goes, and its shutdown
+        // hook stops the engines
+        org.mpi2nccl.launch.rank.ParentWatch.onParentGone("watch-parent", 1000, () -> {
+            log.println("mpi2nccl kernel: the process that started it is gone: stopping the kernel and its rank engines");
+            System.exit(0);
+        });
         JupyterConnection connection = new JupyterConnection(KernelConnectionProperties.parse(Files.readString(file)));
         kernel.becomeHandlerForConnection(connection);
         connection.connect();
