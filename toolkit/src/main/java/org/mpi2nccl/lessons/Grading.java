@@ -9,7 +9,7 @@ import java.util.StringJoiner;
  * also prints what the student's code produced, as an {@value #ANSWER} line. The grader compares those with the
  * right values it computes itself, outside the student's run: a check class the student shadows, a "RIGHT" printed
  * by hand or a notebook rewritten afterwards earns nothing without the right numbers for inputs nobody saw before.
- * Outside grading the seed is 0 and no line is printed: a student's notebook looks as it always does.
+ * Outside grading {@link #seed} is 0 and no line is printed: a student's notebook looks as it always does.
  */
 public final class Grading {
     public static final String SEED_ENV = "MPI2NCCL_GRADING_SEED";
