@@ -16,7 +16,8 @@ With no PART, every part in this order (about 10 minutes on an idle 2-core machi
             run the instructor version through nbclient and the student version through mpi2nccl execute, odd
             lessons the other way round; lesson 01 runs again through the other runner and both runners must give
             the same verdicts; lesson 04's instructor version runs from a folder outside the repository and must
-            show the GPU results the toolkit carries; ./build.sh notebook's workspace
+            show the GPU results the toolkit carries; two lessons run at a time, as two students on one
+            machine; ./build.sh notebook's workspace
   browser   the executed lessons rendered in Jupyter Notebook in headless Chromium (no output wider than the
             column, no error, no chart folded away, a chart in every lesson; screenshots in build/browser/), and
             lesson 01 run live there with Run All
