@@ -16,25 +16,8 @@ workspace=${NOTEBOOK_DIR:-$HOME/mpi2nccl-lessons}
 
 "$JUPYTER_PY" "$ROOT/scripts/lessons/versions.py" --student "$BUILD/lessons/student" \
   --instructor "$BUILD/lessons/instructor" "$ROOT"/notebooks/*.ipynb >/dev/null
-# The workspace is the student's alone (0700, lessons 0600): on a shared lab server other users must not read
-# or copy another student's answers.
-mkdir -p -m 700 "$workspace"
-if [ -O "$workspace" ] && [ "$(stat -c %a "$workspace")" != 700 ]; then
-  chmod 700 "$workspace" && say "made $workspace private to you (it was open to other users)"
-fi
-copied=() kept=()
-for nb in "$BUILD"/lessons/student/*.ipynb; do
-  name=$(basename "$nb")
-  if [ -e "$workspace/$name" ]; then
-    kept+=("$name")
-  else
-    install -m 600 "$nb" "$workspace/$name"
-    copied+=("$name")
-  fi
-done
-say "Lessons in $workspace (student versions; NOTEBOOK_DIR chooses another folder)."
-[ ${#copied[@]} -eq 0 ] || say "  copied: ${copied[*]}"
-[ ${#kept[@]} -eq 0 ] || say "  kept as they are (your edits; delete one to get it fresh): ${kept[*]}"
+bash "$ROOT/scripts/lab/workspace.sh" "$BUILD/lessons/student" "$workspace"
+say "(NOTEBOOK_DIR chooses another folder.)"
 [ "${MPI2NCCL_NOTEBOOK_NO_SERVER:-0}" = 1 ] && exit 0   # the workspace only (scripts/test.sh checks it this way)
 
 root_flag=()

@@ -5,11 +5,15 @@ the GPUs are configuration: the grants name GPUs that the engines do not open).
 
 Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter).
 """
+import os
+import socket
+import stat
+import subprocess
 import tempfile
 import threading
 import unittest
 
-from kernel_client import Kernel, pids_of, wait_gone
+from kernel_client import Kernel, descendants, pids_of, wait_gone
 
 LEASE = ('var lease = org.mpi2nccl.lab.GpuLease.acquire("{user}", new org.mpi2nccl.lab.LabConfig.Grant('
          'List.of({gpus}), "the test"), 2, java.nio.file.Path.of("{locks}"));\nlease.gpus()')
@@ -63,6 +67,77 @@ class TwoStudents(unittest.TestCase):
         self.assertTrue(b.ok, b.describe())
         self.assertEqual("[1, 2]", b.result["text/plain"])
         self.assertTrue(self.bob.execute("lease.close();").ok)
+
+    def test_3_nothing_of_her_engines_answers_another_user(self):
+        why = private_network_missing()
+        if why:
+            self.skipTest(why)
+        r = self.alice.execute("%mpj start -np 2 --device niodev", timeout=180)
+        self.assertTrue(r.ok, r.describe())
+        try:
+            pids = sorted(set(pids_of(self.alice.execute("%mpj pids")) + descendants(self.alice.pid)))
+            ports = set()
+            for pid in pids:
+                ports |= listening_ports(pid)
+            self.assertGreaterEqual(len(ports), 3, f"her daemon and two ranks listen (in their own network): {ports}")
+            ours = listening_ports(os.getpid(), every=True)
+            for port in sorted(ports - ours):
+                with socket.socket() as s:
+                    s.settimeout(0.5)
+                    self.assertNotEqual(0, s.connect_ex(("127.0.0.1", port)),
+                                        f"port {port} of her engines' job answers another process of the machine")
+            # Her engines reach her kernel through a socket file in her private folder.
+            socks = [a for pid in pids for a in cmdline(pid) if a.endswith("/kernel.sock")]
+            self.assertTrue(socks, "the engines were given the kernel's socket")
+            folder = os.stat(os.path.dirname(socks[0]))
+            self.assertEqual(0o700, stat.S_IMODE(folder.st_mode), f"{socks[0]}'s folder is private")
+            self.assertEqual(os.getuid(), folder.st_uid)
+        finally:
+            self.assertTrue(self.alice.execute("%mpj stop", timeout=60).ok)
+
+
+def private_network_missing():
+    """Why this machine cannot give a job a network of its own (bubblewrap), or "" when it can."""
+    try:
+        subprocess.run(["bwrap", "--unshare-user", "--unshare-net", "--dev-bind", "/", "/", "--", "true"],
+                       check=True, capture_output=True, timeout=10)
+        return ""
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"skipped: bubblewrap cannot make a network namespace here ({e})"
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+
+
+def listening_ports(pid, every=False):
+    """TCP ports in LISTEN state that process pid's sockets hold, in its own network (every=True: all of them)."""
+    inodes = set()
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+    except OSError:
+        return set()
+    ports = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            with open(f"/proc/{pid}/net/{table}") as f:
+                for line in f.readlines()[1:]:
+                    field = line.split()
+                    if field[3] == "0A" and (every or field[9] in inodes):
+                        ports.add(int(field[1].rsplit(":", 1)[1], 16))
+        except OSError:
+            pass
+    return ports
 
 
 if __name__ == "__main__":

@@ -92,6 +92,16 @@ class ExitThroughAVariable(unittest.TestCase):
         self.assertEqual([], wait_gone(pids), "every engine process should be gone")
 
 
+def is_job_process(pid):
+    """An MPJ daemon, starter or rank JVM (the launcher's main classes on its command line)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmd = f.read().decode(errors="replace")
+    except OSError:
+        return False
+    return any(c in cmd for c in ("DaemonBoot", "runtime.starter.MPJRun", "NiodevBoot"))
+
+
 class InterruptDuringStart(unittest.TestCase):
     """An interrupt during %mpj start -np 6 (niodev), or during the start of a one-off %%mpj -np 6 cell, stops the
     start and every process it started."""
@@ -109,11 +119,15 @@ class InterruptDuringStart(unittest.TestCase):
             interrupted = {}
 
             def interrupt():
+                # As soon as the start has begun processes: a fixed delay can come after a fast start has ended.
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and not any(is_job_process(p) for p in descendants(k.pid)):
+                    time.sleep(0.05)
                 pids.update(descendants(k.pid))   # the daemon, starter and rank JVMs started so far
                 interrupted["at"] = time.monotonic()
                 k.interrupt()
 
-            timer = threading.Timer(3, interrupt)
+            timer = threading.Timer(0.2, interrupt)
             timer.start()
             r = k.execute(cell, timeout=120,
                           on_message=lambda _m: pids.update(descendants(k.pid)))

@@ -20,23 +20,18 @@ import java.util.Set;
  * nothing a submission does can read the answers, touch another student's files or outlive its run.
  */
 final class Sandbox {
-    /** Where bubblewrap is looked for, in order ({@code MPI2NCCL_BWRAP} names another). */
-    private static final List<String> PLACES = List.of("/usr/bin/bwrap", "/bin/bwrap");
-
     private Sandbox() {
     }
 
     /** bubblewrap's path, or empty when this machine has none. */
     static Optional<Path> bwrap() {
-        String named = System.getenv("MPI2NCCL_BWRAP");
-        if (named != null && !named.isBlank()) return Optional.of(Path.of(named)).filter(Files::isExecutable);
-        return PLACES.stream().map(Path::of).filter(Files::isExecutable).findFirst();
+        return org.mpi2nccl.launch.Bubblewrap.path();
     }
 
     /** Why runs cannot be sandboxed here, or "" when they can. */
     static String whyNot() {
-        return bwrap().isPresent() ? "" : "bubblewrap (bwrap) is not installed: apt-get install bubblewrap (as root),"
-                + " or grade with --no-sandbox on a machine where no submission can harm anyone";
+        return bwrap().isPresent() ? "" : "bubblewrap (bwrap) is not installed: " + org.mpi2nccl.launch.Bubblewrap.INSTALL
+                + ", or grade with --no-sandbox on a machine where no submission can harm anyone";
     }
 
     /** {@code command} run inside the sandbox, with {@code work} (absolute) its one writable folder and working folder. */

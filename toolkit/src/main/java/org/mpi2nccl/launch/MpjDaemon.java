@@ -3,9 +3,8 @@ package org.mpi2nccl.launch;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,24 +93,40 @@ public final class MpjDaemon implements AutoCloseable {
         this.tagged = listener;
     }
 
-    /** Waits until the daemon accepts connections on {@code host}:port. */
-    public void awaitListening(String host, Duration timeout) {
+    /**
+     * Waits until the daemon listens on its port. It looks at the socket table of the daemon's own network (a test
+     * connection would make MPJ's daemon log a stack trace, and cannot reach a daemon in a private network).
+     */
+    public void awaitListening(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new MpjLaunchException("the MPJ daemon on port " + port + " exited at start"
                         + describeOutput() + ": check that the port is free and MPJ_HOME is complete");
             }
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(host, port), 200);
-                return;
-            } catch (IOException notYet) {
-                sleep(50);
-            }
+            if (listens(process.pid(), port)) return;
+            sleep(50);
         }
         close();
-        throw new MpjLaunchException("the MPJ daemon did not listen on " + host + ":" + port + " within "
+        throw new MpjLaunchException("the MPJ daemon did not listen on port " + port + " within "
                 + timeout.toSeconds() + " s" + describeOutput() + ": is the machine overloaded?");
+    }
+
+    /** Whether something listens on TCP {@code port} in the network namespace of process {@code pid}. */
+    public static boolean listens(long pid, int port) {
+        String hexPort = String.format(":%04X", port);
+        for (String table : List.of("tcp", "tcp6")) {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table))) {
+                    String[] f = line.trim().split("\\s+");
+                    // fields: sl local_address rem_address st ...; st 0A is LISTEN
+                    if (f.length > 3 && f[1].endsWith(hexPort) && f[3].equals("0A")) return true;
+                }
+            } catch (IOException gone) {
+                // no such table, or the process ended
+            }
+        }
+        return false;
     }
 
     public int port() {

@@ -27,9 +27,23 @@ final class ProcessTree {
         return all;
     }
 
-    /** Kills {@code roots} and their descendants, deepest first, and waits (bounded) until they are gone. */
+    /**
+     * Kills {@code roots} and their descendants, deepest first, and waits (bounded) until they are gone. An
+     * interrupt does not cut the clean-up short: it is kept for the caller.
+     */
     static void destroy(Collection<ProcessHandle> roots, Duration wait) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            interrupted |= destroyAndWait(roots, wait);
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Returns whether the thread was interrupted while it waited. */
+    private static boolean destroyAndWait(Collection<ProcessHandle> roots, Duration wait) {
         long deadline = System.nanoTime() + wait.toNanos();
+        boolean interrupted = false;
         for (int round = 0; round < 3; round++) {
             List<ProcessHandle> living = new ArrayList<>();
             for (ProcessHandle r : roots) {
@@ -39,20 +53,24 @@ final class ProcessTree {
             }
             living.addAll(roots);
             living.removeIf(p -> !p.isAlive());
-            if (living.isEmpty()) return;
+            if (living.isEmpty()) return interrupted;
             for (ProcessHandle p : living) {
                 p.destroyForcibly();
-                awaitExit(p, Math.min(500_000_000L, Math.max(0, deadline - System.nanoTime())));
+                interrupted |= awaitExit(p, Math.min(500_000_000L, Math.max(0, deadline - System.nanoTime())));
             }
         }
+        return interrupted;
     }
 
-    private static void awaitExit(ProcessHandle p, long nanos) {
+    private static boolean awaitExit(ProcessHandle p, long nanos) {
         try {
             p.onExit().get(nanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            return true;
         } catch (Exception ignored) {
             // checked again in the next round
         }
+        return false;
     }
 
     private static int depthUnder(ProcessHandle p) {

@@ -61,6 +61,7 @@ public final class RunningJob implements AutoCloseable {
     private long startNanos;
     private Path jobHome;
     private MpjDaemon daemon;
+    private PrivateNetwork network;   // a local niodev job's own network (PrivateNetwork), or null
     private Process main;
 
     RunningJob(JobBuilder spec) {
@@ -105,36 +106,60 @@ public final class RunningJob implements AutoCloseable {
             jobHome = home.createJobHome(port, JobBuilder.freePort(), JobBuilder.freePort());
             cp = JobCommands.withMpjRuntime(home, cp);
         } else {
-            daemon = startLocalDaemon(java, home);
+            List<String> prefix = List.of();
+            if (spec.machinesFile == null) {   // every rank on this machine: nobody else needs to reach them
+                String policy = spec.env.getOrDefault(PrivateNetwork.ENV, System.getenv(PrivateNetwork.ENV));
+                network = PrivateNetwork.forJob(PrivateNetwork.policy(policy)).orElse(null);
+                if (network != null) prefix = network.enter();
+            }
+            daemon = startLocalDaemon(java, home, prefix);
             port = daemon.port();
             owned.add(daemon.process());
             daemon.onTaggedLine(raw -> records.onRawLine(raw, false));
             machines = spec.machinesFile != null ? spec.machinesFile.toAbsolutePath() : writeLocalMachines();
         }
-        return startProcess(JobCommands.niodev(spec, java, jobHome, cp, machines, port, workingDirectory()));
+        ProcessBuilder starter = JobCommands.niodev(spec, java, jobHome, cp, machines, port, workingDirectory());
+        if (network != null) starter.command().addAll(0, network.enter());
+        return startProcess(starter);
     }
 
     /** A daemon on a free port (or the one asked for); a port taken meanwhile by someone else is retried. */
-    private MpjDaemon startLocalDaemon(Path java, MpjHome home) {
-        if (spec.daemonPort != null) JobBuilder.checkPortFree(spec.daemonPort);
+    private MpjDaemon startLocalDaemon(Path java, MpjHome home, List<String> prefix) {
+        boolean own = !prefix.isEmpty();   // in the job's private network
+        if (spec.daemonPort != null && !own) JobBuilder.checkPortFree(spec.daemonPort);
         MpjLaunchException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
-            int port = spec.daemonPort != null ? spec.daemonPort : JobBuilder.freePort();
+            int[] ports = own ? privatePorts(spec.daemonPort)
+                    : new int[] {spec.daemonPort != null ? spec.daemonPort : JobBuilder.freePort(), JobBuilder.freePort(),
+                                 JobBuilder.freePort()};
             MpjHome.deleteJobHome(jobHome);
-            jobHome = home.createJobHome(port, JobBuilder.freePort(), JobBuilder.freePort());
-            MpjDaemon d = MpjDaemon.start(jobHome, port, java, spec.env, List.of(), List.of(JobBuilder.NATIVE_ACCESS));
+            jobHome = home.createJobHome(ports[0], ports[1], ports[2]);
+            MpjDaemon d = MpjDaemon.start(jobHome, ports[0], java, spec.env, prefix, List.of(JobBuilder.NATIVE_ACCESS));
             pidsSeen.add(d.process().pid());
             try {
-                d.awaitListening("127.0.0.1", Duration.ofSeconds(20));
+                d.awaitListening(Duration.ofSeconds(20));
                 return d;
             } catch (MpjLaunchException e) {
                 d.close();
                 last = e;
-                if (spec.daemonPort != null) break;
+                if (spec.daemonPort != null || Thread.currentThread().isInterrupted()) break;   // an interrupt: no retry
             }
         }
         throw last;
     }
+
+    /**
+     * The daemon's, port manager's and starter's ports in a private network, where every port is the job's own:
+     * fixed ones below the range the kernel hands out by itself (32768 and up), so that no socket a rank opens can
+     * take them first. Ports picked free on the machine's network could be (a namespace hands out its own).
+     */
+    static int[] privatePorts(Integer daemonPort) {
+        int d = daemonPort != null ? daemonPort : PRIVATE_PORTS[0];
+        int[] others = java.util.Arrays.stream(PRIVATE_PORTS).filter(p -> p != d).limit(2).toArray();
+        return new int[] {d, others[0], others[1]};
+    }
+
+    private static final int[] PRIVATE_PORTS = {20051, 20052, 20053};
 
     private Path writeLocalMachines() {
         try {
@@ -243,6 +268,7 @@ public final class RunningJob implements AutoCloseable {
         // never matches a later process that got the same pid).
         ProcessTree.destroy(handlesSeen.stream().filter(ProcessHandle::isAlive).toList(), Duration.ofSeconds(5));
         if (daemon != null) daemon.close();
+        if (network != null) network.close();
         MpjHome.deleteJobHome(jobHome);
     }
 

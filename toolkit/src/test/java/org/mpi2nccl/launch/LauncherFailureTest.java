@@ -89,9 +89,9 @@ class LauncherFailureTest {
         assertLaunchError("has no public static void main", () -> Mpj.launch(Leftovers.class).run());
         assertLaunchError("MPJ_HOME not built", () -> Mpj.launch(CollectivesRank.class).mpjHome(tmp).run());
         assertLaunchError("Java missing", () -> Mpj.launch(CollectivesRank.class).javaHome(tmp).run());
-        try (ServerSocket taken = new ServerSocket(0)) {
+        try (ServerSocket taken = new ServerSocket(0)) {   // on the machine's own network (a private one has every port free)
             assertLaunchError("port " + taken.getLocalPort() + " is in use", () -> Mpj.launch(CollectivesRank.class)
-                    .device(MpjDevice.NIODEV).daemonPort(taken.getLocalPort()).run());
+                    .device(MpjDevice.NIODEV).env(PrivateNetwork.ENV, "off").daemonPort(taken.getLocalPort()).run());
         }
         Path machines = Files.writeString(tmp.resolve("machines"), "127.0.0.1\n");
         int nobody = JobBuilder.freePort();

@@ -59,7 +59,7 @@ class MultiHostTest {
                               "mount -t tmpfs tmpfs /tmp && exec \"$@\"", "host-b");
             daemons.add(MpjDaemon.start(jobHome, DAEMON_PORT, java, Map.of(), prefix, List.of(JobBuilder.NATIVE_ACCESS)));
         }
-        for (int h = 0; h < 2; h++) awaitListening(h);
+        for (MpjDaemon d : daemons) d.awaitListening(Duration.ofSeconds(30));
 
         Path machines = Files.writeString(jobHomes.get(0).resolve("machines.cluster"), ip[0] + "\n" + ip[1] + "\n");
         String cp = System.getProperty("java.class.path");
@@ -110,19 +110,6 @@ class MultiHostTest {
     }
 
     /** Waits until the daemon listens, looking from inside its namespace (a test connection would make it log). */
-    private void awaitListening(int h) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            Process p = new ProcessBuilder("ip", "netns", "exec", ns[h], "ss", "-ltnH").redirectErrorStream(true).start();
-            String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor(10, TimeUnit.SECONDS);
-            if (s.contains(":" + DAEMON_PORT + " ")) return;
-            assertTrue(daemons.get(h).isAlive(), "daemon in " + ns[h] + " exited: " + daemons.get(h).output());
-            Thread.sleep(100);
-        }
-        throw new AssertionError("daemon in " + ns[h] + " did not listen: " + daemons.get(h).output());
-    }
-
     private String netOf(String namespace) throws Exception {
         Process p = new ProcessBuilder("ip", "netns", "exec", namespace, "readlink", "/proc/self/ns/net").start();
         String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();

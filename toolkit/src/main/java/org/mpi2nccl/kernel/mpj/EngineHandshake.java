@@ -8,10 +8,7 @@ import org.mpi2nccl.launch.MpjJobException;
 import org.mpi2nccl.launch.RunningJob;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,11 +16,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * The start of a rank-engine job: the kernel opens a local port and launches the job through the toolkit's
- * launcher ({@link #launch}); each rank connects to the kernel's port and says hello with the job's token;
+ * The start of a rank-engine job: the kernel opens its socket ({@link EngineLink}) and launches the job through the
+ * toolkit's launcher ({@link #launch}); each rank connects to the kernel's socket and says hello with the job's token;
  * the kernel keeps one link per rank and learns who is where (pid, host, local rank). A connection without the
  * token is not one of ours and is dropped; a job that ends or a rank that does not connect within
  * {@link RankEngines#START_TIMEOUT} fails the start with the launcher's last lines.
@@ -35,27 +36,34 @@ final class EngineHandshake {
     }
 
     /** The launched job, the kernel's port and one accepted link per rank. */
-    record Launched(ServerSocket server, RunningJob job, List<EngineWire> wires, List<RankEngines.Rank> ranks) {
-        /** Closes the links and the port and stops the job (a start that failed after the handshake). */
+    record Launched(EngineLink server, RunningJob job, List<EngineWire> wires, List<RankEngines.Rank> ranks) {
+        /** Closes the links and the socket and stops the job (a start that failed after the handshake). */
         void close() {
             wires.forEach(w -> { if (w != null) w.close(); });
             job.stop();
-            closeQuietly(server);
+            server.close();
         }
     }
 
+    /** How long a connection may take to say hello before it is dropped. */
+    private static final long HELLO_MILLIS = 10_000;
+    private static final ScheduledExecutorService HELLO_GUARD = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "engine-hello-guard");
+        t.setDaemon(true);
+        return t;
+    });
+
     /**
-     * Opens a local port, launches {@code n} ranks of {@link RankEngine} that connect back to it with a fresh
+     * Opens the kernel's socket, launches {@code n} ranks of {@link RankEngine} that connect back to it with a fresh
      * token, and accepts their links. The launcher's lines go to {@code early} meanwhile.
      */
     static Launched launch(int n, MpjDevice device, List<String> jvmArgs, BlockingQueue<EngineEvent> early, long t0)
             throws CellError {
-        ServerSocket server;
+        EngineLink server;
         try {
-            server = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
-            server.setSoTimeout(200);
-        } catch (IOException e) {
-            throw RankEngines.engineError("cannot open a local port for the rank engines: " + e.getMessage());
+            server = EngineLink.open();
+        } catch (IOException | RuntimeException e) {
+            throw RankEngines.engineError("cannot open the kernel's socket for the rank engines: " + e.getMessage());
         }
         String token = UUID.randomUUID().toString();
         RunningJob job;
@@ -65,7 +73,7 @@ final class EngineHandshake {
             job = lease.applyTo(Mpj.launch(RankEngine.class))
                     .ranks(n)
                     .device(device)
-                    .args("127.0.0.1", Integer.toString(server.getLocalPort()))
+                    .args(server.path().toString())
                     .env(RankEngine.TOKEN_ENV, token) // not an argument: command lines are public
                     .timeout(Duration.ofDays(365)) // engines live as long as the kernel wants them
                     .jvmArgs(jvmArgs.toArray(new String[0]))
@@ -73,7 +81,7 @@ final class EngineHandshake {
                     .start();
         } catch (RuntimeException e) {
             lease.close();
-            closeQuietly(server);
+            server.close();
             throw RankEngines.engineError("the rank engines could not be started: " + e.getMessage());
         }
         org.mpi2nccl.lab.GpuLease held = lease;
@@ -88,14 +96,14 @@ final class EngineHandshake {
         }
     }
 
-    /** Accepts one link per rank and checks who is on the other side. */
     /** Compared in constant time, so that the time of a refusal tells a guesser nothing. */
     private static boolean sameToken(String token, String said) {
         return said != null && java.security.MessageDigest.isEqual(token.getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 said.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
-    private static List<RankEngines.Rank> accept(int n, ServerSocket server, String token, RunningJob job,
+    /** Accepts one link per rank and checks who is on the other side. */
+    private static List<RankEngines.Rank> accept(int n, EngineLink server, String token, RunningJob job,
                                         List<EngineWire> wires, BlockingQueue<EngineEvent> early, long t0)
             throws CellError {
         for (int i = 0; i < n; i++) {
@@ -119,23 +127,23 @@ final class EngineHandshake {
                 throw RankEngines.engineError("the rank engines' job ended before every rank was up" + jobOutcome(job)
                         + lastLines(early));
             }
-            Socket s;
+            SocketChannel s;
             try {
-                s = server.accept();
-            } catch (SocketTimeoutException e) {
-                continue;
+                s = server.accept(200);
             } catch (IOException e) {
-                throw RankEngines.engineError("the kernel's port for rank engines failed: " + e.getMessage());
+                throw RankEngines.engineError("the kernel's socket for rank engines failed: " + e.getMessage());
             }
+            if (s == null) continue;
+            EngineWire w = new EngineWire(s);
             try {
-                EngineWire w = new EngineWire(s);
-                w.setReadTimeout(10_000);
+                // A connection that says nothing is dropped: closing it ends the read below.
+                ScheduledFuture<?> guard = HELLO_GUARD.schedule(w::close, HELLO_MILLIS, TimeUnit.MILLISECONDS);
                 JsonObject hello = w.receive();
+                guard.cancel(false);
                 if (hello == null || !"hello".equals(EngineWire.str(hello, "type")) || !sameToken(token, EngineWire.str(hello, "token"))) {
                     w.close(); // not one of ours
                     continue;
                 }
-                w.setReadTimeout(0);
                 int rank = hello.get("rank").getAsInt();
                 if (rank < 0 || rank >= n || wires.get(rank) != null) {
                     w.close();
@@ -146,11 +154,7 @@ final class EngineHandshake {
                 hellos.set(rank, hello);
                 connected++;
             } catch (IOException e) {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // dropped already
-                }
+                w.close();
             }
         }
         // Local ranks: the order of ranks among those on the same host.
@@ -170,14 +174,6 @@ final class EngineHandshake {
                 .collect(Collectors.toList());
         int from = Math.max(0, lines.size() - LAST_LINES);
         return lines.isEmpty() ? "" : "\nlast lines:\n" + String.join("\n", lines.subList(from, lines.size()));
-    }
-
-    static void closeQuietly(java.io.Closeable c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // nothing to do
-        }
     }
 
     /** What the launcher says about how the job ended ("" while it runs). */

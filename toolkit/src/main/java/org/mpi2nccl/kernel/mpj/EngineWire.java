@@ -12,15 +12,18 @@ import org.mpi2nccl.kernel.jshell.SplitCell;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.OutputStreamWriter;
-import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The link between the kernel and one rank engine: a localhost TCP socket carrying one JSON object per line.
+ * The link between the kernel and one rank engine: a Unix socket ({@link EngineLink}) carrying one JSON object per line.
  *
  * <p>Kernel to rank: {@code welcome} (local rank, class path, output folder), {@code exec} (cell id, code and its
  * snippets: the kernel splits cells; how much output the rank may send), {@code interrupt}, {@code where},
@@ -34,15 +37,14 @@ import java.util.List;
 public final class EngineWire implements AutoCloseable {
     private static final Gson GSON = new Gson();
 
-    private final Socket socket;
+    private final SocketChannel channel;
     private final BufferedReader in;
     private final BufferedWriter out;
 
-    public EngineWire(Socket socket) throws IOException {
-        this.socket = socket;
-        socket.setTcpNoDelay(true);
-        this.in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-        this.out = new BufferedWriter(new OutputStreamWriter(socket.getOutputStream(), StandardCharsets.UTF_8));
+    public EngineWire(SocketChannel channel) {
+        this.channel = channel;
+        this.in = new BufferedReader(new InputStreamReader(new ChannelIn(channel), StandardCharsets.UTF_8));
+        this.out = new BufferedWriter(new OutputStreamWriter(new ChannelOut(channel), StandardCharsets.UTF_8));
     }
 
     /** Sends one message (thread-safe: outputs of several threads of a cell may be sent at once). */
@@ -65,16 +67,52 @@ public final class EngineWire implements AutoCloseable {
         }
     }
 
-    public void setReadTimeout(int millis) throws IOException {
-        socket.setSoTimeout(millis);
-    }
-
     @Override
     public void close() {
         try {
-            socket.close();
+            channel.close();
         } catch (IOException ignored) {
             // already closed
+        }
+    }
+
+    // The channel's own reads and writes, not Channels.newInputStream/newOutputStream: on Java 17 those lock the
+    // channel's blocking lock for a whole read, so a send would wait for the next message to arrive.
+    private static final class ChannelIn extends InputStream {
+        private final SocketChannel channel;
+
+        ChannelIn(SocketChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            return len == 0 ? 0 : channel.read(ByteBuffer.wrap(b, off, len));
+        }
+    }
+
+    private static final class ChannelOut extends OutputStream {
+        private final SocketChannel channel;
+
+        ChannelOut(SocketChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            ByteBuffer buf = ByteBuffer.wrap(b, off, len);
+            while (buf.hasRemaining()) channel.write(buf);
         }
     }
 

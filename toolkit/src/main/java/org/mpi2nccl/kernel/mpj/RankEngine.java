@@ -19,7 +19,6 @@ import org.mpi2nccl.launch.rank.WaitPlace;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.Socket;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
@@ -84,15 +83,14 @@ public final class RankEngine {
 
         String[] appArgs = MPI.Init(args);
         String token = System.getenv(TOKEN_ENV);
-        if (appArgs.length < 2 || token == null || token.isBlank()) {
-            throw new IllegalArgumentException("a rank engine needs the kernel's host and port as arguments and the"
+        if (appArgs.length < 1 || token == null || token.isBlank()) {
+            throw new IllegalArgumentException("a rank engine needs the kernel's socket as its argument and the"
                     + " job's token in " + TOKEN_ENV + ", it got " + List.of(appArgs) + (token == null ? " and no token" : "")
                     + ": start engines with %mpj start");
         }
         int rank = MPI.COMM_WORLD.Rank();
         int size = MPI.COMM_WORLD.Size();
-        Socket socket = new Socket(appArgs[0], Integer.parseInt(appArgs[1]));
-        RankEngine engine = new RankEngine(new EngineWire(socket), rank, rankGroup);
+        RankEngine engine = new RankEngine(new EngineWire(EngineLink.connect(Path.of(appArgs[0]))), rank, rankGroup);
         engine.run(token, size, jshell);
         finalizeMpi(rankGroup);
     }

@@ -12,7 +12,6 @@ import tech.tablesaw.api.Table;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -61,7 +60,7 @@ public final class RankEngines implements AutoCloseable {
 
     private final MpjDevice device;
     private final RunningJob job;
-    private final ServerSocket server;
+    private final EngineLink server;
     private final Map<Integer, EngineWire> wires = new HashMap<>();
     private final List<Rank> ranks = new ArrayList<>();
     private final EngineEvents events = new EngineEvents();
@@ -77,7 +76,7 @@ public final class RankEngines implements AutoCloseable {
     private int cellsRun;
 
     /** Engines whose ranks are linked but not yet welcomed: {@link EngineStartup} takes them from here. */
-    RankEngines(long startedNanos, MpjDevice device, RunningJob job, ServerSocket server, PrintStream log,
+    RankEngines(long startedNanos, MpjDevice device, RunningJob job, EngineLink server, PrintStream log,
                 List<EngineWire> wiresByRank, List<Rank> ranks) {
         this.startedNanos = startedNanos;
         this.device = device;
@@ -254,7 +253,7 @@ public final class RankEngines implements AutoCloseable {
     private String stopJob() {
         closed = true;
         wires.values().forEach(EngineWire::close);
-        EngineHandshake.closeQuietly(server);
+        server.close();
         job.stop();
         return EngineHandshake.jobOutcome(job);
     }

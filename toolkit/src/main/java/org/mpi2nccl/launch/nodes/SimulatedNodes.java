@@ -89,24 +89,13 @@ public final class SimulatedNodes implements AutoCloseable {
             daemons.add(d);
             pidsSeen.add(d.process().pid());
         }
-        for (int k = 0; k < daemons.size(); k++) awaitListening(k, Duration.ofSeconds(30));
-    }
-
-    /** Waits until node k's daemon listens, looking at the node's own socket table (a test connection would make it log). */
-    private void awaitListening(int k, Duration timeout) {
-        String port = String.format(":%04X ", NodesPlan.DAEMON_PORT);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            String tcp = Ip.tryRun("ip", "netns", "exec", network.namespace(k), "cat", "/proc/net/tcp", "/proc/net/tcp6").output();
-            if (tcp.lines().anyMatch(l -> l.contains(port) && l.trim().split("\\s+")[3].equals("0A"))) return;   // 0A: LISTEN
-            if (!daemons.get(k).isAlive()) {
-                throw new NodesException("simulated nodes: the MPJ daemon of node " + k + " exited at start: "
-                        + daemons.get(k).output() + ": check that MPJ_HOME is complete (./build.sh setup)");
+        for (int k = 0; k < daemons.size(); k++) {
+            try {
+                daemons.get(k).awaitListening(Duration.ofSeconds(30));
+            } catch (org.mpi2nccl.launch.MpjLaunchException e) {
+                throw new NodesException("simulated nodes, node " + k + ": " + e.getMessage());
             }
-            sleep(100);
         }
-        throw new NodesException("simulated nodes: the MPJ daemon of node " + k + " did not listen within "
-                + timeout.toSeconds() + " s: is the machine overloaded?");
     }
 
     public NodeNetwork network() {
