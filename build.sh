@@ -6,11 +6,12 @@
 #   ./build.sh bundle    build/mpi2nccl-bundle.tar.xz: runs on a GPU machine with CUDA but no Java
 #   ./build.sh notebook  the student lessons in ~/mpi2nccl-lessons (NOTEBOOK_DIR), opened in Jupyter Notebook
 #   ./build.sh lessons   the student (answers blanked) and instructor versions of the lessons, in build/lessons/
+#   ./build.sh lab CMD   a lab server for a class on JupyterHub, as root (install, add-student, start, stop, status)
 #   ./build.sh setup     only the set-up: packages, Maven build, MPJ_HOME, GPU kernels, Jupyter kernel
 #   ./build.sh cli ARGS  the toolkit's command line (./build.sh cli --help)
 #
 # Each command does the set-up first. It is idempotent: each step checks a stamp and is skipped (quietly) when
-# nothing changed. The steps are in scripts/ (setup.sh, test.sh, bundle.sh, notebook.sh, lib.sh).
+# nothing changed. The steps are in scripts/ (setup.sh, test.sh, bundle.sh, notebook.sh, lab.sh, lib.sh).
 # ./build.sh COMMAND --help says what COMMAND does and takes, and runs nothing.
 set -euo pipefail
 S="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/scripts"
@@ -45,6 +46,7 @@ lesson already there is kept with your edits) and Jupyter Notebook opened on htt
     lessons) say "usage: ./build.sh lessons
 The set-up, then the student versions (answers blanked) in build/lessons/student and the instructor versions in
 build/lessons/instructor, from notebooks/*.ipynb." ;;
+    lab) bash "$S/lab.sh" --help ;;
     setup) say "usage: ./build.sh setup
 Only the set-up: Debian packages (as root, else it says what to install), Debian's mpj.jar in the local Maven
 repository, build/mpj-home, the CUDA kernels (when nvcc exists), the Maven build and the Jupyter kernelspec.
@@ -57,7 +59,7 @@ cmd="${1:-}"
 # --help anywhere in a command's options (for cli only as its first word: the rest belongs to the toolkit)
 if [ "$cmd" = cli ]; then
   case "${1:-}" in -h|--help) command_help cli; exit 0 ;; esac
-elif [[ "$cmd" =~ ^(run|test|bundle|notebook|lessons|setup)$ ]]; then
+elif [[ "$cmd" =~ ^(run|test|bundle|notebook|lessons|setup|lab)$ ]]; then
   for a in "$@"; do case "$a" in -h|--help) command_help "$cmd"; exit 0 ;; esac; done
 fi
 case "$cmd" in
@@ -67,8 +69,9 @@ case "$cmd" in
   cli)      bash "$S/setup.sh"; toolkit "$@" ;;
   bundle)   bash "$S/setup.sh"; bash "$S/bundle.sh" "$@" ;;
   notebook) bash "$S/setup.sh"; exec bash "$S/notebook.sh" "$@" ;;
+  lab)      case "${1:-}" in install) bash "$S/setup.sh" ;; esac; bash "$S/lab.sh" "$@" ;;
   lessons)  bash "$S/setup.sh"; "$JUPYTER_PY" "$S/lessons/versions.py" --student "$BUILD/lessons/student" \
               --instructor "$BUILD/lessons/instructor" "$ROOT"/notebooks/*.ipynb ;;
   ""|-h|--help|help) usage ;;
-  *) die "unknown command '$cmd'. Use one of: run, test, bundle, notebook, lessons, setup, cli (./build.sh --help)." ;;
+  *) die "unknown command '$cmd'. Use one of: run, test, bundle, notebook, lessons, lab, setup, cli (./build.sh --help)." ;;
 esac

@@ -21,6 +21,10 @@ With no PART, every part in this order (about 10 minutes on an idle 2-core machi
   browser   the executed lessons rendered in Jupyter Notebook in headless Chromium (no output wider than the
             column, no error, no chart folded away, a chart in every lesson; screenshots in build/browser/), and
             lesson 01 run live there with Run All
+  lab       (not in the default run; as root) the lab server as a class uses it: ./build.sh lab install, two
+            students logged in through JupyterHub in Chromium running lessons 01 and 03 at once, an account
+            that is not a student refused, and one student's attacks on the other's rank engines, files and
+            answers (notebooks/test/lab/); accounts removed at the end
   LESSON    one lesson by number or name (05, 05-speedup): its two versions as in 'lessons', then rendered in
             the browser
 
@@ -53,10 +57,10 @@ for arg in "$@"; do
     -h|--help|help) usage; exit 0 ;;
     --full) LENGTH=full ;;
     --check-args) CHECK_ONLY=1 ;;   # build.sh: the arguments checked before the set-up runs
-    env|unit|kernel|lessons|browser) PARTS+=("$arg") ;;
+    env|unit|kernel|lessons|browser|lab) PARTS+=("$arg") ;;
     -*) die "test: unknown option '$arg'. Options: --full, --help." ;;
     *)
-      found=$(lesson_file "$arg") || die "test: '$arg' is neither a part (env, unit, kernel, lessons, browser) nor a lesson
+      found=$(lesson_file "$arg") || die "test: '$arg' is neither a part (env, unit, kernel, lessons, browser, lab) nor a lesson
 in notebooks/ (by number or name, e.g. 05 or 05-speedup). ./build.sh test --help lists them."
       LESSONS+=("$found") ;;
   esac
@@ -171,6 +175,7 @@ for part in "${PARTS[@]}"; do
     kernel) timed kernel test_kernel ;;
     lessons) timed lessons test_lessons ;;
     browser) timed browser browser 01 "$ROOT"/notebooks/*.ipynb ;;
+    lab) setup_browser; timed lab bash "$ROOT/notebooks/test/lab/lab_test.sh" ;;
   esac
 done
 if [ ${#LESSONS[@]} -gt 0 ]; then

@@ -1,8 +1,15 @@
 """No secret on a command line: every user of the machine reads /proc/PID/cmdline, so a rank engine's token there
 would let another student's program pose as her engines (receive her cells, forge their output). The token travels
 in the environment, which only the process's own user reads."""
+import hashlib
+import hmac
+import json
+import os
 import re
+import tempfile
+import time
 import unittest
+import uuid
 
 from kernel_client import Kernel, descendants, pids_of
 
@@ -46,6 +53,53 @@ class EngineToken(unittest.TestCase):
             self.check_device(k, "multicore")
         finally:
             k.shutdown()
+
+
+class ForgedMessages(unittest.TestCase):
+    """Another user of the machine can connect to a kernel's ports on 127.0.0.1 but cannot read its key: an execute
+    request signed with a made-up key must not run, and must not stop the kernel from running its own cells."""
+
+    def test_a_forged_request_is_dropped_and_the_kernel_goes_on(self):
+        k = Kernel()
+        try:
+            with open(k.km.connection_file) as f:
+                info = json.load(f)
+            planted = os.path.join(tempfile.gettempdir(), f"m2n-forged-{uuid.uuid4().hex}")
+            code = f'new java.io.File("{planted}").createNewFile()'
+            for port in ("shell_port", "control_port"):
+                self.assertFalse(send_execute(info[port], code, b"not-the-key"), f"the kernel answered on {port}")
+            r = k.execute("1 + 1", timeout=30)
+            self.assertTrue(r.ok, "the kernel runs its own cells after forged messages: " + r.describe())
+            self.assertEqual("2", r.result["text/plain"])
+            self.assertFalse(os.path.exists(planted), "the forged request's code ran")
+            # The control: the same request signed with the kernel's key runs (the refusal above is the signature).
+            send_execute(info["shell_port"], code, info["key"].encode())
+            deadline = time.monotonic() + 30
+            while not os.path.exists(planted) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            self.assertTrue(os.path.exists(planted), "the request signed with the kernel's key ran")
+            os.remove(planted)
+        finally:
+            k.shutdown()
+
+
+def send_execute(port, code, key):
+    """An execute request signed with key, sent to 127.0.0.1:port; whether anything answered within a second."""
+    import zmq
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(f"tcp://127.0.0.1:{port}")
+    header = {"msg_id": uuid.uuid4().hex, "session": uuid.uuid4().hex, "username": "someone", "msg_type": "execute_request",
+              "version": "5.3", "date": "2026-01-01T00:00:00Z"}
+    content = {"code": code, "silent": False, "store_history": False, "user_expressions": {}, "allow_stdin": False,
+               "stop_on_error": True}
+    parts = [json.dumps(x).encode() for x in (header, {}, {}, content)]
+    signature = hmac.new(key, b"".join(parts), hashlib.sha256).hexdigest().encode()
+    try:
+        sock.send_multipart([b"<IDS|MSG>", signature] + parts)
+        return sock.poll(1000) != 0
+    finally:
+        sock.close()
 
 
 if __name__ == "__main__":

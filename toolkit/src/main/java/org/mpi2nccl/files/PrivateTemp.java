@@ -59,9 +59,25 @@ public final class PrivateTemp {
         return PosixFilePermissions.asFileAttribute(FILE_MODE);
     }
 
-    /** {@code <java.io.tmpdir>/mpi2nccl-<user>}, created and checked. */
+    /**
+     * {@code <java.io.tmpdir>/mpi2nccl-<user>}, created and checked; java.io.tmpdir itself when it already is this
+     * user's folder (the JVMs the toolkit starts get it as their temp folder: {@link #jvmOption()}).
+     */
     public static Path folder() {
-        return in(Path.of(System.getProperty("java.io.tmpdir")));
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+        if (tmp.getFileName() != null && tmp.getFileName().toString().equals("mpi2nccl-" + userName())) {
+            verify(tmp);
+            return tmp;
+        }
+        return in(tmp);
+    }
+
+    /**
+     * The option that makes a JVM's temporary files go to the user's folder: what libraries unpack there by
+     * themselves (netlib's native BLAS, one copy per JVM) is then out of other users' sight, not in the shared /tmp.
+     */
+    public static String jvmOption() {
+        return "-Djava.io.tmpdir=" + folder();
     }
 
     /** {@code /dev/shm/mpi2nccl-<user>} where /dev/shm is usable (memory), else {@link #folder()}. */

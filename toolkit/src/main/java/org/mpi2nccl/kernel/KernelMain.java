@@ -46,6 +46,7 @@ public final class KernelMain {
         JupyterConnection connection = new JupyterConnection(KernelConnectionProperties.parse(Files.readString(file)));
         kernel.becomeHandlerForConnection(connection);
         connection.connect();
+        SignedMessagesOnly.guard(connection, log);
         connection.waitUntilClose();
         kernel.shutdownEngines();
         System.exit(0); // JShell and ZeroMQ leave threads behind

@@ -1,5 +1,7 @@
 package org.mpi2nccl.launch;
 
+import org.mpi2nccl.files.PrivateTemp;
+
 import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,6 +24,7 @@ final class JobCommands {
         List<String> cmd = new ArrayList<>();
         cmd.add(java.toString());
         cmd.add(JobBuilder.NATIVE_ACCESS);
+        cmd.add(PrivateTemp.jvmOption());
         cmd.addAll(spec.jvmArgs);
         cmd.add("-cp");
         cmd.add(ToolkitClasspath.joined());   // the ranks' class path goes to their own class loaders
@@ -69,6 +72,7 @@ final class JobCommands {
                 "-wdir", workingDirectory.toString()));
         // Options the starter does not know are handed to every rank JVM.
         cmd.add(JobBuilder.NATIVE_ACCESS);
+        if (spec.machinesFile == null) cmd.add(PrivateTemp.jvmOption());   // every rank here: this user's folder exists
         cmd.addAll(spec.jvmArgs);
         cmd.add("-cp");
         cmd.add(String.join(File.pathSeparator, cp));
