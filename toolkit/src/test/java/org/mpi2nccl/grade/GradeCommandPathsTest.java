@@ -32,8 +32,18 @@ class GradeCommandPathsTest {
 
         assertEquals(0, status);
         List<String> csv = Files.readAllLines(tmp.resolve("graded").resolve("gradebook.csv"));
-        assertTrue(csv.get(1).startsWith("right,global-mean,pass,"), String.join("\n", csv));
+        assertTrue(csv.get(1).startsWith("right,global-mean,pass,"), String.join("\n", csv) + whatTheRunSaid(tmp.resolve("graded")));
         assertTrue(Files.exists(tmp.resolve("graded").resolve("executed").resolve("right.ipynb")));
+    }
+
+    /** The engines' start as the executed notebook shows it, and the run's log: why a run failed. */
+    private static String whatTheRunSaid(Path graded) throws java.io.IOException {
+        Path nb = graded.resolve("executed").resolve("right.ipynb");
+        Path log = graded.resolve("logs").resolve("right.log");
+        String text = Files.exists(nb) ? Files.readString(nb) : "(no executed notebook)";
+        int at = Math.max(0, text.indexOf("%mpj start") - 3000);
+        return "\nexecuted notebook from the engines' start:\n" + text.substring(at, Math.min(text.length(), at + 4000))
+                + "\nlog:\n" + (Files.exists(log) ? Files.readString(log) : "(none)");
     }
 
     @Test

@@ -18,8 +18,11 @@ import java.nio.file.Path;
  * with the job's token ({@link EngineHandshake}).
  */
 final class EngineLink implements AutoCloseable {
-    /** The longest socket path Linux takes (sun_path is 108 bytes, one for the final zero). */
-    private static final int MAX_PATH = 107;
+    /**
+     * The longest socket path used here. Linux's sun_path holds 108 bytes, but what bind takes is less in practice
+     * (106 measured on this project's VM): 100 leaves room.
+     */
+    private static final int MAX_PATH = 100;
     private static final String SOCKET = "kernel.sock";
 
     private final Path folder;
