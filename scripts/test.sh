@@ -22,7 +22,7 @@ With no PART, every part in this order (about 10 minutes on an idle 2-core machi
             column, no error, no chart folded away, a chart in every lesson; screenshots in build/browser/), and
             lesson 01 run live there with Run All
   lab       (not in the default run; as root) the lab server as a class uses it: ./build.sh lab install, two
-            students logged in through JupyterHub in Chromium running lessons 01 and 03 at once, an account
+            students logged in through JupyterHub in Chromium running lessons 01 to 05 at once, an account
             that is not a student refused, and one student's attacks on the other's rank engines, files and
             answers (notebooks/test/lab/); accounts removed at the end
   LESSON    one lesson by number or name (05, 05-speedup): its two versions as in 'lessons', then rendered in
@@ -175,7 +175,7 @@ for part in "${PARTS[@]}"; do
     kernel) timed kernel test_kernel ;;
     lessons) timed lessons test_lessons ;;
     browser) timed browser browser 01 "$ROOT"/notebooks/*.ipynb ;;
-    lab) setup_browser; timed lab bash "$ROOT/notebooks/test/lab/lab_test.sh" ;;
+    lab) setup_browser; timed lab env MPI2NCCL_LESSON_LENGTH=$LENGTH bash "$ROOT/notebooks/test/lab/lab_test.sh" ;;
   esac
 done
 if [ ${#LESSONS[@]} -gt 0 ]; then

@@ -27,6 +27,8 @@ c.PAMAuthenticator.open_sessions = False   # no login session of its own per ser
 c.Spawner.default_url = "/tree"
 c.Spawner.notebook_dir = "~/mpi2nccl"
 c.Spawner.cmd = ["jupyterhub-singleuser"]
+# How long the measuring lessons run, when the hub was started with it (the lab's own test runs them short).
+c.Spawner.env_keep.append("MPI2NCCL_LESSON_LENGTH")
 c.Spawner.environment = {
     # A job whose ranks all run here may only run in a network of its own (MPJ's daemon listens unauthenticated).
     "MPI2NCCL_PRIVATE_NETWORK": "require",

@@ -2,7 +2,8 @@
 # ./build.sh test lab: the lab server as a class uses it, on this machine (as root; it adds accounts, installs the
 # lab under /opt and /etc, and makes this checkout private to its owner, as ./build.sh lab install does).
 #  1. ./build.sh lab install, two students and one account that is not a student, ./build.sh lab start;
-#  2. both students log in through the hub in headless Chromium and run lessons 01 and 03 (solved) at the same time:
+#  2. both students log in through the hub in headless Chromium and run lessons 01 to 05 (solved) at the same time,
+#     at the length MPI2NCCL_LESSON_LENGTH says (./build.sh test lab: short; --full: what a student runs):
 #     every check right, charts shown, no error; the account that is not a student is refused;
 #  3. one student's kernel holds niodev rank engines; the other student tries every attack of attacks.py on them.
 # The accounts are removed and the hub stopped at the end.
@@ -49,22 +50,24 @@ printf '%s\n' "${PW[$ALICE]}" | bash "$ROOT/scripts/lab.sh" add-student $ALICE
 printf '%s\n' "${PW[$BOB]}" | bash "$ROOT/scripts/lab.sh" add-student $BOB
 useradd -m -s /bin/bash $OUTSIDER && printf '%s:%s\n' $OUTSIDER "${PW[$OUTSIDER]}" | chpasswd
 bash "$ROOT/scripts/lab.sh" stop >/dev/null
-bash "$ROOT/scripts/lab.sh" start
+MPI2NCCL_LESSON_LENGTH=${MPI2NCCL_LESSON_LENGTH:-short} bash "$ROOT/scripts/lab.sh" start
 
-# Solved lessons 01 and 03 in each workspace, as a student who did the exercises has them (the hub adds the rest).
+# Solved lessons 01 to 05 in each workspace, as a student who did the exercises has them (the hub adds the rest).
+LESSONS=(01-mpi-basics 02-allreduce-from-scratch 03-data-parallel-mpi 04-nccl 05-speedup)
 for u in $ALICE $BOB; do
   home=$(getent passwd "$u" | cut -d: -f6)
   install -d -o "$u" -g "$u" -m 700 "$home/mpi2nccl"
-  for l in 01-mpi-basics 03-data-parallel-mpi; do
+  for l in "${LESSONS[@]}"; do
     install -o "$u" -g "$u" -m 600 "$BUILD/lessons/instructor/$l.ipynb" "$home/mpi2nccl/"
   done
 done
 
-say "== lab: both students run lessons 01 and 03 at the same time through the hub (Chromium)"
+say "== lab: both students run lessons 01 to 05 at the same time through the hub (Chromium)"
+list=$(IFS=,; echo "${LESSONS[*]}")
 env "HUB_PASSWORD_${ALICE//-/_}=${PW[$ALICE]}" "HUB_PASSWORD_${BOB//-/_}=${PW[$BOB]}" \
     "HUB_PASSWORD_${OUTSIDER//-/_}=${PW[$OUTSIDER]}" \
   node "$ROOT/notebooks/test/browser/hub.mjs" "http://127.0.0.1:$PORT" "$OUT" \
-    "$ALICE:01-mpi-basics,03-data-parallel-mpi" "$BOB:01-mpi-basics,03-data-parallel-mpi" "!$OUTSIDER"
+    "$ALICE:$list" "$BOB:$list" "!$OUTSIDER"
 
 say "== lab: $BOB attacks $ALICE's rank engines"
 install -m 755 "$ROOT/notebooks/test/lab/hold_engines.py" "$ROOT/notebooks/test/lab/attacks.py" "$work/"
