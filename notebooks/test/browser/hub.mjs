@@ -7,6 +7,7 @@
 //
 // e.g. node notebooks/test/browser/hub.mjs http://127.0.0.1:18000 build/lab alice:01-mpi-basics,03-data-parallel-mpi
 import { chromium } from 'playwright-core';
+import { runAll } from './run_all.mjs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -62,12 +63,7 @@ async function runLesson(context, user, lesson) {
   const name = `${user}-${lesson}`;
   try {
     await page.goto(`${base}/user/${user}/notebooks/${lesson}.ipynb`);
-    await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 120_000 });
-    await page.click('#celllink');
-    await page.click('#run_all_cells');
-    await page.waitForFunction(() => !Array.from(document.querySelectorAll('.input_prompt'))
-      .some(p => p.textContent.includes('*')), null, { timeout: RUN_TIMEOUT_MS, polling: 500 });
-    await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 60_000 });
+    await runAll(page, RUN_TIMEOUT_MS);
     const seen = await page.evaluate(() => ({
       errors: Array.from(document.querySelectorAll('.output_error')).map(e => (e.innerText || '').split('\n')[0]),
       images: document.querySelectorAll('.output_area img, .output_area svg').length,

@@ -21,6 +21,7 @@
 //   node notebooks/test/browser/lessons.mjs OUT_DIR [--rendered DIR] [--live PREFIX] [PREFIX...]
 //   (./build.sh test browser runs it: every lesson rendered, both versions, and lesson 01 live)
 import { chromium } from 'playwright-core';
+import { runAll } from './run_all.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -146,13 +147,7 @@ async function openLesson(context, base, token, { path, name, stem, live, needsI
   try {
     await page.goto(`${base}/notebooks/${path}?token=${token}`);
     if (live) {
-      await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 120_000 });
-      await page.click('#celllink');
-      await page.click('#run_all_cells');
-      // Run All marks every code cell In [*] at once; done when none is left and the kernel is idle
-      await page.waitForFunction(() => !Array.from(document.querySelectorAll('.input_prompt'))
-        .some(p => p.textContent.includes('*')), null, { timeout: RUN_TIMEOUT_MS, polling: 500 });
-      await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 60_000 });
+      await runAll(page, RUN_TIMEOUT_MS);
     } else {
       await page.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded,
         null, { timeout: 60_000, polling: 100 });

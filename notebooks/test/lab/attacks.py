@@ -7,8 +7,6 @@ succeeded.
 """
 import argparse
 import glob
-import hashlib
-import hmac
 import json
 import time
 import uuid
@@ -20,6 +18,8 @@ import socket
 import subprocess
 import sys
 
+from neighbours import cmdline, listening_ports, send_execute
+
 TOKEN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 failures = []
 
@@ -30,57 +30,13 @@ def result(name, ok, detail):
         failures.append(name)
 
 
-def listening(uid):
-    """Ports in LISTEN state on this machine's network held by sockets of user uid (the /proc/net tables name the uid)."""
-    ports = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as f:
-            for line in f.readlines()[1:]:
-                field = line.split()
-                if field[3] == "0A" and int(field[7]) == uid:
-                    ports.add(int(field[1].rsplit(":", 1)[1], 16))
-    return ports
-
-
-def forged_execute(port, code, key=None):
-    """Sends a Jupyter execute request signed with key (default: a made-up one) to 127.0.0.1:port; whether anything
-    answered."""
-    import zmq
-    ctx = zmq.Context.instance()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.connect(f"tcp://127.0.0.1:{port}")
-    header = {"msg_id": uuid.uuid4().hex, "session": uuid.uuid4().hex, "username": "attacker", "msg_type": "execute_request",
-              "version": "5.3", "date": "2026-01-01T00:00:00Z"}
-    content = {"code": code, "silent": False, "store_history": False, "user_expressions": {}, "allow_stdin": False,
-               "stop_on_error": True}
-    parts = [json.dumps(x).encode() for x in (header, {}, {}, content)]
-    key = key or uuid.uuid4().hex.encode()
-    signature = hmac.new(key, b"".join(parts), hashlib.sha256).hexdigest().encode()
-    try:
-        sock.send_multipart([b"<IDS|MSG>", signature] + parts, flags=zmq.NOBLOCK)
-        return sock.poll(1000) != 0
-    except zmq.ZMQError:
-        return False
-    finally:
-        sock.close()
-
-
-def cmdline(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().decode(errors="replace").split("\0")
-    except OSError:
-        return []
-
-
 def control(connection_file):
     """Run as root, with the victim's connection file: the same request signed with her real key does run (so the
     refusal above is the kernel checking the signature, not a message that could never have worked)."""
     with open(connection_file) as f:
         info = json.load(f)
     planted = f"/tmp/m2n-control-{uuid.uuid4().hex}"
-    forged_execute(info["shell_port"], f'new java.io.File("{planted}").createNewFile()', info["key"].encode())
+    send_execute(info["shell_port"], f'new java.io.File("{planted}").createNewFile()', info["key"].encode())
     deadline = time.monotonic() + 30
     while not os.path.exists(planted) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -113,12 +69,12 @@ def main():
     # Jupyter's own: her server (behind the hub's log-in) and her kernels (every message signed with a key only she
     # reads), which the next attack tries.
     jupyter = {int(p) for p in a.jupyter_ports.split(",") if p}
-    ports = listening(victim.pw_uid)
+    ports = listening_ports(uid=victim.pw_uid)
     result("1 her MPJ daemon, starter or ranks reachable", not (ports - jupyter),
            f"ports of {a.victim} listening on the machine's network: {sorted(ports)}, of which Jupyter's own:"
            f" {sorted(ports & jupyter)}")
     planted = f"/tmp/m2n-attack-{uuid.uuid4().hex}"
-    answered = [p for p in sorted(ports) if forged_execute(p, f'new java.io.File("{planted}").createNewFile()')]
+    answered = [p for p in sorted(ports) if send_execute(p, f'new java.io.File("{planted}").createNewFile()')]
     time.sleep(3)
     result("1 running code in her kernel with a forged message", not os.path.exists(planted),
            f"{len(ports)} port(s) of hers sent an execute request signed with a made-up key;"

@@ -70,7 +70,8 @@ env "HUB_PASSWORD_${ALICE//-/_}=${PW[$ALICE]}" "HUB_PASSWORD_${BOB//-/_}=${PW[$B
     "$ALICE:$list" "$BOB:$list" "!$OUTSIDER"
 
 say "== lab: $BOB attacks $ALICE's rank engines"
-install -m 755 "$ROOT/notebooks/test/lab/hold_engines.py" "$ROOT/notebooks/test/lab/attacks.py" "$work/"
+install -m 755 "$ROOT/notebooks/test/lab/hold_engines.py" "$ROOT/notebooks/test/lab/attacks.py" \
+  "$ROOT/notebooks/test/lab/neighbours.py" "$work/"
 chmod 755 "$work"
 coproc HOLD { cd /tmp && exec runuser -u $ALICE -- "$JUPYTER_PY" "$work/hold_engines.py"; }
 holder=$HOLD_PID

@@ -9,11 +9,15 @@ import os
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import unittest
 
 from kernel_client import Kernel, descendants, pids_of, wait_gone
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "notebooks", "test", "lab"))
+from neighbours import cmdline, listening_ports, socket_inodes  # noqa: E402  (notebooks/test/lab/neighbours.py)
 
 LEASE = ('var lease = org.mpi2nccl.lab.GpuLease.acquire("{user}", new org.mpi2nccl.lab.LabConfig.Grant('
          'List.of({gpus}), "the test"), 2, java.nio.file.Path.of("{locks}"));\nlease.gpus()')
@@ -78,9 +82,9 @@ class TwoStudents(unittest.TestCase):
             pids = sorted(set(pids_of(self.alice.execute("%mpj pids")) + descendants(self.alice.pid)))
             ports = set()
             for pid in pids:
-                ports |= listening_ports(pid)
+                ports |= listening_ports(pid, inodes=socket_inodes(pid))
             self.assertGreaterEqual(len(ports), 3, f"her daemon and two ranks listen (in their own network): {ports}")
-            ours = listening_ports(os.getpid(), every=True)
+            ours = listening_ports()
             for port in sorted(ports - ours):
                 with socket.socket() as s:
                     s.settimeout(0.5)
@@ -104,40 +108,6 @@ def private_network_missing():
         return ""
     except (OSError, subprocess.SubprocessError) as e:
         return f"skipped: bubblewrap cannot make a network namespace here ({e})"
-
-
-def cmdline(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().decode(errors="replace").split("\0")
-    except OSError:
-        return []
-
-
-def listening_ports(pid, every=False):
-    """TCP ports in LISTEN state that process pid's sockets hold, in its own network (every=True: all of them)."""
-    inodes = set()
-    try:
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            try:
-                link = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if link.startswith("socket:["):
-                inodes.add(link[8:-1])
-    except OSError:
-        return set()
-    ports = set()
-    for table in ("tcp", "tcp6"):
-        try:
-            with open(f"/proc/{pid}/net/{table}") as f:
-                for line in f.readlines()[1:]:
-                    field = line.split()
-                    if field[3] == "0A" and (every or field[9] in inodes):
-                        ports.add(int(field[1].rsplit(":", 1)[1], 16))
-        except OSError:
-            pass
-    return ports
 
 
 if __name__ == "__main__":

@@ -1,16 +1,17 @@
 """No secret on a command line: every user of the machine reads /proc/PID/cmdline, so a rank engine's token there
 would let another student's program pose as her engines (receive her cells, forge their output). The token travels
 in the environment, which only the process's own user reads."""
-import hashlib
-import hmac
 import json
 import os
 import re
+import sys
 import tempfile
 import time
 import unittest
 import uuid
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "notebooks", "test", "lab"))
+from neighbours import send_execute  # noqa: E402  (notebooks/test/lab/neighbours.py)
 from kernel_client import Kernel, descendants, pids_of
 
 TOKEN_ENV = "MPI2NCCL_ENGINE_TOKEN"
@@ -81,25 +82,6 @@ class ForgedMessages(unittest.TestCase):
             os.remove(planted)
         finally:
             k.shutdown()
-
-
-def send_execute(port, code, key):
-    """An execute request signed with key, sent to 127.0.0.1:port; whether anything answered within a second."""
-    import zmq
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.connect(f"tcp://127.0.0.1:{port}")
-    header = {"msg_id": uuid.uuid4().hex, "session": uuid.uuid4().hex, "username": "someone", "msg_type": "execute_request",
-              "version": "5.3", "date": "2026-01-01T00:00:00Z"}
-    content = {"code": code, "silent": False, "store_history": False, "user_expressions": {}, "allow_stdin": False,
-               "stop_on_error": True}
-    parts = [json.dumps(x).encode() for x in (header, {}, {}, content)]
-    signature = hmac.new(key, b"".join(parts), hashlib.sha256).hexdigest().encode()
-    try:
-        sock.send_multipart([b"<IDS|MSG>", signature] + parts)
-        return sock.poll(1000) != 0
-    finally:
-        sock.close()
 
 
 if __name__ == "__main__":
