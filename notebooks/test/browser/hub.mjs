@@ -7,7 +7,7 @@
 //
 // e.g. node notebooks/test/browser/hub.mjs http://127.0.0.1:18000 build/lab alice:01-mpi-basics,03-data-parallel-mpi
 import { chromium } from 'playwright-core';
-import { runAll } from './run_all.mjs';
+import { pageFailure, runAll } from './run_all.mjs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -82,8 +82,7 @@ async function runLesson(context, user, lesson) {
     if (seen.wrong > 0) problems.push(`${seen.wrong} check verdict(s) said wrong`);
     return problems.map(p => `${name}: ${p}`);
   } catch (e) {
-    await page.screenshot({ path: join(outDir, `${name}.png`) }).catch(() => {});
-    return [`${name}: ${e.message.split('\n')[0]} (after ${((Date.now() - t0) / 1000).toFixed(0)} s)`];
+    return pageFailure(page, join(outDir, `${name}.png`), name, e, t0);
   } finally {
     await page.close();
   }

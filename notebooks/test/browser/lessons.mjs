@@ -21,7 +21,7 @@
 //   node notebooks/test/browser/lessons.mjs OUT_DIR [--rendered DIR] [--live PREFIX] [PREFIX...]
 //   (./build.sh test browser runs it: every lesson rendered, both versions, and lesson 01 live)
 import { chromium } from 'playwright-core';
-import { runAll } from './run_all.mjs';
+import { pageFailure, runAll } from './run_all.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -171,8 +171,7 @@ async function openLesson(context, base, token, { path, name, stem, live, needsI
       + ` page ${height} px; ${shot}`);
     return problems.map(p => `${name}: ${p}`);
   } catch (e) {
-    await page.screenshot({ path: join(outDir, `${name}.png`) }).catch(() => {});
-    return [`${name}: ${e.message.split('\n')[0]} (after ${((Date.now() - t0) / 1000).toFixed(0)} s)`];
+    return pageFailure(page, join(outDir, `${name}.png`), name, e, t0);
   } finally {
     await page.close();
     await shutdownKernels(base, token);
