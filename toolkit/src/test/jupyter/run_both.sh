@@ -16,7 +16,7 @@ trap 'stop; exit 130' INT TERM
 group() { # group NAME MODULE...: one unittest process, its output in $logs/NAME
   local name=$1
   shift
-  (cd "$here" && /usr/bin/python3 -m unittest -v "$@") >"$logs/$name" 2>&1 &
+  (cd "$here" && /usr/bin/python3 timed_tests.py "$@") >"$logs/$name" 2>&1 &
   pids+=($!)
 }
 first=(test_faults test_parent test_secrets)
