@@ -96,10 +96,11 @@ setup_java() {
 }
 
 # kernel.json: how Jupyter starts the kernel (this checkout's java, jar and MPJ_HOME; interrupts as messages,
-# so that an interrupt reaches the rank engines). The display name says which checkout it runs.
+# so that an interrupt reaches the rank engines; Java's temporary files, such as the native libraries a library
+# unpacks, in the user's private folder rather than the shared /tmp). The display name says which checkout it runs.
 kernelspec_json() {
-  "$JUPYTER_PY" - "$(readlink -f "$(command -v java)")" "$(classpath)" "$MPJ_HOME" "$JAVA_OPTS_DEFAULT" \
-      "$KERNEL_DISPLAY_NAME" <<'PY'
+  "$JUPYTER_PY" - "$(readlink -f "$(command -v java)")" "$(classpath)" "$MPJ_HOME" \
+      "$JAVA_OPTS_DEFAULT -Djava.io.tmpdir=${TMPDIR:-/tmp}/mpi2nccl-$(id -un)" "$KERNEL_DISPLAY_NAME" <<'PY'
 import json, sys
 java, cp, mpj_home, opts, display = sys.argv[1:6]
 print(json.dumps({

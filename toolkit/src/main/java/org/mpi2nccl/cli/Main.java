@@ -37,6 +37,13 @@ public final class Main {
     boolean verbose;
 
     public static void main(String[] args) {
+        // Unpacked native libraries that killed JVMs of this user left in their folder (UnpackedLibraries). Best
+        // effort: a command that needs the folder says itself what is wrong with it.
+        try {
+            org.mpi2nccl.files.UnpackedLibraries.sweep(org.mpi2nccl.files.PrivateTemp.folder());
+        } catch (RuntimeException folderNotUsable) {
+            // left to the command
+        }
         System.exit(run(args));
     }
 

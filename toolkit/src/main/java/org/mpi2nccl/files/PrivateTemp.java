@@ -65,9 +65,9 @@ public final class PrivateTemp {
      */
     public static Path folder() {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
-        if (tmp.getFileName() != null && tmp.getFileName().toString().equals("mpi2nccl-" + userName())) {
-            verify(tmp);
-            return tmp;
+        if (tmp.getFileName() != null && tmp.getParent() != null
+                && tmp.getFileName().toString().equals("mpi2nccl-" + userName())) {
+            return in(tmp.getParent());   // made if missing (the JVM does not make its temp folder), then checked
         }
         return in(tmp);
     }

@@ -33,6 +33,9 @@ public final class KernelMain {
                     + " the kernel");
             System.exit(2);
         }
+        // The kernelspec points java.io.tmpdir at the user's private folder: made (0700) and checked before any
+        // library unpacks a native file into it.
+        org.mpi2nccl.files.UnpackedLibraries.sweep(org.mpi2nccl.files.PrivateTemp.folder());
         ROOT_LOG.setLevel(java.util.logging.Level.WARNING);
         PrintStream log = System.err; // before basekernel swaps the streams for cells
         JavaKernel kernel = new JavaKernel(log);
