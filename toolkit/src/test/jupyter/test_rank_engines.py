@@ -162,18 +162,25 @@ class CrashAndShutdown(unittest.TestCase):
     """A rank dies; the kernel shuts down or is killed: no process is left behind."""
 
     def test_a_dying_rank_is_reported_and_the_others_are_stopped(self):
+        t0 = time.monotonic()
         k = Kernel()
         try:
             r = k.execute("%mpj start -np 4 --device niodev", timeout=180)
+            print(f"\n  the kernel and its 4 engines started in {time.monotonic() - t0:.1f} s", flush=True)
             self.assertTrue(r.ok, r.describe())
             pids = pids_of(k.execute("%mpj pids"))
             self.assertGreaterEqual(len(pids), 4)
             # a rank JVM killed (a cell may not call Runtime.halt: the kernel refuses it before it runs)
+            t0 = time.monotonic()
             r = k.execute("%%mpj\nif (rank == 2) new ProcessBuilder(\"kill\", \"-9\", \"\" + ProcessHandle.current().pid())"
                           ".start().waitFor();\nMPI.COMM_WORLD.Barrier();", timeout=120)
+            # (in some loaded runs this test took minutes: each step's seconds say which step waited)
+            print(f"  the killed rank's cell ended after {time.monotonic() - t0:.1f} s", flush=True)
             self.assertFalse(r.ok)
             self.assertIn("rank 2 died", r.error[2])
+            t0 = time.monotonic()
             self.assertEqual([], wait_gone(pids), "every engine process should be gone")
+            print(f"  the engines were gone after {time.monotonic() - t0:.1f} s more", flush=True)
             self.assertEqual("2", k.execute("1 + 1").result["text/plain"], "the kernel stays alive")
             self.assertIn("no rank engines", k.execute("%mpj status").result["text/plain"])
         finally:
