@@ -66,7 +66,7 @@ public final class Grader {
      * harm anyone); true needs bubblewrap and says how to get it.
      */
     public Grader(Path source, Limits limits, PrintStream log, boolean sandboxed) throws IOException {
-        if (sandboxed && Sandbox.bwrap().isEmpty()) {
+        if (sandboxed && org.mpi2nccl.launch.Bubblewrap.path().isEmpty()) {
             throw new IllegalStateException("cannot sandbox the students' runs: " + Sandbox.whyNot());
         }
         this.source = Notebook.read(source);
@@ -74,7 +74,7 @@ public final class Grader {
         this.ranks = DataCheck.ranks(this.source);
         this.limits = limits;
         this.log = log;
-        this.bwrap = sandboxed ? Sandbox.bwrap().orElseThrow() : null;
+        this.bwrap = sandboxed ? org.mpi2nccl.launch.Bubblewrap.path().orElseThrow() : null;
         String home;
         try {
             home = org.mpi2nccl.launch.MpjHome.locate(null).dir().toString();

@@ -1,12 +1,13 @@
 package org.mpi2nccl.grade;
 
+import org.mpi2nccl.launch.Bubblewrap;
+
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -23,14 +24,9 @@ final class Sandbox {
     private Sandbox() {
     }
 
-    /** bubblewrap's path, or empty when this machine has none. */
-    static Optional<Path> bwrap() {
-        return org.mpi2nccl.launch.Bubblewrap.path();
-    }
-
     /** Why runs cannot be sandboxed here, or "" when they can. */
     static String whyNot() {
-        return bwrap().isPresent() ? "" : "bubblewrap (bwrap) is not installed: " + org.mpi2nccl.launch.Bubblewrap.INSTALL
+        return Bubblewrap.path().isPresent() ? "" : "bubblewrap (bwrap) is not installed: " + Bubblewrap.INSTALL
                 + ", or grade with --no-sandbox on a machine where no submission can harm anyone";
     }
 

@@ -40,11 +40,6 @@ final class SignedMessagesOnly {
         }
     }
 
-    /** How many forged messages were dropped. */
-    static long dropped() {
-        return DROPPED.get();
-    }
-
     private static Loop loopOf(JupyterConnection connection, String channel) {
         try {
             Field socket = JupyterConnection.class.getDeclaredField(channel);

@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -104,29 +103,12 @@ public final class MpjDaemon implements AutoCloseable {
                 throw new MpjLaunchException("the MPJ daemon on port " + port + " exited at start"
                         + describeOutput() + ": check that the port is free and MPJ_HOME is complete");
             }
-            if (listens(process.pid(), port)) return;
+            if (ListeningPorts.of(process.pid()).contains(port)) return;
             sleep(50);
         }
         close();
         throw new MpjLaunchException("the MPJ daemon did not listen on port " + port + " within "
                 + timeout.toSeconds() + " s" + describeOutput() + ": is the machine overloaded?");
-    }
-
-    /** Whether something listens on TCP {@code port} in the network namespace of process {@code pid}. */
-    public static boolean listens(long pid, int port) {
-        String hexPort = String.format(":%04X", port);
-        for (String table : List.of("tcp", "tcp6")) {
-            try {
-                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table))) {
-                    String[] f = line.trim().split("\\s+");
-                    // fields: sl local_address rem_address st ...; st 0A is LISTEN
-                    if (f.length > 3 && f[1].endsWith(hexPort) && f[3].equals("0A")) return true;
-                }
-            } catch (IOException gone) {
-                // no such table, or the process ended
-            }
-        }
-        return false;
     }
 
     public int port() {

@@ -131,11 +131,6 @@ public final class PrivateNetwork implements AutoCloseable {
                 "--preserve-credentials", "--"));
     }
 
-    /** The namespace's name as the kernel gives it ({@code net:[...]}), to tell it from others. */
-    public String name() {
-        return netOf(inside);
-    }
-
     /** The network namespace of process {@code pid}, or null when it cannot be read. */
     public static String netOf(long pid) {
         try {

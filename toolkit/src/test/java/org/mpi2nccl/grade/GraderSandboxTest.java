@@ -47,7 +47,7 @@ class GraderSandboxTest {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void attacksFailAndHonestStudentsKeepTheirMarks(@TempDir Path tmp) throws Exception {
-        assumeTrue(Sandbox.bwrap().isPresent(), "no bubblewrap on this machine: " + Sandbox.whyNot());
+        assumeTrue(org.mpi2nccl.launch.Bubblewrap.path().isPresent(), "no bubblewrap on this machine: " + Sandbox.whyNot());
         Path source = Files.createDirectories(tmp.resolve("instructor")).resolve("lesson01.ipynb");
         // two ranks instead of the lesson's four: the same attacks, half the engine threads per student
         Files.writeString(source, Files.readString(GraderTest.resource("lesson01-short.ipynb"))

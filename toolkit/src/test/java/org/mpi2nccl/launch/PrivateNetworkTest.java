@@ -48,7 +48,7 @@ class PrivateNetworkTest {
                 String net = PrivateNetwork.netOf(pid);
                 if (net != null && isJava(pid)) assertNotEquals(ours, net, "process " + pid + " of the job is on the machine's network");
             }
-            Set<Integer> hostPorts = listeningPortsOf(ProcessHandle.current().pid());
+            Set<Integer> hostPorts = ListeningPorts.of(ProcessHandle.current().pid());   // the machine's network
             for (int port : listening) {
                 if (hostPorts.contains(port)) continue;   // something else of the machine's listens on that number
                 assertFalse(connects(port), "port " + port + " of the job answers on the machine's loopback");
@@ -115,43 +115,10 @@ class PrivateNetworkTest {
         return ProcessHandle.of(pid).flatMap(h -> h.info().command()).map(c -> c.endsWith("/java")).orElse(false);
     }
 
+    /** The ports the job's processes listen on, in whichever network each of them is. */
     private static Set<Integer> listeningPortsOf(RunningJob job) {
         Set<Integer> ports = new TreeSet<>();
-        for (long pid : alive(job.pids())) ports.addAll(listeningPortsOf(pid));
-        return ports;
-    }
-
-    /**
-     * The TCP ports in LISTEN state in process pid's network namespace that sockets of that process hold; for this
-     * JVM, every port its network (the machine's) listens on.
-     */
-    private static Set<Integer> listeningPortsOf(long pid) {
-        Set<String> inodes = new TreeSet<>();
-        try (var fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-            for (Path fd : fds.toList()) {
-                try {
-                    String link = Files.readSymbolicLink(fd).toString();
-                    if (link.startsWith("socket:[")) inodes.add(link.substring(8, link.length() - 1));
-                } catch (IOException gone) {
-                    // closed meanwhile
-                }
-            }
-        } catch (IOException gone) {
-            return Set.of();
-        }
-        Set<Integer> ports = new TreeSet<>();
-        for (String table : List.of("tcp", "tcp6")) {
-            try {
-                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table))) {
-                    String[] f = line.trim().split("\\s+");
-                    if (f.length > 9 && f[3].equals("0A") && (pid == ProcessHandle.current().pid() || inodes.contains(f[9]))) {
-                        ports.add(Integer.parseInt(f[1].substring(f[1].lastIndexOf(':') + 1), 16));
-                    }
-                }
-            } catch (IOException gone) {
-                // no such table
-            }
-        }
+        for (long pid : alive(job.pids())) ports.addAll(ListeningPorts.heldBy(pid));
         return ports;
     }
 
