@@ -2,6 +2,7 @@
 # ./build.sh lab COMMAND: a lab server for a class, on Debian's JupyterHub (run after scripts/setup.sh, as root).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lab/slurm.sh"
 
 PREFIX=${MPI2NCCL_LAB_PREFIX:-/opt/mpi2nccl}
 ETC=${MPI2NCCL_LAB_ETC:-/etc/mpi2nccl}
@@ -14,15 +15,19 @@ usage() {
   cat <<EOF
 usage: ./build.sh lab COMMAND   (as root)
 
-  install [--port N] [--public]   Debian's jupyterhub and configurable-http-proxy, bubblewrap; the toolkit copied
+  install [--port N] [--public] [--no-slurm]
+                                  Debian's jupyterhub and configurable-http-proxy, bubblewrap; the toolkit copied
                                   to $PREFIX (students read it; no reference answers in it); the mpi2nccl kernel for
                                   every user; the hub's configuration in $ETC/jupyterhub_config.py. The hub listens
                                   on 127.0.0.1:N (default 8000), or on every interface with --public (put TLS in
-                                  front of it). This checkout is made private to its owner: its notebooks hold
-                                  the reference answers.
+                                  front of it). Slurm (slurmctld, slurmd, munge) as the lab's scheduler: this
+                                  machine as one node, its GPUs granted as GRES, every student's rank engines and
+                                  jobs run as Slurm job steps (a machine with its own slurm.conf keeps it;
+                                  --no-slurm: jobs run locally). This checkout is made private to its owner: its
+                                  notebooks hold the reference answers.
   add-student NAME                a Unix account in group $GROUP (who may log in); its password is read from
                                   standard input, one line (never from the command line)
-  start | stop | status           the hub, in the background (its log: $LOG)
+  start | stop | status           the hub and Slurm, in the background (the hub's log: $LOG)
   -h, --help                      this text
 
 Each student who logs in gets a Jupyter server running as their own account, with ~/mpi2nccl (0700) holding
@@ -35,13 +40,14 @@ need_root() {
 }
 
 install_lab() {
-  local port=8000 bind=127.0.0.1
+  local port=8000 bind=127.0.0.1 slurm=yes
   while [ $# -gt 0 ]; do
     case "$1" in
+      --no-slurm) slurm=no; shift ;;
       --port) [[ "${2:-}" =~ ^[0-9]+$ ]] && [ "$2" -ge 1 ] && [ "$2" -le 65535 ] \
                 || die "lab install --port needs a TCP port (1..65535), got '${2:-}'"; port=$2; shift 2 ;;
       --public) bind=0.0.0.0; shift ;;
-      *) die "lab install: unknown option '$1' (--port N, --public)" ;;
+      *) die "lab install: unknown option '$1' (--port N, --public, --no-slurm)" ;;
     esac
   done
   apt_install lab $(missing_debs jupyterhub node-configurable-http-proxy bubblewrap util-linux curl)
@@ -68,7 +74,13 @@ install_lab() {
   mv "$PREFIX.new" "$PREFIX"
   rm -rf "$PREFIX.old"
 
-  say "lab: the mpi2nccl kernel for every user ($KERNELS/$KERNEL_NAME)"
+  local launcher=local
+  if [ $slurm = yes ]; then
+    slurm_install
+    launcher=slurm
+  fi
+
+  say "lab: the mpi2nccl kernel for every user ($KERNELS/$KERNEL_NAME; jobs launched by $launcher)"
   install -d -m 755 "$KERNELS/$KERNEL_NAME"
   cat > "$KERNELS/$KERNEL_NAME/kernel.json" <<EOF
 {
@@ -76,7 +88,7 @@ install_lab() {
  "display_name": "Java (mpi2nccl)",
  "language": "java",
  "interrupt_mode": "message",
- "env": {"MPI2NCCL_PRIVATE_NETWORK": "require"}
+ "env": {"MPI2NCCL_PRIVATE_NETWORK": "require", "MPI2NCCL_LAUNCHER": "$launcher"}
 }
 EOF
   chmod 644 "$KERNELS/$KERNEL_NAME/kernel.json"
@@ -120,6 +132,7 @@ hub_pid() {
 
 start_hub() {
   [ -f "$ETC/jupyterhub_config.py" ] || die "the lab is not installed: ./build.sh lab install"
+  slurm_start
   if pid=$(hub_pid); then say "lab: the hub runs already (pid $pid)"; return 0; fi
   local bind port
   bind=$(sed -n 's|^c.JupyterHub.bind_url = "http://\(.*\):\([0-9]*\)"|\1|p' "$ETC/jupyterhub_config.py")
@@ -135,7 +148,7 @@ start_hub() {
 
 stop_hub() {
   local pid
-  if ! pid=$(hub_pid); then say "lab: the hub is not running"; return 0; fi
+  if ! pid=$(hub_pid); then say "lab: the hub is not running"; slurm_stop; return 0; fi
   kill "$pid"
   local deadline=$((SECONDS + 30))
   while kill -0 "$pid" 2>/dev/null; do
@@ -143,6 +156,7 @@ stop_hub() {
     sleep 0.2
   done
   say "lab: the hub stopped (its students' servers stop with it)"
+  slurm_stop
 }
 
 case "${1:-}" in
@@ -150,7 +164,8 @@ case "${1:-}" in
   add-student) need_root add-student; add_student "${2:-}" ;;
   start) need_root start; start_hub ;;
   stop) need_root stop; stop_hub ;;
-  status) if pid=$(hub_pid); then say "lab: the hub runs (pid $pid)"; else say "lab: the hub is not running"; exit 1; fi ;;
+  status) slurm_status
+          if pid=$(hub_pid); then say "lab: the hub runs (pid $pid)"; else say "lab: the hub is not running"; exit 1; fi ;;
   -h|--help|help|"") usage ;;
   *) die "lab: unknown command '$1' (install, add-student, start, stop, status; ./build.sh lab --help)" ;;
 esac

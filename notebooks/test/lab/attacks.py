@@ -47,6 +47,24 @@ def control(connection_file):
     sys.exit(0 if ran else 1)
 
 
+def forge_slurm(ports, alive):
+    """Her srun listens for Slurm's messages about her job step: messages without a munge credential of Slurm's must
+    change nothing (a step cancelled by a forged message would stop her engines)."""
+    sent = 0
+    for port in ports:
+        for junk in (b"\x00\x00\x00\x10" + os.urandom(16), os.urandom(512), b"\x00" * 64):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                    s.sendall(junk)
+                    sent += 1
+            except OSError:
+                pass
+    time.sleep(3)
+    gone = [p for p in alive if not os.path.exists(f"/proc/{p}")]
+    result("1 forged messages to her srun", sent > 0 and not gone,
+           f"{sent} forged message(s) to {len(ports)} srun port(s); her processes gone since: {gone or 'none'}")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--control":
         control(sys.argv[2])
@@ -56,6 +74,7 @@ def main():
     ap.add_argument("--checkout", required=True, help="the instructor's checkout (reference answers)")
     ap.add_argument("--lessons", required=True, help="the lessons the lab gives students")
     ap.add_argument("--jupyter-ports", default="", help="the victim's Jupyter server and kernel ports (signed protocols)")
+    ap.add_argument("--slurm-ports", default="", help="the victim's srun ports (Slurm's own, munge-authenticated)")
     a = ap.parse_args()
     victim = pwd.getpwnam(a.victim)
     pids = [int(p) for p in a.pids.split(",") if p]
@@ -67,12 +86,16 @@ def main():
     # 1: her MPJ daemon, starter and ranks listen, but not on this machine's network (a private one), so another
     # account can neither run a class as her through them nor enter their network. What of hers listens there is
     # Jupyter's own: her server (behind the hub's log-in) and her kernels (every message signed with a key only she
-    # reads), which the next attack tries.
+    # reads), which the next attack tries, and, on a lab run by Slurm, her srun's (Slurm checks every message with
+    # munge), tried after it.
     jupyter = {int(p) for p in a.jupyter_ports.split(",") if p}
+    slurm = {int(p) for p in a.slurm_ports.split(",") if p}
     ports = listening_ports(uid=victim.pw_uid)
-    result("1 her MPJ daemon, starter or ranks reachable", not (ports - jupyter),
+    result("1 her MPJ daemon, starter or ranks reachable", not (ports - jupyter - slurm),
            f"ports of {a.victim} listening on the machine's network: {sorted(ports)}, of which Jupyter's own:"
-           f" {sorted(ports & jupyter)}")
+           f" {sorted(ports & jupyter)}, Slurm's own: {sorted(ports & slurm)}")
+    if slurm:
+        forge_slurm(sorted(ports & slurm), alive)
     planted = f"/tmp/m2n-attack-{uuid.uuid4().hex}"
     answered = [p for p in sorted(ports) if send_execute(p, f'new java.io.File("{planted}").createNewFile()')]
     time.sleep(3)

@@ -5,7 +5,9 @@
 #  2. both students log in through the hub in headless Chromium and run lessons 01 to 05 (solved) at the same time,
 #     at the length MPI2NCCL_LESSON_LENGTH says (./build.sh test lab: short; --full: what a student runs):
 #     every check right, charts shown, no error; the account that is not a student is refused;
-#  3. one student's kernel holds niodev rank engines; the other student tries every attack of attacks.py on them.
+#  3. one student's kernel holds niodev rank engines; the other student tries every attack of attacks.py on them;
+#  4. Slurm: the held engines run as the first student's Slurm job; the second student's kernel starts engines and a
+#     rank program as Slurm job steps, and when that kernel is killed its Slurm job ends (slurm_engines.py).
 # The accounts are removed and the hub stopped at the end.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
@@ -71,7 +73,7 @@ env "HUB_PASSWORD_${ALICE//-/_}=${PW[$ALICE]}" "HUB_PASSWORD_${BOB//-/_}=${PW[$B
 
 say "== lab: $BOB attacks $ALICE's rank engines"
 install -m 755 "$ROOT/notebooks/test/lab/hold_engines.py" "$ROOT/notebooks/test/lab/attacks.py" \
-  "$ROOT/notebooks/test/lab/neighbours.py" "$work/"
+  "$ROOT/notebooks/test/lab/neighbours.py" "$ROOT/notebooks/test/lab/slurm_engines.py" "$work/"
 chmod 755 "$work"
 coproc HOLD { cd /tmp && exec runuser -u $ALICE -- "$JUPYTER_PY" "$work/hold_engines.py"; }
 holder=$HOLD_PID
@@ -87,7 +89,14 @@ done
 [ $inside -ge 2 ] || die "lab test: $ALICE's daemon and ranks should listen in a network of their own (found $inside)"
 say "$ALICE's kernel (pid $kernel) holds engines: $inside daemon/rank processes listen in their own network"
 jupyter_ports=$("$JUPYTER_PY" "$ROOT/notebooks/test/lab/jupyter_ports.py" $ALICE)
+slurm_ports=$("$JUPYTER_PY" "$ROOT/notebooks/test/lab/jupyter_ports.py" --slurm $ALICE)
 runuser -u $BOB -- "$JUPYTER_PY" "$work/attacks.py" --victim $ALICE --pids "$pids" --checkout "$ROOT" \
-  --lessons /opt/mpi2nccl/lessons --jupyter-ports "$jupyter_ports"
+  --lessons /opt/mpi2nccl/lessons --jupyter-ports "$jupyter_ports" --slurm-ports "$slurm_ports"
 "$JUPYTER_PY" "$work/attacks.py" --control "$connection"
+
+say "== lab: Slurm runs the students' engines and jobs"
+jobs=$(squeue --noheader --user $ALICE --format=%j)
+[[ "$jobs" == *mpi2nccl* ]] || die "lab test: $ALICE's held engines should run as her Slurm job (squeue: ${jobs:-none})"
+say "$ALICE's engines run as her Slurm job ($jobs)"
+(cd /tmp && runuser -u $BOB -- "$JUPYTER_PY" "$work/slurm_engines.py")
 say "== lab: every part passed"

@@ -181,10 +181,16 @@ class CrashAndShutdown(unittest.TestCase):
             t0 = time.monotonic()
             self.assertEqual([], wait_gone(pids), "every engine process should be gone")
             print(f"  the engines were gone after {time.monotonic() - t0:.1f} s more", flush=True)
+            t0 = time.monotonic()
             self.assertEqual("2", k.execute("1 + 1").result["text/plain"], "the kernel stays alive")
+            print(f"  1 + 1 took {time.monotonic() - t0:.1f} s", flush=True)
+            t0 = time.monotonic()
             self.assertIn("no rank engines", k.execute("%mpj status").result["text/plain"])
+            print(f"  %mpj status took {time.monotonic() - t0:.1f} s", flush=True)
         finally:
+            t0 = time.monotonic()
             k.shutdown()
+            print(f"  the kernel's shutdown took {time.monotonic() - t0:.1f} s", flush=True)
 
     def test_shutdown_stops_every_engine(self):
         k = Kernel()

@@ -18,6 +18,14 @@ public final class Converters {
         }
     }
 
+    /** {@code local} or {@code slurm}. */
+    static final class LauncherConverter implements ITypeConverter<org.mpi2nccl.launch.Launcher> {
+        @Override
+        public org.mpi2nccl.launch.Launcher convert(String value) {
+            return org.mpi2nccl.launch.Launcher.parse(value);
+        }
+    }
+
     /** 90s, 5m, 1h, 500ms, plain seconds, or ISO-8601 (PT90S). */
     static final class DurationConverter implements ITypeConverter<Duration> {
         @Override

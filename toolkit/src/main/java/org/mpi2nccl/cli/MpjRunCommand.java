@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.mpi2nccl.launch.JobBuilder;
 import org.mpi2nccl.launch.JobResult;
+import org.mpi2nccl.launch.Launcher;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.MpjJobException;
@@ -62,6 +63,14 @@ public final class MpjRunCommand implements Callable<Integer> {
     @Option(names = "--java-home", description = "Java for the rank JVMs (default: this one)")
     Path javaHome;
 
+    @Option(names = "--launcher", description = "local (this machine) or slurm (one Slurm job step, srun); default:"
+            + " $MPI2NCCL_LAUNCHER, else slurm inside a Slurm allocation, else local",
+            converter = Converters.LauncherConverter.class)
+    Launcher launcher;
+
+    @Option(names = "--gpus", description = "slurm: GPUs the step asks for (default: one a rank, at most a node's)")
+    Integer gpus;
+
     @Option(names = "--quiet", description = "do not print the ranks' lines (only the summary)")
     boolean quiet;
 
@@ -86,6 +95,8 @@ public final class MpjRunCommand implements Callable<Integer> {
             if (runningDaemons != null) job.runningDaemons(runningDaemons);
             if (mpjHome != null) job.mpjHome(mpjHome);
             if (javaHome != null) job.javaHome(javaHome);
+            if (launcher != null) job.launcher(launcher);
+            if (gpus != null) job.gpus(gpus);
             JobResult r = job.run();
             out.printf("mpjrun: %d ranks (%s) finished in %.2f s%n", r.ranks(), r.device(), r.elapsed().toMillis() / 1000.0);
             if (!r.reports().isEmpty()) out.println(r.reportTable().print(1000));

@@ -49,6 +49,9 @@ public final class GpuLease implements AutoCloseable {
         if (device != MpjDevice.NIODEV || machineGpus == 0) {
             return NONE;
         }
+        if (org.mpi2nccl.launch.Launcher.fromEnvironment(System.getenv()) == org.mpi2nccl.launch.Launcher.SLURM) {
+            return NONE;   // Slurm grants the GPUs (GRES) to the engines' job step, and sets what they see
+        }
         LabConfig lab = LabConfig.load();
         return acquire(lab.user(), lab.grantFor(lab.user(), machineGpus), ranks, lab.lockFolder());
     }

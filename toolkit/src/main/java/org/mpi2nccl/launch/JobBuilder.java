@@ -42,6 +42,9 @@ public final class JobBuilder {
     boolean useRunningDaemons;
     Path javaHome;
     Path workingDirectory;
+    Launcher launcher;   // null: as the environment says (Launcher.fromEnvironment)
+    Integer gpus;        // GPUs a Slurm step asks for; null: one a rank, as many as a node has
+    boolean relay;       // a Slurm step's job: every raw line is passed on to this JVM's own output (SlurmStep)
     final List<Consumer<RankLine>> lineListeners = new ArrayList<>();
 
     JobBuilder(String mainClass, Class<?> mainClassObject) {
@@ -171,6 +174,36 @@ public final class JobBuilder {
     public JobBuilder workingDirectory(Path dir) {
         this.workingDirectory = dir;
         return this;
+    }
+
+    /**
+     * Who starts the processes: {@link Launcher#LOCAL} (this machine) or {@link Launcher#SLURM} (one Slurm job step).
+     * Default: what {@code MPI2NCCL_LAUNCHER} says, else Slurm inside a Slurm allocation, else local.
+     */
+    public JobBuilder launcher(Launcher launcher) {
+        this.launcher = Objects.requireNonNull(launcher, "launcher");
+        return this;
+    }
+
+    /** How many GPUs a Slurm step asks for (default: one a rank, at most what a node has; 0 for none). */
+    public JobBuilder gpus(int gpus) {
+        if (gpus < 0) throw new MpjLaunchException("the number of GPUs must not be negative (got " + gpus + ")");
+        this.gpus = gpus;
+        return this;
+    }
+
+    /** The launcher this job uses: a machines file or running daemons mean ranks on given hosts, started here. */
+    Launcher launcherToUse() {
+        boolean hosts = machinesFile != null || useRunningDaemons;
+        if (launcher == Launcher.SLURM && hosts) {
+            throw new MpjLaunchException("the Slurm launcher runs a job as one Slurm step on one node, and this job"
+                    + " names its hosts (a machines file or running daemons): leave those out, or use --launcher local");
+        }
+        if (launcher != null) return launcher;
+        if (hosts) return Launcher.LOCAL;
+        java.util.Map<String, String> seen = new java.util.HashMap<>(System.getenv());
+        seen.putAll(env);
+        return Launcher.fromEnvironment(seen);
     }
 
     /** Called for each line as it arrives (on a launcher thread; keep it quick). May be called several times. */

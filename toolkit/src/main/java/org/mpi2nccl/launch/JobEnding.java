@@ -44,6 +44,8 @@ final class JobEnding {
         } else if (stopped) {
             return new MpjJobException(job + " was stopped: ranks " + unfinished
                     + " had not finished", result, unfinished);
+        } else if (!unfinished.isEmpty() && SlurmStep.refused(mpjSaid) != null) {
+            return new MpjLaunchException(SlurmStep.refused(mpjSaid));
         } else if (MpjSaid.noDaemon(mpjSaid) != null) {
             return new MpjLaunchException(MpjSaid.noDaemon(mpjSaid));
         } else if (!unfinished.isEmpty()) {

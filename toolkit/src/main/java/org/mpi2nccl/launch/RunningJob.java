@@ -63,6 +63,7 @@ public final class RunningJob implements AutoCloseable {
     private MpjDaemon daemon;
     private PrivateNetwork network;   // a local niodev job's own network (PrivateNetwork), or null
     private Process main;
+    private Path slurmRequest;   // a Slurm step's job file, deleted when the job ends
 
     RunningJob(JobBuilder spec) {
         this.spec = spec;
@@ -77,9 +78,11 @@ public final class RunningJob implements AutoCloseable {
         MpjHome home = MpjHome.locate(spec.mpjHome);
         List<String> cp = spec.rankClasspath();
         spec.checkMainClass(cp);
+        Launcher launcher = spec.launcherToUse();
         startNanos = System.nanoTime();
         try {
-            main = spec.device == MpjDevice.MULTICORE ? startProcess(JobCommands.multicore(spec, java, home, cp))
+            main = launcher == Launcher.SLURM ? startSlurmStep(java, cp)
+                    : spec.device == MpjDevice.MULTICORE ? startProcess(JobCommands.multicore(spec, java, home, cp))
                     : startNiodev(java, home, cp);
         } catch (RuntimeException e) {
             cleanUp();
@@ -93,6 +96,13 @@ public final class RunningJob implements AutoCloseable {
         watcher.setDaemon(true);
         watcher.start();
         return this;
+    }
+
+    /** The whole job as one Slurm step (SlurmStep), whose lines come back as if the ranks were ours. */
+    private Process startSlurmStep(Path java, List<String> cp) {
+        SlurmNodes nodes = SlurmNodes.query();
+        slurmRequest = SlurmStep.writeRequest(spec, java, cp, workingDirectory());
+        return startProcess(SlurmStep.command(spec, java, slurmRequest, nodes, System.getenv()));
     }
 
     private Process startNiodev(Path java, MpjHome home, List<String> cp) {
@@ -115,7 +125,10 @@ public final class RunningJob implements AutoCloseable {
             daemon = startLocalDaemon(java, home, prefix);
             port = daemon.port();
             owned.add(daemon.process());
-            daemon.onTaggedLine(raw -> records.onRawLine(raw, false));
+            daemon.onTaggedLine(raw -> {
+                if (spec.relay) relay(raw, false);
+                records.onRawLine(raw, false);
+            });
             machines = spec.machinesFile != null ? spec.machinesFile.toAbsolutePath() : writeLocalMachines();
         }
         ProcessBuilder starter = JobCommands.niodev(spec, java, jobHome, cp, machines, port, workingDirectory());
@@ -190,7 +203,10 @@ public final class RunningJob implements AutoCloseable {
     private void pump(InputStream in, boolean stderrPipe) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String raw; (raw = r.readLine()) != null; ) records.onRawLine(raw, stderrPipe);
+                for (String raw; (raw = r.readLine()) != null; ) {
+                    if (spec.relay) relay(raw, stderrPipe);
+                    records.onRawLine(raw, stderrPipe);
+                }
             } catch (IOException ignored) {
                 // the process was stopped
             }
@@ -198,6 +214,11 @@ public final class RunningJob implements AutoCloseable {
         t.setDaemon(true);
         pumps.add(t);
         t.start();
+    }
+
+    /** In a Slurm step: the line goes on, unchanged, to the launcher outside (through srun). */
+    private static synchronized void relay(String raw, boolean stderr) {
+        (stderr ? System.err : System.out).println(raw);
     }
 
     // --- watching and ending ----------------------------------------------------------------------------
@@ -270,6 +291,13 @@ public final class RunningJob implements AutoCloseable {
         if (daemon != null) daemon.close();
         if (network != null) network.close();
         MpjHome.deleteJobHome(jobHome);
+        if (slurmRequest != null) {
+            try {
+                Files.deleteIfExists(slurmRequest);
+            } catch (IOException ignored) {
+                // the user's own private folder: a leftover file harms nobody
+            }
+        }
     }
 
     private void finish(boolean timedOut, String finalizeNote) {

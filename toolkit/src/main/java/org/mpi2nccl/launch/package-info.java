@@ -10,6 +10,7 @@
  * why it failed. {@link org.mpi2nccl.launch.MpjHome} and {@link org.mpi2nccl.launch.MpjDaemon} are MPJ's own
  * pieces; {@link org.mpi2nccl.launch.ProcessTree} makes sure no process is left behind. What runs inside the rank
  * JVMs is in {@code launch.rank}. {@link org.mpi2nccl.launch.GpuHello} is the first GPU program, the check that a
- * GPU machine is ready for lessons 04 to 06.
+ * GPU machine is ready for lessons 04 to 06. {@link org.mpi2nccl.launch.Launcher} says who starts a job's processes: this
+ * JVM, or Slurm, where {@link org.mpi2nccl.launch.SlurmStep} runs the whole job as one job step.
  */
 package org.mpi2nccl.launch;

@@ -1,0 +1,79 @@
+# Slurm for the lab, sourced by scripts/lab.sh: Debian's slurmctld, slurmd and munge on this machine, one node whose
+# CPUs every student's jobs share and whose GPUs Slurm grants (GRES) to one job at a time. Students' rank engines
+# and jobs then run as Slurm job steps (the lab's kernel sets MPI2NCCL_LAUNCHER=slurm).
+SLURM_CONF=/etc/slurm/slurm.conf
+SLURM_MARK="Written by ./build.sh lab install"
+
+slurm_ours() { [ -f "$SLURM_CONF" ] && grep -q "$SLURM_MARK" "$SLURM_CONF"; }
+
+# The GPUs Slurm grants: /dev/nvidia0, /dev/nvidia1, ... (MPI2NCCL_LAB_GPU_FILES overrides, for a check of the
+# configuration on a machine without GPUs).
+slurm_gpu_files() {
+  if [ -n "${MPI2NCCL_LAB_GPU_FILES:-}" ]; then echo "$MPI2NCCL_LAB_GPU_FILES"; return; fi
+  ls /dev/nvidia[0-9]* 2>/dev/null | sort -V | paste -sd' ' - || true
+}
+
+# slurm_write_config DIR: slurm.conf and gres.conf for this machine in DIR.
+slurm_write_config() {
+  local dir=$1 host node files n
+  host=$(hostname -s)
+  node=$(slurmd -C | head -1 | sed "s/^NodeName=[^ ]*/NodeName=$host NodeAddr=127.0.0.1/")
+  files=$(slurm_gpu_files)
+  n=$(wc -w <<<"$files")
+  : > "$dir/gres.conf"
+  if [ "$n" -gt 0 ]; then
+    node="$node Gres=gpu:$n"
+    for f in $files; do echo "NodeName=$host Name=gpu File=$f" >> "$dir/gres.conf"; done
+  fi
+  sed -e "s|@HOST@|$host|; s|@NODE@|$node|; s|@NODENAME@|$host|" "$ROOT/scripts/lab/slurm.conf" > "$dir/slurm.conf"
+  chmod 644 "$dir/slurm.conf" "$dir/gres.conf"
+}
+
+slurm_install() {
+  apt_install lab $(missing_debs slurmctld slurmd slurm-client munge)
+  if [ -f "$SLURM_CONF" ] && ! slurm_ours; then
+    say "lab: Slurm: this machine's own $SLURM_CONF is kept (its default partition runs the students' jobs)"
+    return 0
+  fi
+  install -d -m 755 /etc/slurm
+  slurm_write_config /etc/slurm
+  install -d -o slurm -g slurm -m 755 /var/lib/slurm /var/lib/slurm/slurmctld /var/log/slurm
+  say "lab: Slurm configured: $(grep -o '^NodeName=.*' "$SLURM_CONF" | sed 's/ State=UNKNOWN//')"
+}
+
+systemd_runs() { [ -d /run/systemd/system ]; }
+
+slurm_start() {
+  [ -f "$SLURM_CONF" ] || return 0
+  if systemd_runs; then
+    systemctl start munge slurmctld slurmd
+  else   # a machine without systemd (a container): the daemons by hand, each unless it runs
+    install -d -o munge -g munge -m 755 /run/munge
+    pgrep -x munged >/dev/null || runuser -u munge -- /usr/sbin/munged
+    pgrep -x slurmctld >/dev/null || /usr/sbin/slurmctld
+    pgrep -x slurmd >/dev/null || /usr/sbin/slurmd
+  fi
+  local deadline=$((SECONDS + 60)) state
+  until state=$(sinfo --noheader --format=%T 2>/dev/null) && [[ "$state" =~ ^(idle|mixed|allocated) ]]; do
+    [ $SECONDS -lt $deadline ] || die "Slurm's node did not come up within 60 s (sinfo: ${state:-no answer}); logs in /var/log/slurm"
+    sleep 0.5
+  done
+  say "lab: Slurm runs: $(sinfo --noheader --format='partition %P, %D node(s), %c CPUs, GRES %G' | head -1)"
+}
+
+slurm_stop() {
+  [ -f "$SLURM_CONF" ] && slurm_ours || return 0
+  if systemd_runs; then
+    systemctl stop slurmd slurmctld
+  else
+    pkill -x slurmd || true
+    pkill -x slurmctld || true
+  fi
+  say "lab: Slurm stopped (munge keeps running)"
+}
+
+slurm_status() {
+  [ -f "$SLURM_CONF" ] || { say "lab: no Slurm on this machine (jobs run locally)"; return 0; }
+  sinfo 2>&1 | sed 's/^/  /'
+  squeue 2>&1 | sed 's/^/  /'
+}
