@@ -30,13 +30,29 @@ slurm_write_config "$s/etc"
 sed -i -e "s|^SlurmUser=.*|SlurmUser=root\nPluginDir=$P/plugins\nAuthInfo=socket=$s/munge/munge.socket|" \
   -e "s|/var/lib/slurm/slurmctld|$s/state|; s|/var/lib/slurm/slurmd-%n|$s/spool/%n|; s|/run/|$s/|g; s|/var/log/slurm|$s/log|g" \
   "$s/etc/slurm.conf"
+# No cgroup is used (proctrack/linuxproc, task/none), but slurmd loads a cgroup plugin at start, and cgroup/v2 fails
+# where /sys/fs/cgroup is read-only (a container): the v1 plugin, pointed at an empty folder, loads without touching it.
+mkdir -p "$s/cgroup"
+printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=%s\n' "$s/cgroup" > "$s/etc/cgroup.conf"
+mkdir -p "$s/spool/$(hostname -s)"
 export SLURM_CONF="$s/etc/slurm.conf"
 cp "$s/etc/"*.conf "$OUT/"
 slurmctld > "$OUT/slurmctld.txt" 2>&1
 slurmd -d "$P/bin/slurmstepd" > "$OUT/slurmd.txt" 2>&1
-for i in $(seq 60); do sinfo --noheader --format=%T 2>/dev/null | grep -q idle && break; sleep 0.5; done
-stop_all() { scancel --user root 2>/dev/null; pkill -x slurmd; pkill -x slurmctld; pkill -x munged; }
+stop_all() {
+  scancel --user root 2>/dev/null; pkill -x slurmd; pkill -x slurmctld; pkill -x munged
+  cp "$s"/log/* "$OUT/" 2>/dev/null
+}
 trap stop_all EXIT
+up=no
+for i in $(seq 60); do sinfo --noheader --format=%T 2>/dev/null | grep -q idle && { up=yes; break; }; sleep 0.5; done
+if [ $up = no ]; then
+  note "Slurm did not come up within 30 s; its logs:"
+  for f in "$s"/log/* "$OUT"/munged.txt "$OUT"/slurmctld.txt "$OUT"/slurmd.txt; do
+    [ -s "$f" ] && { note "-- $f"; tail -n 15 "$f" | cut -c1-300 | tee -a "$SUMMARY"; }
+  done
+  exit 1
+fi
 
 run sinfo 20 sinfo --format='%P %D %c %G %T'
 sed 's/^/    /' "$OUT/sinfo.txt" | tee -a "$SUMMARY"
