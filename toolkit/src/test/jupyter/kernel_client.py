@@ -8,6 +8,7 @@ import os
 import queue
 import threading
 import re
+import subprocess
 import time
 
 from jupyter_client.manager import KernelManager
@@ -58,6 +59,20 @@ class Kernel:
     @property
     def pid(self):
         return self.km.provisioner.process.pid
+
+    def dump_threads_after(self, seconds, what):
+        """Starts a timer: if not cancelled within seconds, prints the kernel JVM's threads (jcmd Thread.print) with
+        what was waited for, so that a run where a step hangs says where the kernel was. Returns the timer."""
+        pid = self.pid
+
+        def dump():
+            out = subprocess.run(["jcmd", str(pid), "Thread.print"], capture_output=True, text=True, timeout=60)
+            print(f"\n  {what} took over {seconds} s; the kernel's threads:\n{out.stdout}{out.stderr}", flush=True)
+
+        timer = threading.Timer(seconds, dump)
+        timer.daemon = True
+        timer.start()
+        return timer
 
     def execute(self, code, timeout=120, on_message=None):
         """Runs a cell; returns a Result with the iopub messages of the cell and the shell reply."""

@@ -181,15 +181,22 @@ class CrashAndShutdown(unittest.TestCase):
             t0 = time.monotonic()
             self.assertEqual([], wait_gone(pids), "every engine process should be gone")
             print(f"  the engines were gone after {time.monotonic() - t0:.1f} s more", flush=True)
+            # (a later step took ~2 minutes in a few loaded runs: a step slower than 20 s prints the kernel's threads)
             t0 = time.monotonic()
+            watch = k.dump_threads_after(20, "1 + 1")
             self.assertEqual("2", k.execute("1 + 1").result["text/plain"], "the kernel stays alive")
+            watch.cancel()
             print(f"  1 + 1 took {time.monotonic() - t0:.1f} s", flush=True)
             t0 = time.monotonic()
+            watch = k.dump_threads_after(20, "%mpj status")
             self.assertIn("no rank engines", k.execute("%mpj status").result["text/plain"])
+            watch.cancel()
             print(f"  %mpj status took {time.monotonic() - t0:.1f} s", flush=True)
         finally:
             t0 = time.monotonic()
+            watch = k.dump_threads_after(20, "the kernel's shutdown")
             k.shutdown()
+            watch.cancel()
             print(f"  the kernel's shutdown took {time.monotonic() - t0:.1f} s", flush=True)
 
     def test_shutdown_stops_every_engine(self):
