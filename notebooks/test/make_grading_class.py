@@ -14,6 +14,13 @@ toolkit/src/test/resources/org/mpi2nccl/grade/class01/ (GraderTest grades them a
 and, beside the folder, lesson01-short.ipynb: the lesson source cut to the cells the exercise needs (start the
 ranks, their data, the exercise, its check, stop), so that grading the class in CI takes seconds per student.
 
+For lesson 02, whose exercises ask for the ring built from Sendrecv, class02/ holds (HowCheck's end-to-end test):
+
+    honest     the reference answer, with comments and a string that mention MPI's Allreduce and Allgather
+    library    the reduce-scatter as the lesson asks, the all-gather with MPI's Allgatherv: right numbers, wrong build
+
+with lesson02-short.ipynb beside it (3 ranks, the helpers, both exercises and their checks, stop).
+
 Each starts from the student version that scripts/lessons/versions.py makes, as a student receives it.
 
     /usr/bin/python3 notebooks/test/make_grading_class.py
@@ -80,6 +87,41 @@ def main():
     with open(os.path.join(OUT, "invalid.ipynb"), "w") as f:
         f.write(text[: len(text) // 2])
     print(f"{len(kinds) + 1} notebooks in {os.path.relpath(OUT, ROOT)}")
+    lesson02()
+
+
+def lesson02():
+    lesson = os.path.join(ROOT, "notebooks", "02-allreduce-from-scratch.ipynb")
+    out = os.path.join(os.path.dirname(OUT), "class02")
+    source = nbformat.read(lesson, as_version=4)
+    student, instructor = versions.versions(source, "02-allreduce-from-scratch")
+    exercises = [i for i, c in enumerate(student.cells) if "exercise" in c.metadata.get("tags", [])]
+    answers = [instructor.cells[i].source for i in exercises]
+    honest = copy.deepcopy(student)
+    for i, a in zip(exercises, answers):
+        honest.cells[i].source = a.replace("%%mpj\n", "%%mpj\n// MPI.COMM_WORLD.Allreduce(...) would do all of this;"
+                                           " here it is built from Sendrecv\nString why = \".Allgather( is not allowed\";\n", 1)
+    library = copy.deepcopy(student)
+    library.cells[exercises[0]].source = answers[0]
+    library.cells[exercises[1]].source = (
+        "%%mpj\nvoid allGather(float[] buf) {\n    int n = buf.length;\n"
+        "    int[] lengths = new int[size], starts = new int[size];\n"
+        "    for (int j = 0; j < size; j++) { lengths[j] = length(n, j); starts[j] = start(n, j); }\n"
+        "    float[] mine = Arrays.copyOfRange(buf, start(n, rank), start(n, rank) + length(n, rank));\n"
+        "    MPI.COMM_WORLD.Allgatherv(mine, 0, mine.length, MPI.FLOAT, buf, 0, lengths, starts, MPI.FLOAT);\n}\n\n"
+        "void allReduce(float[] buf) {\n    reduceScatter(buf);\n    allGather(buf);\n}")
+    os.makedirs(out, exist_ok=True)
+    short = copy.deepcopy(source)
+    needed = ("%mpj start", "MpjCommunicator mpj =", "int right =", "%mpj stop")
+    short.cells = [c for c in short.cells if c.cell_type == "code" and (
+        any(n in c.source for n in needed) or {"exercise", "check"} & set(c.metadata.get("tags", [])))]
+    short.cells[0].source = "%mpj start -np 3"
+    assert len(short.cells) == 8, [c.source[:40] for c in short.cells]
+    nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson02-short.ipynb"))
+    for name, nb in {"honest": honest, "library": library}.items():
+        nbformat.validate(nb)
+        nbformat.write(nb, os.path.join(out, name + ".ipynb"))
+    print(f"2 notebooks in {os.path.relpath(out, ROOT)}")
 
 
 if __name__ == "__main__":

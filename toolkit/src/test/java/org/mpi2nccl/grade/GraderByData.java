@@ -22,6 +22,12 @@ final class GraderByData {
     static final String FORGER = "%%mpj\ndouble globalMean = org.mpi2nccl.lessons.Lesson01.globalMean(size, 0);\n"
             + "System.out.println(\"ANSWER global-mean: \" + globalMean);\n";
 
+    /**
+     * The lesson's own reference for the grading's inputs (it reads the seed from the run's environment): right
+     * numbers without a collective, failed by the exercise's rule on how it is built (HowCheck).
+     */
+    static final String SEEDED = "%%mpj\ndouble globalMean = org.mpi2nccl.lessons.Lesson01.globalMean(size);\n";
+
     /** A shutdown hook in the kernel's JVM that rewrites every notebook in its folder: the check cell says RIGHT. */
     static final String HOOK = String.join("\n",
             "Runtime.getRuntime().addShutdownHook(new Thread(() -> {",
@@ -52,12 +58,14 @@ final class GraderByData {
     }
 
     static void assertCheatsFailed(Map<String, StudentResult> by, Path out) throws IOException {
-        for (String cheat : List.of("d-shadow", "d-forger", "d-hooked")) {
+        for (String cheat : List.of("d-shadow", "d-forger", "d-hooked", "d-seeded")) {
             assertFalse(by.get(cheat).verdicts().get(0).passed(), cheat + " got the mark: " + by.get(cheat));
         }
         assertTrue(by.get("d-shadow").verdicts().get(0).detail().startsWith("no answer from rank 0"), by.get("d-shadow").toString());
         assertTrue(by.get("d-forger").verdicts().get(0).detail().contains("for the grading's inputs, the right value is"),
                 by.get("d-forger").toString());
+        assertTrue(by.get("d-seeded").verdicts().get(0).detail().contains("calls globalMean")
+                && by.get("d-seeded").verdicts().get(0).detail().contains("its numbers were right"), by.get("d-seeded").toString());
         String hooked = Files.readString(out.resolve("executed").resolve("d-hooked.ipynb"));
         assertTrue(hooked.contains("ANSWER global-mean: 17.5"), "the hook rewrote the executed notebook: the attack ran");
         assertTrue(by.get("d-hooked").verdicts().get(0).detail().contains("answered 17.5"), by.get("d-hooked").toString());

@@ -76,6 +76,7 @@ class GraderSandboxTest {
                     + " p.isPresent() && p.get().pid() > 1; p = p.get().parent()) p.get().destroyForcibly();\n");
             cells.put("d-shadow", GraderByData.SHADOW);
             cells.put("d-forger", GraderByData.FORGER);
+            cells.put("d-seeded", GraderByData.SEEDED);
             cells.put("d-hooked", GraderByData.HOOK);
             cells.put("e-late", "%%mpj\n" + ANSWER);
             for (var e : cells.entrySet()) Files.writeString(submissions.resolve(e.getKey() + ".ipynb"), withExercise(right, e.getValue()));

@@ -1,0 +1,119 @@
+package org.mpi2nccl.grade;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.mpi2nccl.notebook.Notebook;
+
+/**
+ * Whether an answer is built the way its exercise asks. Right numbers say what the code computed, not how: a ring
+ * all-reduce answered with MPI's own {@code Allreduce} gives the same sums. An exercise cell in the lesson's source
+ * names the calls its answer must not make, in its metadata:
+ * <pre>
+ *   "mpi2nccl": {"exercise": "all-gather", "builds": "from Sendrecv", "without": ["Allgather", "allGather", ...]}
+ * </pre>
+ * The student's exercise cell (the only code of theirs that runs: {@link Submission}) is read with its comments and
+ * strings left out; a call of a listed name on any object ({@code MPI.COMM_WORLD.Allgather(...)},
+ * {@code world.allGather(...)}) fails the exercise, and so does reflection, which could name the call in pieces.
+ * The student's own functions (called without an object, such as {@code allGather(buf)}) are theirs to call.
+ */
+final class HowCheck {
+    private static final Pattern REFLECTION = Pattern.compile(
+            "\\b(?:java\\.lang\\.reflect|getMethod|getDeclaredMethod|getMethods|getDeclaredMethods|MethodHandles?|"
+            + "Class\\s*\\.\\s*forName|invokeExact|LambdaMetafactory)\\b");
+
+    /** What the source asks of one exercise: how it is built, and the calls it must not make. */
+    record Rule(String builds, List<String> without) {
+    }
+
+    private HowCheck() {
+    }
+
+    /** The rule in the source's exercise cell, if it has one. */
+    static Optional<Rule> of(JsonObject sourceCell) {
+        JsonElement m = sourceCell.getAsJsonObject("metadata") == null ? null
+                : sourceCell.getAsJsonObject("metadata").get("mpi2nccl");
+        if (m == null || !m.isJsonObject() || !m.getAsJsonObject().has("without")) return Optional.empty();
+        JsonObject o = m.getAsJsonObject();
+        List<String> names = new ArrayList<>();
+        JsonArray a = o.getAsJsonArray("without");
+        a.forEach(e -> names.add(e.getAsString()));
+        String builds = o.has("builds") ? o.get("builds").getAsString() : "the way the lesson shows";
+        return Optional.of(new Rule(builds, List.copyOf(names)));
+    }
+
+    /** Why {@code code} breaks {@code rule} (the first call found, with its line), or empty when it keeps to it. */
+    static Optional<String> broken(Rule rule, String code) {
+        String bare = withoutCommentsAndStrings(code);
+        for (String name : rule.without()) {
+            Matcher m = Pattern.compile("\\.\\s*" + Pattern.quote(name) + "\\s*\\(").matcher(bare);
+            if (m.find()) {
+                return Optional.of("the answer calls " + name + " (line " + lineOf(bare, m.start()) + " of the exercise"
+                        + " cell): this exercise is to build it " + rule.builds() + ", without " + name);
+            }
+        }
+        Matcher r = REFLECTION.matcher(bare);
+        if (r.find()) {
+            return Optional.of("the answer uses reflection (" + r.group() + ", line " + lineOf(bare, r.start())
+                    + " of the exercise cell), which this exercise does not need: build it " + rule.builds());
+        }
+        return Optional.empty();
+    }
+
+    /** The verdict of an exercise whose data was right, once its answer's source is read; {@code v} if none. */
+    static Verdict judge(Exercise ex, Notebook source, Notebook assembled, Verdict v) {
+        if (!v.passed()) return v;
+        JsonObject ours = cell(source, ex.cellId());
+        JsonObject theirs = cell(assembled, ex.cellId());
+        if (ours == null || theirs == null) return v;
+        Optional<Rule> rule = of(ours);
+        if (rule.isEmpty()) return v;
+        return broken(rule.get(), Notebook.source(theirs)).map(why -> Verdict.failed(ex.name(), why
+                + " (its numbers were right)")).orElse(v);
+    }
+
+    private static JsonObject cell(Notebook nb, String id) {
+        return nb.cells().stream().filter(c -> id.equals(Notebook.id(c))).findFirst().orElse(null);
+    }
+
+    private static int lineOf(String text, int at) {
+        int line = 1;
+        for (int i = 0; i < at; i++) if (text.charAt(i) == '\n') line++;
+        return line;
+    }
+
+    /**
+     * Java source with comments, string and character literals (text blocks too) turned into spaces, line breaks
+     * kept: a comment that mentions {@code Allreduce} is no call of it, and line numbers stay right.
+     */
+    static String withoutCommentsAndStrings(String code) {
+        StringBuilder out = new StringBuilder(code.length());
+        int i = 0;
+        int n = code.length();
+        while (i < n) {
+            char c = code.charAt(i);
+            String end = code.startsWith("//", i) ? "\n" : code.startsWith("/*", i) ? "*/"
+                    : code.startsWith("\"\"\"", i) ? "\"\"\"" : c == '"' ? "\"" : c == '\'' ? "'" : null;
+            if (end == null) {
+                out.append(c);
+                i++;
+                continue;
+            }
+            int from = i;
+            i += end.equals("\n") || end.equals("*/") ? 2 : end.length();
+            while (i < n && !code.startsWith(end, i)) {
+                if ((end.equals("\"") || end.equals("'") || end.equals("\"\"\"")) && code.charAt(i) == '\\') i++;
+                if (end.length() == 1 && !end.equals("\n") && i < n && code.charAt(i) == '\n') break;   // unclosed
+                i++;
+            }
+            i = Math.min(n, end.equals("\n") ? i : i + end.length());
+            for (int k = from; k < i; k++) out.append(code.charAt(k) == '\n' ? '\n' : ' ');
+        }
+        return out.toString();
+    }
+}

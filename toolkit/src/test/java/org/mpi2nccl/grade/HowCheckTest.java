@@ -1,0 +1,86 @@
+package org.mpi2nccl.grade;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.notebook.Notebook;
+
+/**
+ * Exercises that ask for a construction (lesson 02's ring from Sendrecv, lesson 07's ZeRO-1 step from a reduce-scatter
+ * and an all-gather) are failed when the answer calls the library collective instead, whatever its numbers; the
+ * lessons' own answers and honest ones that only mention a collective keep their marks.
+ */
+class HowCheckTest {
+    private static final Path NOTEBOOKS = Path.of("..", "notebooks");
+
+    private static HowCheck.Rule rule(String lesson, String exercise) throws Exception {
+        Notebook nb = Notebook.read(NOTEBOOKS.resolve(lesson));
+        JsonObject cell = nb.cells().stream().filter(c -> exercise.equals(Notebook.exercise(c))).findFirst().orElseThrow();
+        return HowCheck.of(cell).orElseThrow(() -> new AssertionError(lesson + " " + exercise + " names no calls to avoid"));
+    }
+
+    private static String answer(String lesson, String exercise) throws Exception {
+        Notebook nb = Notebook.read(NOTEBOOKS.resolve(lesson));
+        return Notebook.source(nb.cells().stream().filter(c -> exercise.equals(Notebook.exercise(c))).findFirst().orElseThrow());
+    }
+
+    @Test
+    void theLessonsOwnAnswersKeepToTheirRules() throws Exception {
+        for (String[] e : List.of(new String[] {"02-allreduce-from-scratch.ipynb", "reduce-scatter"},
+                new String[] {"02-allreduce-from-scratch.ipynb", "all-gather"},
+                new String[] {"07-sharded-optimizer.ipynb", "sharded-step"})) {
+            assertEquals(Optional.empty(), HowCheck.broken(rule(e[0], e[1]), answer(e[0], e[1])), e[1]);
+        }
+    }
+
+    @Test
+    void aLibraryCollectiveFailsWithItsNameAndLine() throws Exception {
+        HowCheck.Rule ring = rule("02-allreduce-from-scratch.ipynb", "all-gather");
+        String cheat = "%%mpj\nvoid allGather(float[] buf) {\n    int n = buf.length;\n"
+                + "    MPI.COMM_WORLD.Allgatherv(buf, start(n, rank), length(n, rank), MPI.FLOAT, buf, 0, lengths, starts, MPI.FLOAT);\n}\n"
+                + "void allReduce(float[] buf) {\n    reduceScatter(buf);\n    allGather(buf);\n}\n";
+        String why = HowCheck.broken(ring, cheat).orElseThrow();
+        assertTrue(why.contains("Allgatherv") && why.contains("line 4") && why.contains("from Sendrecv"), why);
+        String spaced = "%%mpj\nvoid allGather(float[] buf) { mpj . allGather ( HostBuffer.of(buf), HostBuffer.of(buf) ); }";
+        assertTrue(HowCheck.broken(ring, spaced).orElseThrow().contains("allGather"), "the toolkit's collective, spaced out");
+        HowCheck.Rule zero = rule("07-sharded-optimizer.ipynb", "sharded-step");
+        String plain = "%%mpj\nvoid shardedStep(float[] params, float[] grads, float[] velocity) {\n"
+                + "    ring.allReduce(HostBuffer.of(grads), Reduction.AVG);\n}\n";
+        assertTrue(HowCheck.broken(zero, plain).orElseThrow().contains("allReduce (line 3"), "ZeRO-1 by all-reduce");
+    }
+
+    @Test
+    void commentsStringsAndTheStudentsOwnFunctionsAreNotCalls() throws Exception {
+        HowCheck.Rule ring = rule("02-allreduce-from-scratch.ipynb", "reduce-scatter");
+        String honest = "%%mpj\n// unlike MPI.COMM_WORLD.Allreduce(...), this sends one segment a step\n"
+                + "/* Reduce_scatter( would do it all */ void reduceScatter(float[] buf) {\n"
+                + "    String note = \"not .Allreduce(\"; char c = '(';\n"
+                + "    MPI.COMM_WORLD.Sendrecv(buf, 0, 1, MPI.FLOAT, right, 20, buf, 0, 1, MPI.FLOAT, left, 20);\n}\n"
+                + "void allReduce(float[] buf) { reduceScatter(buf); allGather(buf); }\n";
+        assertEquals(Optional.empty(), HowCheck.broken(ring, honest));
+        String block = "%%mpj\nString s = \"\"\"\n  MPI.COMM_WORLD.Allreduce(x)\n  \"\"\";\nvoid reduceScatter(float[] b) {}\n";
+        assertEquals(Optional.empty(), HowCheck.broken(ring, block), "a text block");
+    }
+
+    @Test
+    void reflectionThatCouldNameTheCallInPiecesFails() throws Exception {
+        HowCheck.Rule ring = rule("02-allreduce-from-scratch.ipynb", "reduce-scatter");
+        String sneaky = "%%mpj\nvoid reduceScatter(float[] buf) throws Exception {\n"
+                + "    var m = MPI.COMM_WORLD.getClass().getMethod(\"All\" + \"reduce\", Object.class, int.class);\n}\n";
+        String why = HowCheck.broken(ring, sneaky).orElseThrow();
+        assertTrue(why.contains("reflection") && why.contains("getMethod") && why.contains("line 3"), why);
+    }
+
+    @Test
+    void anExerciseWithoutARuleIsLeftAlone() throws Exception {
+        Notebook nb = Notebook.read(NOTEBOOKS.resolve("03-data-parallel-mpi.ipynb"));
+        JsonObject avg = nb.cells().stream().filter(c -> "average-gradients".equals(Notebook.exercise(c))).findFirst().orElseThrow();
+        assertFalse(HowCheck.of(avg).isPresent(), "averaging gradients is done with the all-reduce itself");
+    }
+}
