@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Set;
@@ -81,7 +82,12 @@ public final class RankJvmWatch {
         }
     }
 
-    /** The child's exit status as the daemon's process reaper sees it; -1 when it cannot be read. */
+    /**
+     * The child's exit status as the daemon's process reaper sees it; -1 when it cannot be read. The JDK hands out
+     * the reaper's own completion while the child runs or is not yet collected; a child that ended and was collected
+     * before this call (a rank JVM that dies at once, e.g. of a tiny heap) gets a new completion that cannot wait for
+     * a process that is no longer a child, and that completes with 0: such a status is unknown, not 0.
+     */
     @SuppressWarnings("unchecked")
     static CompletableFuture<Integer> exitStatus(ProcessHandle child) {
         try {
@@ -89,7 +95,12 @@ public final class RankJvmWatch {
                     .getDeclaredMethod("completion", long.class, boolean.class);
             completion.setAccessible(true);
             CompletableFuture<Integer> f = (CompletableFuture<Integer>) completion.invoke(null, child.pid(), false);
-            if (f != null) return f.exceptionally(e -> -1);
+            if (f != null) {
+                Field reaping = f.getClass().getDeclaredField("isReaping");
+                reaping.setAccessible(true);
+                if (!reaping.getBoolean(f)) return f.handle((status, e) -> -1);   // not the reaper's: no status
+                return f.exceptionally(e -> -1);
+            }
         } catch (ReflectiveOperationException | RuntimeException e) {
             // java.lang not opened to us: fall through
         }

@@ -1,0 +1,29 @@
+package org.mpi2nccl.launch.rank;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The exit status the MPJ daemon's watch reports for a rank JVM (run with java.lang opened, as the daemon is): the
+ * real one when the watch saw the process alive; unknown (-1), never a made-up 0, when the JVM had already ended and
+ * been collected (a rank that dies at once, or a watch that comes late on a busy machine).
+ */
+class RankJvmWatchTest {
+    @Test
+    void aProcessWatchedWhileAliveGivesItsRealStatus() throws Exception {
+        Process p = new ProcessBuilder("sleep", "30").start();
+        var status = RankJvmWatch.exitStatus(p.toHandle());
+        new ProcessBuilder("kill", "-9", Long.toString(p.pid())).start().waitFor();
+        assertEquals(137, status.get(10, TimeUnit.SECONDS), "128 + SIGKILL");
+    }
+
+    @Test
+    void aProcessAlreadyCollectedHasAnUnknownStatusNotZero() throws Exception {
+        Process p = new ProcessBuilder("sleep", "30").start();
+        new ProcessBuilder("kill", "-9", Long.toString(p.pid())).start().waitFor();
+        assertEquals(137, p.waitFor(), "collected by the JDK's reaper");
+        assertEquals(-1, RankJvmWatch.exitStatus(p.toHandle()).get(10, TimeUnit.SECONDS));
+    }
+}
