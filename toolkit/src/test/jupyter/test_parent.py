@@ -21,7 +21,7 @@ k = Kernel()
 r = k.execute("%mpj start -np 2 --device niodev", timeout=180)
 assert r.ok, r.describe()
 pids = sorted(set(pids_of(k.execute("%mpj pids")) + descendants(k.pid)))
-print(json.dumps({"kernel": k.pid, "all": pids}), flush=True)
+print(json.dumps({"kernel": k.pid, "all": pids, "connection": k.km.connection_file}), flush=True)
 time.sleep(600)
 """
 
@@ -31,10 +31,12 @@ class ParentDies(unittest.TestCase):
         parent = subprocess.Popen([sys.executable, "-c", PARENT, HERE], stdout=subprocess.PIPE, text=True,
                                   start_new_session=True)
         pids = []
+        connection = None
         try:
             line = parent.stdout.readline()
             self.assertTrue(line, "the stand-in parent printed no pids")
             started = json.loads(line)
+            connection = started["connection"]   # the killed client cannot remove it: this test does
             pids = [started["kernel"]] + started["all"]
             self.assertGreaterEqual(len(started["all"]), 2, f"the engines' processes were seen: {started}")
             self.assertTrue(alive(started["kernel"]))
@@ -46,6 +48,8 @@ class ParentDies(unittest.TestCase):
             print(f"kernel and {len(pids) - 1} engine process(es) gone {time.monotonic() - t0:.1f} s after their"
                   f" parent was killed", flush=True)
         finally:
+            if connection and os.path.exists(connection):
+                os.remove(connection)
             if parent.poll() is None:
                 parent.kill()
             for pid in pids + descendants(parent.pid):

@@ -31,8 +31,9 @@ final class FileMavenRepository {
                 String dependenciesXml, Path... classPath) throws IOException {
         Path dir = root.resolve(group.replace('.', '/')).resolve(artifact).resolve(version);
         Files.createDirectories(dir);
-        Path src = Files.createTempDirectory("src");
-        Path classes = Files.createTempDirectory("classes");
+        // beside the repository, in the test's own temporary folder (JUnit deletes it), not in the shared /tmp
+        Path src = Files.createTempDirectory(root.toAbsolutePath().getParent(), "src");
+        Path classes = Files.createTempDirectory(root.toAbsolutePath().getParent(), "classes");
         Path file = src.resolve(className.replace('.', '/') + ".java");
         Files.createDirectories(file.getParent());
         Files.writeString(file, source);
