@@ -18,6 +18,8 @@ For lesson 02, whose exercises ask for the ring built from Sendrecv, class02/ ho
 
     honest     the reference answer, with comments and a string that mention MPI's Allreduce and Allgather
     library    the reduce-scatter as the lesson asks, the all-gather with MPI's Allgatherv: right numbers, wrong build
+    shadow     the reduce-scatter as the lesson asks, no all-gather, and a class Lesson02 of its own whose
+               checkAllReduce prints RIGHT (the check cell calls Lesson02.checkAllReduce without its package)
 
 with lesson02-short.ipynb beside it (3 ranks, the helpers, both exercises and their checks, stop).
 
@@ -110,6 +112,13 @@ def lesson02():
         "    float[] mine = Arrays.copyOfRange(buf, start(n, rank), start(n, rank) + length(n, rank));\n"
         "    MPI.COMM_WORLD.Allgatherv(mine, 0, mine.length, MPI.FLOAT, buf, 0, lengths, starts, MPI.FLOAT);\n}\n\n"
         "void allReduce(float[] buf) {\n    reduceScatter(buf);\n    allGather(buf);\n}")
+    shadow = copy.deepcopy(student)
+    shadow.cells[exercises[0]].source = answers[0]
+    shadow.cells[exercises[1]].source = (
+        "%%mpj\nvoid allGather(float[] buf) { }\n\nvoid allReduce(float[] buf) { reduceScatter(buf); allGather(buf); }\n\n"
+        "class Lesson02 {\n    static String checkAllReduce(Object world, java.util.function.Consumer<float[]> f) {\n"
+        "        System.out.println(\"RIGHT: rank \" + rank + \": every element is the sum over all ranks\");\n"
+        "        return \"\";\n    }\n}")
     os.makedirs(out, exist_ok=True)
     short = copy.deepcopy(source)
     needed = ("%mpj start", "MpjCommunicator mpj =", "int right =", "%mpj stop")
@@ -118,10 +127,10 @@ def lesson02():
     short.cells[0].source = "%mpj start -np 3"
     assert len(short.cells) == 8, [c.source[:40] for c in short.cells]
     nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson02-short.ipynb"))
-    for name, nb in {"honest": honest, "library": library}.items():
+    for name, nb in {"honest": honest, "library": library, "shadow": shadow}.items():
         nbformat.validate(nb)
         nbformat.write(nb, os.path.join(out, name + ".ipynb"))
-    print(f"2 notebooks in {os.path.relpath(out, ROOT)}")
+    print(f"3 notebooks in {os.path.relpath(out, ROOT)}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import org.mpi2nccl.notebook.Notebook;
  * strings left out; a call of a listed name on any object ({@code MPI.COMM_WORLD.Allgather(...)},
  * {@code world.allGather(...)}) fails the exercise, and so does reflection, which could name the call in pieces.
  * The student's own functions (called without an object, such as {@code allGather(buf)}) are theirs to call.
+ *
+ * <p>Every exercise, rule or not, is also read for names that would hijack its check ({@link #shadows}).
  */
 final class HowCheck {
     private static final Pattern REFLECTION = Pattern.compile(
@@ -65,16 +67,52 @@ final class HowCheck {
         return Optional.empty();
     }
 
+    /**
+     * Why {@code code} hides a name the exercise's checks use, or empty: a class of the student's named like the
+     * check's class ({@code class Lesson02 {...}} answering "RIGHT" for it), or a variable named like a package
+     * ({@code org}, which hides {@code org.mpi2nccl...} in a fully qualified call). {@code checks}: the check cells.
+     */
+    static Optional<String> shadows(String code, List<String> checks) {
+        String bare = withoutCommentsAndStrings(code);
+        java.util.Set<String> used = new java.util.TreeSet<>();
+        for (String c : checks) {
+            Matcher m = CAPITALIZED.matcher(withoutCommentsAndStrings(c));
+            while (m.find()) used.add(m.group());
+        }
+        Matcher type = TYPE_DECLARATION.matcher(bare);
+        while (type.find()) {
+            if (used.contains(type.group(1))) {
+                return Optional.of("the answer declares its own " + type.group(1) + " (line " + lineOf(bare, type.start())
+                        + " of the exercise cell), the name of the check's class: the check would call the answer's");
+            }
+        }
+        Matcher pkg = PACKAGE_NAME.matcher(bare);
+        if (pkg.find()) {
+            return Optional.of("the answer declares a name " + pkg.group(1) + " (line " + lineOf(bare, pkg.start())
+                    + " of the exercise cell) that hides the package " + pkg.group(1) + " the checks call into");
+        }
+        return Optional.empty();
+    }
+
+    private static final Pattern CAPITALIZED = Pattern.compile("\\b[A-Z][A-Za-z0-9_]*\\b");
+    private static final Pattern TYPE_DECLARATION = Pattern.compile("\\b(?:class|interface|enum|record)\\s+([A-Za-z_]\\w*)");
+    /** A package's first name standing alone (not followed by a dot): a variable, field or method of that name. */
+    private static final Pattern PACKAGE_NAME = Pattern.compile("\\b(org|java|javax|mpi|jdk)\\b(?!\\s*\\.)");
+
     /** The verdict of an exercise whose data was right, once its answer's source is read; {@code v} if none. */
     static Verdict judge(Exercise ex, Notebook source, Notebook assembled, Verdict v) {
         if (!v.passed()) return v;
         JsonObject ours = cell(source, ex.cellId());
         JsonObject theirs = cell(assembled, ex.cellId());
         if (ours == null || theirs == null) return v;
+        String code = Notebook.source(theirs);
+        List<String> checks = ex.checkIds().stream().map(id -> cell(source, id)).filter(java.util.Objects::nonNull)
+                .map(Notebook::source).toList();
+        Optional<String> hijack = shadows(code, checks);
+        if (hijack.isPresent()) return Verdict.failed(ex.name(), hijack.get() + " (which then said RIGHT)");
         Optional<Rule> rule = of(ours);
-        if (rule.isEmpty()) return v;
-        return broken(rule.get(), Notebook.source(theirs)).map(why -> Verdict.failed(ex.name(), why
-                + " (its numbers were right)")).orElse(v);
+        return rule.flatMap(r -> broken(r, code)).map(w -> Verdict.failed(ex.name(), w + " (its numbers were right)"))
+                .orElse(v);
     }
 
     private static JsonObject cell(Notebook nb, String id) {

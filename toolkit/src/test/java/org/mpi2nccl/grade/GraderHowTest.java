@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Lesson 02 graded whole (class02, made by notebooks/test/make_grading_class.py): the student who answers the
- * all-gather with MPI's Allgatherv gets right numbers and no mark for it, named; the honest student, whose answers
- * only mention the library's collectives in comments and strings, keeps both marks.
+ * all-gather with MPI's Allgatherv gets right numbers and no mark for it, named; the one who declares a Lesson02 of
+ * its own, whose check prints RIGHT, gets no mark either; the honest student, whose answers only mention the
+ * library's collectives in comments and strings, keeps both marks.
  */
 class GraderHowTest {
     @Test
@@ -35,7 +36,7 @@ class GraderHowTest {
         assertEquals(List.of("reduce-scatter", "all-gather"), grader.exercises());
         Map<String, StudentResult> by = grader.gradeAll(GraderTest.resource("class02"), out).stream()
                 .collect(Collectors.toMap(StudentResult::student, Function.identity()));
-        assertEquals(2, by.size(), log.toString());
+        assertEquals(3, by.size(), log.toString());
 
         StudentResult honest = by.get("honest");
         assertEquals(2, honest.passed(), honest + "\n" + log);
@@ -45,6 +46,11 @@ class GraderHowTest {
         assertFalse(allGather.passed(), library.toString());
         assertTrue(allGather.detail().contains("calls Allgatherv") && allGather.detail().contains("from Sendrecv")
                 && allGather.detail().contains("its numbers were right"), allGather.detail());
+        StudentResult shadow = by.get("shadow");
+        assertTrue(shadow.verdicts().get(0).passed(), "its reduce-scatter is the ring: " + shadow);
+        Verdict hijacked = shadow.verdicts().get(1);
+        assertFalse(hijacked.passed(), "a check class of its own printed RIGHT: " + shadow);
+        assertTrue(hijacked.detail().contains("declares its own Lesson02"), hijacked.detail());
         String book = Files.readString(out.resolve("gradebook.csv"));
         assertTrue(book.contains("calls Allgatherv"), "the gradebook says why: " + book);
     }

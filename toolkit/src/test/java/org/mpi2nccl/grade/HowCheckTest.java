@@ -78,6 +78,37 @@ class HowCheckTest {
     }
 
     @Test
+    void aClassNamedLikeTheChecksOrANameHidingAPackageIsAHijack() throws Exception {
+        List<String> checks = List.of("%%mpj\nLesson02.checkAllReduce(mpj, buf -> allReduce(buf))");
+        String own = "%%mpj\nvoid allGather(float[] buf) { }\n\nclass Lesson02 {\n  static String checkAllReduce(Object w,"
+                + " Object f) { return \"RIGHT\"; }\n}";
+        String why = HowCheck.shadows(own, checks).orElseThrow();
+        assertTrue(why.contains("declares its own Lesson02") && why.contains("line 4"), why);
+        String pkg = "%%mpj\ndouble globalMean = 0;\nObject org = null;\n";
+        assertTrue(HowCheck.shadows(pkg, List.of("Lesson01.checkGlobalMean(rank, size, local, globalMean)")).orElseThrow()
+                .contains("hides the package org"), "a variable named org");
+        assertEquals(Optional.empty(), HowCheck.shadows("%%mpj\nimport java.util.*;\nclass Helper { }\n"
+                + "var x = org.mpi2nccl.lessons.Lesson02.segmentStart(7, 2, 1); // class Lesson02\n", checks),
+                "imports, a helper class of another name, a qualified call and a comment");
+    }
+
+    @Test
+    void noLessonsOwnAnswerHidesWhatItsChecksUse() throws Exception {
+        try (var files = java.nio.file.Files.list(NOTEBOOKS)) {
+            for (Path lesson : files.filter(f -> f.toString().endsWith(".ipynb")).sorted().toList()) {
+                Notebook nb = Notebook.read(lesson);
+                for (Exercise ex : Exercise.of(nb)) {
+                    String code = nb.cells().stream().filter(c -> ex.cellId().equals(Notebook.id(c))).map(Notebook::source)
+                            .findFirst().orElseThrow();
+                    List<String> checks = nb.cells().stream().filter(c -> ex.checkIds().contains(Notebook.id(c)))
+                            .map(Notebook::source).toList();
+                    assertEquals(Optional.empty(), HowCheck.shadows(code, checks), lesson.getFileName() + " " + ex.name());
+                }
+            }
+        }
+    }
+
+    @Test
     void anExerciseWithoutARuleIsLeftAlone() throws Exception {
         Notebook nb = Notebook.read(NOTEBOOKS.resolve("03-data-parallel-mpi.ipynb"));
         JsonObject avg = nb.cells().stream().filter(c -> "average-gradients".equals(Notebook.exercise(c))).findFirst().orElseThrow();
