@@ -26,14 +26,10 @@ chmod 700 "$s/munge"
 dd if=/dev/urandom of="$s/munge/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$s/munge/munge.key"
 munged --force --key-file="$s/munge/munge.key" --socket="$s/munge/munge.socket" --pid-file="$s/munge/munged.pid" \
   --log-file="$s/log/munged.log" --seed-file="$s/munge/seed" > "$OUT/munged.txt" 2>&1
-slurm_write_config "$s/etc"
+SLURM_CGROUP_NONE="$s/cgroup" slurm_write_config "$s/etc"   # with a cgroup.conf where cgroup v2 is read-only
 sed -i -e "s|^SlurmUser=.*|SlurmUser=root\nPluginDir=$P/plugins\nAuthInfo=socket=$s/munge/munge.socket|" \
   -e "s|/var/lib/slurm/slurmctld|$s/state|; s|/var/lib/slurm/slurmd-%n|$s/spool/%n|; s|/run/|$s/|g; s|/var/log/slurm|$s/log|g" \
   "$s/etc/slurm.conf"
-# No cgroup is used (proctrack/linuxproc, task/none), but slurmd loads a cgroup plugin at start, and cgroup/v2 fails
-# where /sys/fs/cgroup is read-only (a container): the v1 plugin, pointed at an empty folder, loads without touching it.
-mkdir -p "$s/cgroup"
-printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=%s\n' "$s/cgroup" > "$s/etc/cgroup.conf"
 mkdir -p "$s/spool/$(hostname -s)"
 export SLURM_CONF="$s/etc/slurm.conf"
 cp "$s/etc/"*.conf "$OUT/"

@@ -26,7 +26,14 @@ slurm_write_config() {
     for f in $files; do echo "NodeName=$host Name=gpu File=$f" >> "$dir/gres.conf"; done
   fi
   sed -e "s|@HOST@|$host|; s|@NODE@|$node|; s|@NODENAME@|$host|" "$ROOT/scripts/lab/slurm.conf" > "$dir/slurm.conf"
-  chmod 644 "$dir/slurm.conf" "$dir/gres.conf"
+  rm -f "$dir/cgroup.conf"
+  # No cgroup is used (proctrack/linuxproc, task/none), but slurmd loads a cgroup plugin at start, and cgroup/v2
+  # fails where /sys/fs/cgroup is read-only (a container): there the v1 plugin, on an empty folder, loads untouched.
+  if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && ! [ -w /sys/fs/cgroup/cgroup.procs ]; then
+    install -d -m 755 "${SLURM_CGROUP_NONE:-/var/lib/slurm/no-cgroup}"
+    printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=%s\n' "${SLURM_CGROUP_NONE:-/var/lib/slurm/no-cgroup}" > "$dir/cgroup.conf"
+  fi
+  chmod 644 "$dir"/*.conf
 }
 
 slurm_install() {
