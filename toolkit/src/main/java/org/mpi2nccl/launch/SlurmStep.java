@@ -45,10 +45,9 @@ public final class SlurmStep {
                 "--job-name=mpi2nccl-" + simpleName(spec.mainClass), "--kill-on-bad-exit=1", "--quiet"));
         int gpus = spec.gpus != null ? spec.gpus : Math.min(spec.ranks, nodes.gpus());
         if (gpus > 0) cmd.add("--gres=gpu:" + gpus);
-        if (!env.containsKey("SLURM_JOB_ID")) {   // an allocation of its own: bounded wait, and the job's time limit
-            cmd.add("--immediate=" + WAIT_FOR_RESOURCES.toSeconds());
-            cmd.add("--time=" + (spec.timeout.toMinutes() + 1));
-        }
+        // An allocation of its own waits a bounded time for free resources. No --time: the launcher ends the job at
+        // its own timeout, and rank engines (which live as long as their kernel) would exceed a partition's MaxTime.
+        if (!env.containsKey("SLURM_JOB_ID")) cmd.add("--immediate=" + WAIT_FOR_RESOURCES.toSeconds());
         cmd.add(java.toString());
         cmd.add(JobBuilder.NATIVE_ACCESS);
         cmd.add(PrivateTemp.jvmOption());
