@@ -65,15 +65,18 @@ def main():
         t0 = time.monotonic()
         status, text = execute(kc, "%mpj start -np 4")
         check("start", status == "ok", f"%mpj start -np 4 under Slurm in {time.monotonic() - t0:.1f} s: {text.strip()[:300]}")
+        status, text = execute(kc, "%mpj status")
+        check("status", status == "ok" and "one Slurm job step" in text, f"%mpj status says so: {text.strip()[:120]}")
         status, text = execute(kc, '%%mpj\nSystem.getenv("SLURM_JOB_ID")')
         ids = set(re.findall(r"\[rank \d\] \"?(\d+)\"?", text))
         check("one step", status == "ok" and len(ids) == 1, f"every rank runs in one Slurm job: {sorted(ids)} ({text.strip()[:200]})")
         job = ids.pop() if len(ids) == 1 else None
         listed = [j for j, name in jobs_of(me) if j == job]
         check("squeue", bool(listed), f"squeue lists job {job} as {me}'s: {jobs_of(me)}")
+        earlier = {j for j, name in jobs_of(me, "all") if name == "mpi2nccl-PartialSum"}   # a run minutes ago
         status, text = execute(kc, "org.mpi2nccl.launch.Mpj.launch(org.mpi2nccl.launch.PartialSum.class).ranks(2)"
                                    ".run().reports().size()")
-        sums = [j for j, name in jobs_of(me, "all") if name == "mpi2nccl-PartialSum"]
+        sums = [j for j, name in jobs_of(me, "all") if name == "mpi2nccl-PartialSum" and j not in earlier]
         check("a rank program", status == "ok" and text.strip().endswith("2") and len(sums) == 1,
               f"a program the kernel launches ran as Slurm job {sums}: {text.strip()[:300]}")
         os.kill(kernel_pid, signal.SIGKILL)

@@ -64,6 +64,7 @@ public final class RunningJob implements AutoCloseable {
     private PrivateNetwork network;   // a local niodev job's own network (PrivateNetwork), or null
     private Process main;
     private Path slurmRequest;   // a Slurm step's job file, deleted when the job ends
+    private Launcher launcher;
 
     RunningJob(JobBuilder spec) {
         this.spec = spec;
@@ -78,7 +79,7 @@ public final class RunningJob implements AutoCloseable {
         MpjHome home = MpjHome.locate(spec.mpjHome);
         List<String> cp = spec.rankClasspath();
         spec.checkMainClass(cp);
-        Launcher launcher = spec.launcherToUse();
+        launcher = spec.launcherToUse();
         startNanos = System.nanoTime();
         try {
             main = launcher == Launcher.SLURM ? startSlurmStep(java, cp)
@@ -411,6 +412,11 @@ public final class RunningJob implements AutoCloseable {
             }
         }
         return List.copyOf(pidsSeen);
+    }
+
+    /** Who started the job's processes: this JVM, or Slurm (one job step). */
+    public Launcher launcher() {
+        return launcher;
     }
 
     /** Lines received so far. */

@@ -261,7 +261,8 @@ public final class RankEngines implements AutoCloseable {
     /** One row per rank: where it runs and whether its process is alive. */
     public Table status() {
         String state = cellRunning ? "running a cell" : "idle";
-        return EngineStatus.table(ranks.size() + " rank engines (" + device + ", up "
+        String where = job.launcher() == org.mpi2nccl.launch.Launcher.SLURM ? ", one Slurm job step" : "";
+        return EngineStatus.table(ranks.size() + " rank engines (" + device + where + ", up "
                 + Duration.ofNanos(System.nanoTime() - startedNanos).toSeconds() + " s, " + cellsRun + " cells)",
                 ranks, closed, state);
     }
