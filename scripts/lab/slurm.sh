@@ -70,12 +70,22 @@ slurm_start() {
 
 slurm_stop() {
   [ -f "$SLURM_CONF" ] && slurm_ours || return 0
+  # The class ends: every job ends with it. Stopped under running jobs, slurmctld would find them again at its next
+  # start and count their CPUs and GPUs as taken.
+  if sinfo --noheader >/dev/null 2>&1; then
+    scancel --partition=lab 2>/dev/null || true
+    local deadline=$((SECONDS + 20))
+    while [ -n "$(squeue --noheader --partition=lab 2>/dev/null)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+  fi
   if systemd_runs; then
     systemctl stop slurmd slurmctld
   else
     pkill -x slurmd || true
     pkill -x slurmctld || true
   fi
+  # gone before anything starts them again (a start that found the old one still saving its state would start none)
+  local deadline=$((SECONDS + 30))
+  while pgrep -x 'slurmctld|slurmd' >/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   say "lab: Slurm stopped (munge keeps running)"
 }
 

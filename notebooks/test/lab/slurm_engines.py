@@ -62,9 +62,13 @@ def main():
         kc = km.client()
         kc.start_channels()
         kc.wait_for_ready(timeout=120)
+        # A GPU asked of a lab without any: srun refuses at once, and the cell says so with what to do.
+        status, text = execute(kc, "%mpj start -np 2 --gpus 1")
+        check("no GPU here", status == "error" and "Slurm did not run the job" in text and "--gpus 0" in text,
+              f"%mpj start --gpus 1 on a node without GPUs: {text.strip()[:400]}")
         t0 = time.monotonic()
-        status, text = execute(kc, "%mpj start -np 4")
-        check("start", status == "ok", f"%mpj start -np 4 under Slurm in {time.monotonic() - t0:.1f} s: {text.strip()[:300]}")
+        status, text = execute(kc, "%mpj start -np 4 --gpus 0")
+        check("start", status == "ok", f"%mpj start -np 4 --gpus 0 under Slurm in {time.monotonic() - t0:.1f} s: {text.strip()[:300]}")
         status, text = execute(kc, "%mpj status")
         check("status", status == "ok" and "one Slurm job step" in text, f"%mpj status says so: {text.strip()[:120]}")
         status, text = execute(kc, '%%mpj\nSystem.getenv("SLURM_JOB_ID")')

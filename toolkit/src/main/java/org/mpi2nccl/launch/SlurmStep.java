@@ -86,7 +86,8 @@ public final class SlurmStep {
         String all = String.join(" | ", errors);
         String hint = all.contains("Unable to allocate resources") || all.contains("Immediate execution impossible")
                 ? ": the CPUs or GPUs asked for are not free (or the lab has fewer); try again later, ask for fewer"
-                  + " ranks or GPUs, or see what runs with squeue"
+                  + " ranks or GPUs (%mpj start --gpus 0 for a lesson without GPUs; mpjrun --gpus), or see what runs"
+                  + " with squeue"
                 : all.contains("Unable to contact slurm controller") || all.contains("Connection refused")
                 ? ": Slurm's controller does not answer; the instructor starts it with ./build.sh lab start"
                 : ": squeue and sinfo say what Slurm sees";

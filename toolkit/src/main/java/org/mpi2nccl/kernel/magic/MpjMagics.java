@@ -77,6 +77,10 @@ public final class MpjMagics {
 
         @Option(names = "--one-per-gpu", description = "on a machine with more GPUs than -np: one rank per GPU instead")
         boolean onePerGpu;
+
+        @Option(names = "--gpus", description = "on a lab run by Slurm: GPUs the engines' job asks for (default: one a"
+                + " rank, at most a node's; 0: none, for a lesson without GPUs)")
+        Integer gpus;
     }
 
     @Command(name = "%mpj config", description = "settings of the rank engines")
@@ -131,7 +135,10 @@ public final class MpjMagics {
         RankEngines started;
         starting = Thread.currentThread();
         try {
-            started = RankEngines.start(ranks, device, classPath.get(), log);
+            if (o.gpus != null && o.gpus < 0) {
+                throw new IllegalArgumentException("--gpus " + o.gpus + " is negative: give 0 or more (0: no GPU)");
+            }
+            started = RankEngines.start(ranks, device, classPath.get(), o.gpus, log);
         } finally {
             starting = null;
             Thread.interrupted();   // an interrupt that came as the start ended is not for the next cell
@@ -305,6 +312,7 @@ public final class MpjMagics {
         return String.join("\n",
                 "%mpj start -np 4 [--device multicore|niodev]   start rank engines (state kept between cells)",
                 "%mpj start -np 2 --one-per-gpu                  ... or one per GPU where there are more GPUs",
+                "%mpj start -np 4 --gpus 0                      ... on a lab run by Slurm: no GPU (default: one a rank)",
                 "%%mpj                                          run the cell on every rank engine at once",
                 "%%mpj -np 2 [--device ...]                     run the cell once on fresh engines",
                 "%mpj status                                    the engines: rank, host, pid, state",

@@ -57,8 +57,8 @@ final class EngineHandshake {
      * Opens the kernel's socket, launches {@code n} ranks of {@link RankEngine} that connect back to it with a fresh
      * token, and accepts their links. The launcher's lines go to {@code early} meanwhile.
      */
-    static Launched launch(int n, MpjDevice device, List<String> jvmArgs, BlockingQueue<EngineEvent> early, long t0)
-            throws CellError {
+    static Launched launch(int n, MpjDevice device, List<String> jvmArgs, Integer gpus, BlockingQueue<EngineEvent> early,
+                           long t0) throws CellError {
         EngineLink server;
         try {
             server = EngineLink.open();
@@ -70,7 +70,9 @@ final class EngineHandshake {
         org.mpi2nccl.lab.GpuLease lease = org.mpi2nccl.lab.GpuLease.NONE; // a shared machine's GPUs: one job each
         try {
             lease = org.mpi2nccl.lab.GpuLease.forRankEngines(n, device);
-            job = lease.applyTo(Mpj.launch(RankEngine.class))
+            org.mpi2nccl.launch.JobBuilder builder = lease.applyTo(Mpj.launch(RankEngine.class));
+            if (gpus != null) builder.gpus(gpus);
+            job = builder
                     .ranks(n)
                     .device(device)
                     .args(server.path().toString())

@@ -32,15 +32,15 @@ final class EngineStartup {
     private EngineStartup() {
     }
 
-    /** Starts {@code n} rank engines and waits until every one is ready for cells. */
-    static RankEngines start(int n, MpjDevice device, List<String> classPath, List<String> jvmArgs, PrintStream log)
-            throws CellError {
+    /** Starts {@code n} rank engines and waits until every one is ready for cells ({@code gpus}: a Slurm step's). */
+    static RankEngines start(int n, MpjDevice device, List<String> classPath, List<String> jvmArgs, Integer gpus,
+                             PrintStream log) throws CellError {
         if (n < 1) {
             throw engineError("a job needs at least 1 rank, not " + n + ": use %mpj start -np 2 (or more)");
         }
         long t0 = System.nanoTime();
         BlockingQueue<EngineEvent> early = new LinkedBlockingQueue<>();
-        EngineHandshake.Launched launched = EngineHandshake.launch(n, device, jvmArgs, early, t0);
+        EngineHandshake.Launched launched = EngineHandshake.launch(n, device, jvmArgs, gpus, early, t0);
         try {
             RankEngines engines = new RankEngines(t0, device, launched.job(), launched.server(), log, launched.wires(),
                     launched.ranks());

@@ -104,7 +104,16 @@ public final class RankEngines implements AutoCloseable {
     /** As {@link #start(int, MpjDevice, List, PrintStream)}, with options for the engines' JVMs. */
     public static RankEngines start(int n, MpjDevice device, List<String> classPath, List<String> jvmArgs,
                                     PrintStream log) throws CellError {
-        return EngineStartup.start(n, device, classPath, jvmArgs, log);
+        return EngineStartup.start(n, device, classPath, jvmArgs, null, log);
+    }
+
+    /**
+     * As {@link #start(int, MpjDevice, List, PrintStream)}; under Slurm the engines' step asks for {@code gpus} GPUs
+     * (null: one a rank, at most a node's; 0: none, for lessons without a GPU on a lab whose GPUs others need).
+     */
+    public static RankEngines start(int n, MpjDevice device, List<String> classPath, Integer gpus, PrintStream log)
+            throws CellError {
+        return EngineStartup.start(n, device, classPath, EngineJvmOptions.fromProperty(), gpus, log);
     }
 
     /** Starts the link readers; from now on, the launcher's lines in {@code early} come through the same queue. */
