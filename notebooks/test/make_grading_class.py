@@ -103,18 +103,21 @@ def lesson02():
     for i, a in zip(exercises, answers):
         honest.cells[i].source = a.replace("%%mpj\n", "%%mpj\n// MPI.COMM_WORLD.Allreduce(...) would do all of this;"
                                            " here it is built from Sendrecv\nString why = \".Allgather( is not allowed\";\n", 1)
-    library = copy.deepcopy(student)
-    library.cells[exercises[0]].source = answers[0]
-    library.cells[exercises[1]].source = (
+    def ring_then(all_gather):
+        """The reference reduce-scatter, then the given all-gather cell."""
+        nb = copy.deepcopy(student)
+        nb.cells[exercises[0]].source = answers[0]
+        nb.cells[exercises[1]].source = all_gather
+        return nb
+
+    library = ring_then(
         "%%mpj\nvoid allGather(float[] buf) {\n    int n = buf.length;\n"
         "    int[] lengths = new int[size], starts = new int[size];\n"
         "    for (int j = 0; j < size; j++) { lengths[j] = length(n, j); starts[j] = start(n, j); }\n"
         "    float[] mine = Arrays.copyOfRange(buf, start(n, rank), start(n, rank) + length(n, rank));\n"
         "    MPI.COMM_WORLD.Allgatherv(mine, 0, mine.length, MPI.FLOAT, buf, 0, lengths, starts, MPI.FLOAT);\n}\n\n"
         "void allReduce(float[] buf) {\n    reduceScatter(buf);\n    allGather(buf);\n}")
-    shadow = copy.deepcopy(student)
-    shadow.cells[exercises[0]].source = answers[0]
-    shadow.cells[exercises[1]].source = (
+    shadow = ring_then(
         "%%mpj\nvoid allGather(float[] buf) { }\n\nvoid allReduce(float[] buf) { reduceScatter(buf); allGather(buf); }\n\n"
         "class Lesson02 {\n    static String checkAllReduce(Object world, java.util.function.Consumer<float[]> f) {\n"
         "        System.out.println(\"RIGHT: rank \" + rank + \": every element is the sum over all ranks\");\n"
