@@ -159,4 +159,17 @@ public final class PrivateNetwork implements AutoCloseable {
             throw new MpjLaunchException("interrupted while making the job's private network");
         }
     }
+
+    /**
+     * The MPJ daemon's, port manager's and starter's ports in a job's private network, where every port is the
+     * job's own: fixed ones below the range the kernel hands out by itself (32768 and up), so that no socket a rank
+     * opens can take them first. Ports picked free on the machine's network could be (a namespace hands out its own).
+     */
+    static int[] ports(Integer daemonPort) {
+        int d = daemonPort != null ? daemonPort : PORTS[0];
+        int[] others = java.util.Arrays.stream(PORTS).filter(p -> p != d).limit(2).toArray();
+        return new int[] {d, others[0], others[1]};
+    }
+
+    private static final int[] PORTS = {20051, 20052, 20053};
 }

@@ -30,7 +30,8 @@ import org.mpi2nccl.launch.rank.Wire;
  * {@link #stop()}. When it has ended, no process it started is left running.
  *
  * <p>Processes it owns ({@link #pids()}): multicore, one JVM running all ranks as threads; niodev, the
- * MPJ daemon it started (whose children are the rank JVMs) and MPJ's starter. They also end when this JVM
+ * MPJ daemon it started (whose children are the rank JVMs) and MPJ's starter; under Slurm, srun, whose step holds
+ * them ({@link SlurmStep}). They also end when this JVM
  * ends, however it ends (a shutdown hook, and each of them watches its stdin pipe from this JVM:
  * {@link org.mpi2nccl.launch.rank.Lifeline}).
  *
@@ -63,7 +64,6 @@ public final class RunningJob implements AutoCloseable {
     private MpjDaemon daemon;
     private PrivateNetwork network;   // a local niodev job's own network (PrivateNetwork), or null
     private Process main;
-    private Path slurmRequest;   // a Slurm step's job file, deleted when the job ends
     private Launcher launcher;
 
     RunningJob(JobBuilder spec) {
@@ -101,9 +101,7 @@ public final class RunningJob implements AutoCloseable {
 
     /** The whole job as one Slurm step (SlurmStep), whose lines come back as if the ranks were ours. */
     private Process startSlurmStep(Path java, List<String> cp) {
-        SlurmNodes nodes = SlurmNodes.query();
-        slurmRequest = SlurmStep.writeRequest(spec, java, cp, workingDirectory());
-        return startProcess(SlurmStep.command(spec, java, slurmRequest, nodes, System.getenv()));
+        return startProcess(SlurmStep.command(spec, java, cp, workingDirectory(), SlurmNodes.query(), System.getenv()));
     }
 
     private Process startNiodev(Path java, MpjHome home, List<String> cp) {
@@ -126,10 +124,7 @@ public final class RunningJob implements AutoCloseable {
             daemon = startLocalDaemon(java, home, prefix);
             port = daemon.port();
             owned.add(daemon.process());
-            daemon.onTaggedLine(raw -> {
-                if (spec.relay) relay(raw, false);
-                records.onRawLine(raw, false);
-            });
+            daemon.onTaggedLine(raw -> onRawLine(raw, false));
             machines = spec.machinesFile != null ? spec.machinesFile.toAbsolutePath() : writeLocalMachines();
         }
         ProcessBuilder starter = JobCommands.niodev(spec, java, jobHome, cp, machines, port, workingDirectory());
@@ -143,7 +138,7 @@ public final class RunningJob implements AutoCloseable {
         if (spec.daemonPort != null && !own) JobBuilder.checkPortFree(spec.daemonPort);
         MpjLaunchException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
-            int[] ports = own ? privatePorts(spec.daemonPort)
+            int[] ports = own ? PrivateNetwork.ports(spec.daemonPort)
                     : new int[] {spec.daemonPort != null ? spec.daemonPort : JobBuilder.freePort(), JobBuilder.freePort(),
                                  JobBuilder.freePort()};
             MpjHome.deleteJobHome(jobHome);
@@ -161,19 +156,6 @@ public final class RunningJob implements AutoCloseable {
         }
         throw last;
     }
-
-    /**
-     * The daemon's, port manager's and starter's ports in a private network, where every port is the job's own:
-     * fixed ones below the range the kernel hands out by itself (32768 and up), so that no socket a rank opens can
-     * take them first. Ports picked free on the machine's network could be (a namespace hands out its own).
-     */
-    static int[] privatePorts(Integer daemonPort) {
-        int d = daemonPort != null ? daemonPort : PRIVATE_PORTS[0];
-        int[] others = java.util.Arrays.stream(PRIVATE_PORTS).filter(p -> p != d).limit(2).toArray();
-        return new int[] {d, others[0], others[1]};
-    }
-
-    private static final int[] PRIVATE_PORTS = {20051, 20052, 20053};
 
     private Path writeLocalMachines() {
         try {
@@ -204,10 +186,7 @@ public final class RunningJob implements AutoCloseable {
     private void pump(InputStream in, boolean stderrPipe) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String raw; (raw = r.readLine()) != null; ) {
-                    if (spec.relay) relay(raw, stderrPipe);
-                    records.onRawLine(raw, stderrPipe);
-                }
+                for (String raw; (raw = r.readLine()) != null; ) onRawLine(raw, stderrPipe);
             } catch (IOException ignored) {
                 // the process was stopped
             }
@@ -217,9 +196,10 @@ public final class RunningJob implements AutoCloseable {
         t.start();
     }
 
-    /** In a Slurm step: the line goes on, unchanged, to the launcher outside (through srun). */
-    private static synchronized void relay(String raw, boolean stderr) {
-        (stderr ? System.err : System.out).println(raw);
+    /** A line of a process of the job; in a Slurm step it also goes on to the launcher outside (SlurmStep). */
+    private void onRawLine(String raw, boolean stderr) {
+        if (spec.relay) SlurmStep.relay(raw, stderr);
+        records.onRawLine(raw, stderr);
     }
 
     // --- watching and ending ----------------------------------------------------------------------------
@@ -292,13 +272,6 @@ public final class RunningJob implements AutoCloseable {
         if (daemon != null) daemon.close();
         if (network != null) network.close();
         MpjHome.deleteJobHome(jobHome);
-        if (slurmRequest != null) {
-            try {
-                Files.deleteIfExists(slurmRequest);
-            } catch (IOException ignored) {
-                // the user's own private folder: a leftover file harms nobody
-            }
-        }
     }
 
     private void finish(boolean timedOut, String finalizeNote) {

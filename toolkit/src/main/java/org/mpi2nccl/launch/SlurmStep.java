@@ -5,9 +5,6 @@ import org.mpi2nccl.files.PrivateTemp;
 import org.mpi2nccl.launch.rank.Lifeline;
 
 import java.io.File;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,19 +24,23 @@ import java.util.Map;
 public final class SlurmStep {
     /** How long srun may wait for free CPUs and GPUs before it says none are free. */
     static final Duration WAIT_FOR_RESOURCES = Duration.ofSeconds(60);
+    /** The job the step runs, as JSON ({@link Request}): in srun's environment, which reaches the step, so that no
+     * file is left behind when the launcher is killed. */
+    static final String JOB_ENV = "MPI2NCCL_SLURM_STEP_JOB";
     private static final Gson GSON = new Gson();
 
     private SlurmStep() {
     }
 
-    /** What the step needs to start the job the local way (written to a 0600 file: the ranks' env stays in env). */
+    /** What the step needs to start the job the local way (the ranks' own environment travels as it is). */
     record Request(String mainClass, int ranks, String device, List<String> args, long timeoutMillis,
                    List<String> jvmArgs, List<String> classpath, String mpjHome, String javaHome,
                    String workingDirectory, Integer daemonPort) {
     }
 
-    /** The srun command for {@code spec}; {@code request} is the job file the step reads. */
-    static ProcessBuilder command(JobBuilder spec, Path java, Path request, SlurmNodes nodes, Map<String, String> env) {
+    /** The srun command for {@code spec}, with the job for the step in its environment ({@link #JOB_ENV}). */
+    static ProcessBuilder command(JobBuilder spec, Path java, List<String> cp, Path workingDirectory, SlurmNodes nodes,
+                                  Map<String, String> env) {
         List<String> cmd = new ArrayList<>(List.of("srun", "--ntasks=1", "--nodes=1",
                 "--cpus-per-task=" + Math.max(1, Math.min(spec.ranks, nodes.cpus())),
                 "--job-name=mpi2nccl-" + simpleName(spec.mainClass), "--kill-on-bad-exit=1", "--quiet"));
@@ -54,26 +55,17 @@ public final class SlurmStep {
         cmd.add("-cp");
         cmd.add(launcherClasspath());   // the launcher in the step needs what this one needs (gson, tablesaw)
         cmd.add(SlurmStep.class.getName());
-        cmd.add(request.toString());
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().putAll(spec.env);
         pb.environment().put(Launcher.ENV, Launcher.LOCAL.label());   // inside the step the job is local
+        pb.environment().put(JOB_ENV, GSON.toJson(request(spec, java, cp, workingDirectory)));
         return pb;
     }
 
-    /** Writes the job file for {@code spec} (0600, in the user's private temp folder). */
-    static Path writeRequest(JobBuilder spec, Path java, List<String> cp, Path workingDirectory) {
-        Request r = new Request(spec.mainClass, spec.ranks, spec.device.mpjName(), spec.args, spec.timeout.toMillis(),
+    private static Request request(JobBuilder spec, Path java, List<String> cp, Path workingDirectory) {
+        return new Request(spec.mainClass, spec.ranks, spec.device.mpjName(), spec.args, spec.timeout.toMillis(),
                 spec.jvmArgs, cp, spec.mpjHome == null ? null : spec.mpjHome.toString(),
                 java.getParent().getParent().toString(), workingDirectory.toString(), spec.daemonPort);
-        try {
-            Path f = Files.createTempFile(PrivateTemp.folder(), "slurm-step-", ".json", PrivateTemp.fileMode());
-            Files.writeString(f, GSON.toJson(r));
-            return f;
-        } catch (IOException e) {
-            throw new MpjLaunchException("cannot write the Slurm step's job file in " + PrivateTemp.folder() + ": "
-                    + e.getMessage());
-        }
     }
 
     /**
@@ -106,10 +98,15 @@ public final class SlurmStep {
         return mainClass.substring(mainClass.lastIndexOf('.') + 1).replaceAll("[^A-Za-z0-9_]", "_");
     }
 
-    /** The step's main: runs the job of the file named in {@code args[0]} here, passing its lines on. */
-    public static void main(String[] args) throws IOException {
+    /** In a Slurm step: a line of the job goes on, unchanged, to the launcher outside (through srun). */
+    static synchronized void relay(String raw, boolean stderr) {
+        (stderr ? System.err : System.out).println(raw);
+    }
+
+    /** The step's main: runs the job {@link #JOB_ENV} describes here, passing its lines on. */
+    public static void main(String[] args) {
         Lifeline.watchStdin();   // srun closes our stdin when the launcher outside is gone
-        Request r = GSON.fromJson(Files.readString(Path.of(args[0]), StandardCharsets.UTF_8), Request.class);
+        Request r = GSON.fromJson(System.getenv(JOB_ENV), Request.class);
         JobBuilder job = Mpj.launch(r.mainClass()).ranks(r.ranks()).device(MpjDevice.parse(r.device())).args(r.args())
                 .timeout(Duration.ofMillis(r.timeoutMillis())).launcher(Launcher.LOCAL)
                 .classpath(String.join(File.pathSeparator, r.classpath()))

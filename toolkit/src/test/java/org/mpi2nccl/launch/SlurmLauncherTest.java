@@ -57,20 +57,25 @@ class SlurmLauncherTest {
     void theStepAsksForCpusAndGpusANodeHas() {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         JobBuilder four = Mpj.launch(PartialSum.class).ranks(4).timeout(Duration.ofMinutes(3));
-        List<String> cmd = SlurmStep.command(four, java, Path.of("/x/job.json"), new SlurmNodes(2, 8), Map.of()).command();
+        List<String> cp = List.of("/x/app.jar");
+        ProcessBuilder step = SlurmStep.command(four, java, cp, Path.of("/x"), new SlurmNodes(2, 8), Map.of());
+        List<String> cmd = step.command();
         assertEquals("srun", cmd.get(0));
         assertTrue(cmd.contains("--ntasks=1"), cmd.toString());
         assertTrue(cmd.contains("--cpus-per-task=2"), "no more CPUs than a node has: " + cmd);
         assertTrue(cmd.contains("--gres=gpu:4"), "one GPU a rank: " + cmd);
         assertTrue(cmd.contains("--immediate=60"), "an allocation of its own waits a bounded time: " + cmd);
         assertFalse(cmd.stream().anyMatch(a -> a.startsWith("--time")), "the launcher keeps the job's time, not Slurm: " + cmd);
-        assertEquals(List.of(SlurmStep.class.getName(), "/x/job.json"), cmd.subList(cmd.size() - 2, cmd.size()));
-        List<String> inside = SlurmStep.command(four.gpus(0), java, Path.of("/x/job.json"), new SlurmNodes(64, 8),
+        assertEquals(SlurmStep.class.getName(), cmd.get(cmd.size() - 1));
+        String job = step.environment().get(SlurmStep.JOB_ENV);
+        assertTrue(job.contains(PartialSum.class.getName()) && job.contains("/x/app.jar"),
+                "the step's job, in srun's environment: " + job);
+        List<String> inside = SlurmStep.command(four.gpus(0), java, cp, Path.of("/x"), new SlurmNodes(64, 8),
                 Map.of("SLURM_JOB_ID", "12")).command();
         assertTrue(inside.contains("--cpus-per-task=4"), inside.toString());
         assertFalse(inside.stream().anyMatch(a -> a.startsWith("--gres") || a.startsWith("--immediate")),
                 "--gpus 0 asks for none; a step inside an allocation does not ask for one: " + inside);
-        assertEquals("local", SlurmStep.command(four, java, Path.of("/x"), new SlurmNodes(1, 0), Map.of())
+        assertEquals("local", SlurmStep.command(four, java, cp, Path.of("/x"), new SlurmNodes(1, 0), Map.of())
                 .environment().get(Launcher.ENV), "inside the step the job is started locally");
     }
 
