@@ -85,7 +85,7 @@ slurm_stop() {
   fi
   # gone before anything starts them again (a start that found the old one still saving its state would start none)
   local deadline=$((SECONDS + 30))
-  while pgrep -x 'slurmctld|slurmd' >/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+  while { pgrep -x slurmctld || pgrep -x slurmd; } >/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   say "lab: Slurm stopped (munge keeps running)"
 }
 
