@@ -187,7 +187,7 @@ public final class JobBuilder {
 
     /** How many GPUs a Slurm step asks for (default: one a rank, at most what a node has; 0 for none). */
     public JobBuilder gpus(int gpus) {
-        if (gpus < 0) throw new MpjLaunchException("the number of GPUs must not be negative (got " + gpus + ")");
+        if (gpus < 0) throw new MpjLaunchException("--gpus " + gpus + " is negative: give 0 or more (0: no GPU)");
         this.gpus = gpus;
         return this;
     }

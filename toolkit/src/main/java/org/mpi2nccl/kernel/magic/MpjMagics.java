@@ -135,9 +135,6 @@ public final class MpjMagics {
         RankEngines started;
         starting = Thread.currentThread();
         try {
-            if (o.gpus != null && o.gpus < 0) {
-                throw new IllegalArgumentException("--gpus " + o.gpus + " is negative: give 0 or more (0: no GPU)");
-            }
             started = RankEngines.start(ranks, device, classPath.get(), o.gpus, log);
         } finally {
             starting = null;
