@@ -1,7 +1,6 @@
 package org.mpi2nccl.grade;
 
 import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,10 +37,8 @@ final class HowCheck {
 
     /** The rule in the source's exercise cell, if it has one. */
     static Optional<Rule> of(JsonObject sourceCell) {
-        JsonElement m = sourceCell.getAsJsonObject("metadata") == null ? null
-                : sourceCell.getAsJsonObject("metadata").get("mpi2nccl");
-        if (m == null || !m.isJsonObject() || !m.getAsJsonObject().has("without")) return Optional.empty();
-        JsonObject o = m.getAsJsonObject();
+        JsonObject o = Notebook.lessonMetadata(sourceCell);
+        if (o == null || !o.has("without")) return Optional.empty();
         List<String> names = new ArrayList<>();
         JsonArray a = o.getAsJsonArray("without");
         a.forEach(e -> names.add(e.getAsString()));
@@ -102,21 +99,17 @@ final class HowCheck {
     /** The verdict of an exercise whose data was right, once its answer's source is read; {@code v} if none. */
     static Verdict judge(Exercise ex, Notebook source, Notebook assembled, Verdict v) {
         if (!v.passed()) return v;
-        JsonObject ours = cell(source, ex.cellId());
-        JsonObject theirs = cell(assembled, ex.cellId());
+        JsonObject ours = source.cell(ex.cellId());
+        JsonObject theirs = assembled.cell(ex.cellId());
         if (ours == null || theirs == null) return v;
         String code = Notebook.source(theirs);
-        List<String> checks = ex.checkIds().stream().map(id -> cell(source, id)).filter(java.util.Objects::nonNull)
+        List<String> checks = ex.checkIds().stream().map(source::cell).filter(java.util.Objects::nonNull)
                 .map(Notebook::source).toList();
         Optional<String> hijack = shadows(code, checks);
         if (hijack.isPresent()) return Verdict.failed(ex.name(), hijack.get() + " (which then said RIGHT)");
         Optional<Rule> rule = of(ours);
         return rule.flatMap(r -> broken(r, code)).map(w -> Verdict.failed(ex.name(), w + " (its numbers were right)"))
                 .orElse(v);
-    }
-
-    private static JsonObject cell(Notebook nb, String id) {
-        return nb.cells().stream().filter(c -> id.equals(Notebook.id(c))).findFirst().orElse(null);
     }
 
     private static int lineOf(String text, int at) {

@@ -59,7 +59,7 @@ final class Submission {
         for (Exercise ex : exercises) {
             for (String id : ex.checkIds()) {
                 JsonObject theirs = byId.get(id);
-                JsonObject ours = source.cells().stream().filter(c -> id.equals(Notebook.id(c))).findFirst().orElse(null);
+                JsonObject ours = source.cell(id);
                 if (ours != null && (theirs == null || !checksum(theirs).equals(checksum(ours)))) {
                     s.editedChecks.put(ex.name(), "the submission's check cell " + id + (theirs == null ? " was deleted"
                             : " was edited (checksum " + checksum(theirs).substring(0, 12) + ", the source's "

@@ -141,12 +141,21 @@ public final class Notebook {
 
     /** The exercise's name (metadata.mpi2nccl.exercise), or null for a cell that is not an exercise. */
     public static String exercise(JsonObject cell) {
-        JsonObject meta = cell.getAsJsonObject("metadata");
-        if (meta == null || !meta.has("mpi2nccl") || !meta.get("mpi2nccl").isJsonObject()) {
-            return null;
-        }
-        JsonElement name = meta.getAsJsonObject("mpi2nccl").get("exercise");
+        JsonObject lesson = lessonMetadata(cell);
+        JsonElement name = lesson == null ? null : lesson.get("exercise");
         return name == null || !name.isJsonPrimitive() ? null : name.getAsString();
+    }
+
+    /** The cell's {@code mpi2nccl} metadata (exercise name, grading rules), or null. */
+    public static JsonObject lessonMetadata(JsonObject cell) {
+        JsonObject meta = cell.getAsJsonObject("metadata");
+        return meta == null || !meta.has("mpi2nccl") || !meta.get("mpi2nccl").isJsonObject() ? null
+                : meta.getAsJsonObject("mpi2nccl");
+    }
+
+    /** The cell with id {@code id}, or null. */
+    public JsonObject cell(String id) {
+        return cells().stream().filter(c -> id.equals(id(c))).findFirst().orElse(null);
     }
 
     public static String id(JsonObject cell) {
