@@ -23,7 +23,7 @@ final class GraderByData {
             + "System.out.println(\"ANSWER global-mean: \" + globalMean);\n";
 
     /**
-     * The lesson's own reference for the grading's inputs (it reads the seed from the run's environment): right
+     * The lesson's own reference for the grading's inputs (it reads the grading's number from the run's environment): right
      * numbers without a collective, failed by the exercise's rule on how it is built (HowCheck).
      */
     static final String SEEDED = "%%mpj\ndouble globalMean = org.mpi2nccl.lessons.Lesson01.globalMean(size);\n";
