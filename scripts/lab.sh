@@ -15,7 +15,7 @@ usage() {
   cat <<EOF
 usage: ./build.sh lab COMMAND   (as root)
 
-  install [--port N] [--public] [--no-slurm]
+  install [--port N] [--public] [--no-slurm] [--no-nodes]
                                   Debian's jupyterhub and configurable-http-proxy, bubblewrap; the toolkit copied
                                   to $PREFIX (students read it; no reference answers in it); the mpi2nccl kernel for
                                   every user; the hub's configuration in $ETC/jupyterhub_config.py. The hub listens
@@ -23,8 +23,10 @@ usage: ./build.sh lab COMMAND   (as root)
                                   front of it). Slurm (slurmctld, slurmd, munge) as the lab's scheduler: this
                                   machine as one node, its GPUs granted as GRES, every student's rank engines and
                                   jobs run as Slurm job steps (a machine with its own slurm.conf keeps it;
-                                  --no-slurm: jobs run locally). This checkout is made private to its owner: its
-                                  notebooks hold the reference answers.
+                                  --no-slurm: jobs run locally). Lesson 08's two simulated nodes as Slurm's
+                                  partition "nodes", each with its own slurmd, held by one student's lesson at a
+                                  time (--no-nodes: without them, lesson 08 says it has no nodes). This checkout is
+                                  made private to its owner: its notebooks hold the reference answers.
   add-student NAME                a Unix account in group $GROUP (who may log in); its password is read from
                                   standard input, one line (never from the command line)
   start | stop | status           the hub and Slurm, in the background (the hub's log: $LOG)
@@ -40,14 +42,15 @@ need_root() {
 }
 
 install_lab() {
-  local port=8000 bind=127.0.0.1 slurm=yes
+  local port=8000 bind=127.0.0.1 slurm=yes nodes=nodes
   while [ $# -gt 0 ]; do
     case "$1" in
       --no-slurm) slurm=no; shift ;;
+      --no-nodes) nodes=; shift ;;
       --port) [[ "${2:-}" =~ ^[0-9]+$ ]] && [ "$2" -ge 1 ] && [ "$2" -le 65535 ] \
                 || die "lab install --port needs a TCP port (1..65535), got '${2:-}'"; port=$2; shift 2 ;;
       --public) bind=0.0.0.0; shift ;;
-      *) die "lab install: unknown option '$1' (--port N, --public, --no-slurm)" ;;
+      *) die "lab install: unknown option '$1' (--port N, --public, --no-slurm, --no-nodes)" ;;
     esac
   done
   apt_install lab $(missing_debs jupyterhub node-configurable-http-proxy bubblewrap util-linux curl)
@@ -76,7 +79,7 @@ install_lab() {
 
   local launcher=local
   if [ $slurm = yes ]; then
-    slurm_install
+    slurm_install $nodes
     launcher=slurm
   fi
 

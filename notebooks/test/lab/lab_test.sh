@@ -7,7 +7,10 @@
 #     every check right, charts shown, no error; the account that is not a student is refused;
 #  3. one student's kernel holds niodev rank engines; the other student tries every attack of attacks.py on them;
 #  4. Slurm: the held engines run as the first student's Slurm job; the second student's kernel starts engines and a
-#     rank program as Slurm job steps, and when that kernel is killed its Slurm job ends (slurm_engines.py).
+#     rank program as Slurm job steps, and when that kernel is killed its Slurm job ends (slurm_engines.py);
+#  5. lesson 08's two nodes from Slurm: the second student's kernel holds them and runs ranks over both; the first
+#     student can neither reach its daemons, nor take the nodes, nor join its job; after, nothing of it is left on
+#     the nodes, not even a process it detached (slurm_nodes.py).
 # The accounts are removed and the hub stopped at the end.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
@@ -73,7 +76,8 @@ env "HUB_PASSWORD_${ALICE//-/_}=${PW[$ALICE]}" "HUB_PASSWORD_${BOB//-/_}=${PW[$B
 
 say "== lab: $BOB attacks $ALICE's rank engines"
 install -m 755 "$ROOT/notebooks/test/lab/hold_engines.py" "$ROOT/notebooks/test/lab/attacks.py" \
-  "$ROOT/notebooks/test/lab/neighbours.py" "$ROOT/notebooks/test/lab/slurm_engines.py" "$work/"
+  "$ROOT/notebooks/test/lab/neighbours.py" "$ROOT/notebooks/test/lab/slurm_engines.py" \
+  "$ROOT/notebooks/test/lab/slurm_nodes.py" "$work/"
 chmod 755 "$work"
 coproc HOLD { cd /tmp && exec runuser -u $ALICE -- "$JUPYTER_PY" "$work/hold_engines.py"; }
 holder=$HOLD_PID
@@ -99,4 +103,33 @@ jobs=$(squeue --noheader --user $ALICE --format=%j)
 [[ "$jobs" == *mpi2nccl* ]] || die "lab test: $ALICE's held engines should run as her Slurm job (squeue: ${jobs:-none})"
 say "$ALICE's engines run as her Slurm job ($jobs)"
 (cd /tmp && runuser -u $BOB -- "$JUPYTER_PY" "$work/slurm_engines.py")
+exec {HOLD[1]}>&-   # her engines are given back
+wait "$holder" || true
+holder=
+
+say "== lab: lesson 08's two nodes from Slurm: $BOB holds them, $ALICE tries to get in"
+coproc NODES { cd /tmp && exec runuser -u $BOB -- "$JUPYTER_PY" "$work/slurm_nodes.py" hold 2>&1; }
+holder=$NODES_PID
+job=
+while read -r -t 300 line <&"${NODES[0]}"; do
+  echo "$line"
+  [[ "$line" == "held "* ]] && { job=${line#held }; break; }
+done
+[[ "$job" =~ ^[0-9]+$ ]] || die "lab test: $BOB's lesson 08 did not get the nodes from Slurm (job: ${job:-none})"
+(cd /tmp && runuser -u $ALICE -- "$JUPYTER_PY" "$work/slurm_nodes.py" attack "$job")
+# the control: from node1, where the job's ranks are, node0's daemon does answer (so the refusals above are the walls)
+ip netns exec m2nlab-node1 timeout 5 bash -c 'exec 3<>/dev/tcp/10.211.0.1/40055' \
+  || die "lab test: the control failed: node1 does not reach the daemon on node0, so the attacks above proved nothing"
+say "control: from node1, $BOB's daemon on node0 answers"
+echo release >&"${NODES[1]}"
+while read -r -t 120 line <&"${NODES[0]}"; do echo "$line"; [ "$line" = done ] && break; done
+rc=0; wait "$holder" || rc=$?
+holder=
+[ $rc = 0 ] || die "lab test: lesson 08's nodes under Slurm failed a check above"
+left=
+for ns in $(ip netns list | awk '/^m2nlab-node/ {print $1}'); do
+  for p in $(ip netns pids "$ns"); do [ "$(stat -c %U /proc/$p 2>/dev/null)" = $BOB ] && left="$left $ns:$p"; done
+done
+[ -z "$left" ] || die "lab test: processes of $BOB outlived the allocation on the nodes:$left"
+say "nothing of $BOB is left on the nodes (the epilog ended the process it detached)"
 say "== lab: every part passed"

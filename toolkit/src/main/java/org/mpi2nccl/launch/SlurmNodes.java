@@ -19,7 +19,7 @@ record SlurmNodes(int cpus, int gpus) {
 
     /** Asks sinfo (at most 15 s). */
     static SlurmNodes query() {
-        List<String> cmd = List.of("sinfo", "--noheader", "--format=%c|%G");
+        List<String> cmd = List.of("sinfo", "--noheader", "--format=%P|%c|%G");
         String out;
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -44,15 +44,20 @@ record SlurmNodes(int cpus, int gpus) {
         return parse(out);
     }
 
-    /** Parses sinfo's {@code %c|%G} lines (one per kind of node in the default partition). */
+    /**
+     * Parses sinfo's {@code %P|%c|%G} lines (one per partition and kind of node), keeping the default partition's
+     * (its name ends in '*'; a step without --partition runs there): a lab's partition of lesson 08's nodes, without
+     * GPUs, must not hide the GPUs of the machine's own node.
+     */
     static SlurmNodes parse(String sinfo) {
+        List<String[]> rows = sinfo.strip().lines().map(l -> l.strip().split("\\|", 3)).filter(r -> r.length == 3).toList();
+        boolean marked = rows.stream().anyMatch(r -> r[0].strip().endsWith("*"));
         int cpus = Integer.MAX_VALUE;
         int gpus = Integer.MAX_VALUE;
-        for (String line : sinfo.strip().split("\n")) {
-            String[] parts = line.strip().split("\\|", 2);
-            if (parts.length != 2 || !parts[0].strip().matches("\\d+")) continue;
-            cpus = Math.min(cpus, Integer.parseInt(parts[0].strip()));
-            Matcher m = GPU.matcher(parts[1]);
+        for (String[] r : rows) {
+            if (marked && !r[0].strip().endsWith("*") || !r[1].strip().matches("\\d+")) continue;
+            cpus = Math.min(cpus, Integer.parseInt(r[1].strip()));
+            Matcher m = GPU.matcher(r[2]);
             int g = 0;
             while (m.find()) g += Integer.parseInt(m.group(1));
             gpus = Math.min(gpus, g);

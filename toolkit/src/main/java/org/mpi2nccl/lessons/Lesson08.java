@@ -13,8 +13,10 @@ import java.util.Objects;
 import java.util.function.BiFunction;
 import org.mpi2nccl.bench.BenchResults;
 import org.mpi2nccl.bench.BenchRow;
+import org.mpi2nccl.launch.Launcher;
 import org.mpi2nccl.launch.nodes.NodesPlan;
 import org.mpi2nccl.launch.nodes.SimulatedNodes;
+import org.mpi2nccl.launch.nodes.SlurmNodeAllocation;
 import org.mpi2nccl.launch.nodes.SocketBootstrap;
 import org.mpi2nccl.launch.nodes.WhereAmI;
 import org.mpi2nccl.launch.nodes.WithinAndAcross;
@@ -34,19 +36,38 @@ public final class Lesson08 {
     private Lesson08() {
     }
 
-    /** Why there can be no simulated nodes here (root, iproute2), or "" when there can. */
+    /**
+     * Why there can be no simulated nodes here, or "" when there can: on a lab server whose jobs Slurm runs, the
+     * lab's partition of nodes; elsewhere, namespaces made as root.
+     */
     public static String whyNot() {
+        if (underSlurm()) return SlurmNodeAllocation.whyNot(NodesPlan.of(2)).orElse("");
         return SimulatedNodes.whyNotHere().orElse("");
     }
 
-    /** Two nodes joined by a link shaped to {@link #LINK_RATE}; null (and the reason printed) when they cannot be made. */
+    private static boolean underSlurm() {
+        return Launcher.fromEnvironment(System.getenv()) == Launcher.SLURM;
+    }
+
+    /**
+     * Two nodes joined by a link shaped to {@link #LINK_RATE}: on a lab server, Slurm's two nodes, held until
+     * {@code nodes.close()}; elsewhere made here. Null (and the reason printed) when there can be none.
+     */
     public static SimulatedNodes startNodes() {
         String why = whyNot();
         if (!why.isEmpty()) {
             System.out.println("No simulated nodes on this machine: " + why + ". The cells below say so and go on.");
             return null;
         }
-        SimulatedNodes nodes = SimulatedNodes.start(NodesPlan.of(2).linkRate(LINK_RATE));
+        SimulatedNodes nodes;
+        NodesPlan plan = NodesPlan.of(2).linkRate(LINK_RATE);   // on a lab server, its link is shaped to the same rate
+        if (underSlurm()) {
+            nodes = SimulatedNodes.startUnderSlurm(plan);
+            System.out.println("Slurm gave this notebook the lab's two nodes (job " + ((SlurmNodeAllocation) nodes.placement()).jobId()
+                    + "); other students wait for them until the last cell gives them back.");
+        } else {
+            nodes = SimulatedNodes.start(plan);
+        }
         System.out.print(nodes.plan().describe());
         return nodes;
     }

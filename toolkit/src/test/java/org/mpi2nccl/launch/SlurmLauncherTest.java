@@ -45,10 +45,13 @@ class SlurmLauncherTest {
 
     @Test
     void sinfoSaysWhatANodeOffers() {
-        assertEquals(new SlurmNodes(2, 0), SlurmNodes.parse("2|(null)\n"));
-        assertEquals(new SlurmNodes(16, 2), SlurmNodes.parse("16|gpu:2\n"));
-        assertEquals(new SlurmNodes(32, 4), SlurmNodes.parse("32|gpu:h200:4(S:0-1)\n64|gpu:h200:8\n"), "the smaller node");
-        assertEquals(new SlurmNodes(8, 3), SlurmNodes.parse("8|gpu:a:1,gpu:b:2\n"), "GPUs of two types add up");
+        assertEquals(new SlurmNodes(2, 0), SlurmNodes.parse("lab*|2|(null)\n"));
+        assertEquals(new SlurmNodes(16, 2), SlurmNodes.parse("lab*|16|gpu:2\n"));
+        assertEquals(new SlurmNodes(32, 4), SlurmNodes.parse("gpu*|32|gpu:h200:4(S:0-1)\ngpu*|64|gpu:h200:8\n"), "the smaller node");
+        assertEquals(new SlurmNodes(8, 3), SlurmNodes.parse("lab*|8|gpu:a:1,gpu:b:2\n"), "GPUs of two types add up");
+        assertEquals(new SlurmNodes(16, 2), SlurmNodes.parse("lab*|16|gpu:2\nnodes|2|(null)\n"),
+                "the default partition's node, not lesson 08's nodes without GPUs");
+        assertEquals(new SlurmNodes(4, 1), SlurmNodes.parse("a|4|gpu:1\nb|8|gpu:2\n"), "no default: the smallest of all");
         MpjLaunchException e = assertThrows(MpjLaunchException.class, () -> SlurmNodes.parse(""));
         assertTrue(e.getMessage().contains("no node"), e.getMessage());
     }

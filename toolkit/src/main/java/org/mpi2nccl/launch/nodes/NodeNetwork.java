@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * <p>{@link #close()} deletes the namespaces, which deletes their interfaces with them, and the hosts files.
  * Names carry this JVM's process id: namespaces left by a JVM that was killed are deleted by the next one.
  */
-public final class NodeNetwork implements AutoCloseable {
+public final class NodeNetwork implements NodePlacement {
     private static final String PREFIX = "m2n";
     private static final Pattern OURS = Pattern.compile(PREFIX + "(\\d+)-\\d+-(node\\d+|switch)");
     private static final AtomicInteger NETWORKS = new AtomicInteger();
@@ -60,6 +60,7 @@ public final class NodeNetwork implements AutoCloseable {
         return List.copyOf(made);
     }
 
+    @Override
     public NodesPlan plan() {
         return plan;
     }
@@ -68,6 +69,7 @@ public final class NodeNetwork implements AutoCloseable {
      * The words that run a command on node {@code k}: in its namespace, with its host name (a UTS namespace of its
      * own: {@code hostname} says nodeK, as on a real machine). Put them before the command.
      */
+    @Override
     public List<String> prefix(int node) {
         return List.of(Ip.find("ip").map(Path::toString).orElse("ip"), "netns", "exec", namespace(node),
                 "unshare", "--uts", "sh", "-c", "hostname \"$0\" && exec \"$@\"", plan.hostname(node));

@@ -13,16 +13,18 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.mpi2nccl.launch.MpjDaemon;
 import org.mpi2nccl.files.PrivateTemp;
+import org.mpi2nccl.launch.Launcher;
 import org.mpi2nccl.launch.MpjHome;
 import org.mpi2nccl.launch.rank.Lifeline;
 
 /**
- * K machines on one host, for MPJ jobs that cross nodes: {@link NodeNetwork}'s namespaces, an MPJ daemon on each
- * node (started with the node's environment, which its rank JVMs inherit: {@code NCCL_HOSTID},
+ * K machines on one host, for MPJ jobs that cross nodes: {@link NodeNetwork}'s namespaces (made here, as root) or
+ * a lab server's nodes from Slurm ({@link SlurmNodeAllocation}), an MPJ daemon on each node ({@link NodeDaemon},
+ * started with the node's environment, which its rank JVMs inherit: {@code NCCL_HOSTID},
  * {@code NCCL_SOCKET_IFNAME}, {@code CUDA_VISIBLE_DEVICES}), and a machines file that lists the nodes.
  * A job is an {@code mpi2nccl} command (mpjrun, bandwidth) run on node 0 with that machines file and the running
  * daemons, as on a cluster: {@link #run}.
@@ -31,26 +33,27 @@ import org.mpi2nccl.launch.rank.Lifeline;
  *     nodes.run(List.of("mpjrun", "-np", "2", "org.mpi2nccl.launch.nodes.WhereAmI"), Duration.ofMinutes(1), System.out::println);
  * }
  * }</pre>
- * {@link #close()} stops every process (daemons, rank JVMs, the command) and deletes the network, also when the
- * JVM is stopped by Ctrl-C (a shutdown hook); daemons and commands also end by themselves when this JVM is killed
- * ({@link Lifeline}), and the next start deletes namespaces a killed JVM left.
+ * {@link #close()} stops every process (daemons, rank JVMs, the command) and deletes the network (or gives the
+ * nodes back to Slurm), also when the JVM is stopped by Ctrl-C (a shutdown hook); daemons and commands also end by
+ * themselves when this JVM is killed ({@link Lifeline}), and the next start deletes namespaces a killed JVM left
+ * (Slurm ends an allocation whose holder is gone).
  */
 public final class SimulatedNodes implements AutoCloseable {
     private static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
     /** The commands that take a machines file and running daemons. */
     public static final List<String> JOB_COMMANDS = List.of("mpjrun", "bandwidth");
 
-    private final NodeNetwork network;
+    private final NodePlacement placement;
     private final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    private final List<MpjDaemon> daemons = new ArrayList<>();
+    private final List<Process> daemons = new ArrayList<>();
     private final List<Path> jobHomes = new ArrayList<>();
     private final List<Process> commands = new CopyOnWriteArrayList<>();
     private final List<Long> pidsSeen = new CopyOnWriteArrayList<>();
     private final Thread hook = new Thread(this::close, "simulated-nodes-shutdown");
     private Path dir;
 
-    private SimulatedNodes(NodeNetwork network) {
-        this.network = network;
+    private SimulatedNodes(NodePlacement placement) {
+        this.placement = placement;
     }
 
     /** Why simulated nodes cannot be made on this machine (one line: root, iproute2), or empty when they can. */
@@ -58,9 +61,21 @@ public final class SimulatedNodes implements AutoCloseable {
         return Ip.whyNot();
     }
 
-    /** Makes the nodes and starts their daemons; throws {@link NodesException} (nothing left behind) when it cannot. */
+    /** Makes the nodes (namespaces of this machine, as root) and starts their daemons; throws {@link NodesException} (nothing left behind) when it cannot. */
     public static SimulatedNodes start(NodesPlan plan) {
-        SimulatedNodes n = new SimulatedNodes(NodeNetwork.make(plan));
+        return start(NodeNetwork.make(plan));
+    }
+
+    /**
+     * The nodes of a lab server's Slurm partition {@value SlurmNodeAllocation#PARTITION} (no root needed), held for
+     * this JVM until {@link #close()}, with a daemon on each; throws {@link NodesException} when Slurm gives none.
+     */
+    public static SimulatedNodes startUnderSlurm(NodesPlan plan) {
+        return start(SlurmNodeAllocation.allocate(plan));
+    }
+
+    private static SimulatedNodes start(NodePlacement placement) {
+        SimulatedNodes n = new SimulatedNodes(placement);
         Runtime.getRuntime().addShutdownHook(n.hook);
         try {
             n.startDaemons();
@@ -76,34 +91,64 @@ public final class SimulatedNodes implements AutoCloseable {
         try {
             // In the user's private folder, named after this process: a later start removes it if this one is killed.
             dir = PrivateTemp.newFolder(PrivateTemp.folder(), "nodes");
-            Files.writeString(machinesFile(), network.plan().machinesFile());
+            Files.writeString(machinesFile(), plan().machinesFile());
         } catch (IOException e) {
             throw new NodesException("simulated nodes: cannot write the machines file: " + e.getMessage());
         }
-        for (int k = 0; k < network.plan().nodes(); k++) {
-            // MPJ's ports come from the job home's configuration; each namespace has its own, so the same ones are free on every node.
+        List<CountDownLatch> ready = new ArrayList<>();
+        List<List<String>> said = new ArrayList<>();
+        for (int k = 0; k < plan().nodes(); k++) {
+            // MPJ's ports come from the job home's configuration; each node has its own network, so the same ones are free on every node.
             Path jobHome = home.createJobHome(dir, NodesPlan.DAEMON_PORT, 40052, 40002);
             jobHomes.add(jobHome);
-            MpjDaemon d = MpjDaemon.start(jobHome, NodesPlan.DAEMON_PORT, java, network.plan().environment(k),
-                    network.prefix(k), List.of(NATIVE_ACCESS));
-            daemons.add(d);
-            pidsSeen.add(d.process().pid());
-        }
-        for (int k = 0; k < daemons.size(); k++) {
+            List<String> cmd = new ArrayList<>(placement.prefix(k));
+            cmd.addAll(List.of(java.toString(), NATIVE_ACCESS, "-cp", System.getProperty("java.class.path"),
+                    NodeDaemon.class.getName(), jobHome.toString(), Integer.toString(NodesPlan.DAEMON_PORT)));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            pb.environment().putAll(onNode(plan().environment(k)));
+            Process d;
             try {
-                daemons.get(k).awaitListening(Duration.ofSeconds(30));
-            } catch (org.mpi2nccl.launch.MpjLaunchException e) {
-                throw new NodesException("simulated nodes, node " + k + ": " + e.getMessage());
+                d = pb.start();   // its stdin stays open and unused: the daemon ends when this JVM ends (Lifeline)
+            } catch (IOException e) {
+                throw new NodesException("simulated nodes: cannot start the daemon of node " + k + ": " + e.getMessage());
+            }
+            daemons.add(d);
+            pidsSeen.add(d.pid());
+            CountDownLatch up = new CountDownLatch(1);
+            List<String> lines = new CopyOnWriteArrayList<>();
+            ready.add(up);
+            said.add(lines);
+            pump(d.getInputStream(), line -> {
+                if (line.startsWith(NodeDaemon.READY)) up.countDown();
+                else if (lines.size() < 20) lines.add(line);
+            });
+        }
+        long deadline = System.nanoTime() + placement.daemonStartLimit().toNanos();
+        for (int k = 0; k < daemons.size(); k++) {
+            boolean up = false;
+            try {
+                while (!up && daemons.get(k).isAlive() && System.nanoTime() < deadline) {
+                    up = ready.get(k).await(100, TimeUnit.MILLISECONDS);
+                }
+                up |= ready.get(k).getCount() == 0;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (!up) {
+                throw new NodesException("simulated nodes, node " + k + ": the MPJ daemon did not start within "
+                        + placement.daemonStartLimit().toSeconds() + " s" + (said.get(k).isEmpty() ? ""
+                        : " (it said: " + String.join(" | ", said.get(k)) + ")"));
             }
         }
     }
 
-    public NodeNetwork network() {
-        return network;
+    /** Where the nodes' processes run: {@link NodeNetwork} (namespaces of this machine) or {@link SlurmNodeAllocation}. */
+    public NodePlacement placement() {
+        return placement;
     }
 
     public NodesPlan plan() {
-        return network.plan();
+        return placement.plan();
     }
 
     /** The machines file that lists every node (one address a line). */
@@ -154,10 +199,10 @@ public final class SimulatedNodes implements AutoCloseable {
 
     /** Runs any command on node {@code node} (its namespace, host name and environment plus {@code env}). */
     public NodeRun runOn(int node, List<String> command, Map<String, String> env, Duration timeout, Consumer<String> lines) {
-        List<String> cmd = new ArrayList<>(network.prefix(node));
+        List<String> cmd = new ArrayList<>(placement.prefix(node));
         cmd.addAll(command);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().putAll(plan().environment(node));
+        pb.environment().putAll(onNode(plan().environment(node)));
         pb.environment().putAll(env);
         List<String> out = new CopyOnWriteArrayList<>();
         Process p;
@@ -180,10 +225,17 @@ public final class SimulatedNodes implements AutoCloseable {
             ended = false;
         }
         rememberPids();
-        destroyTree(p.toHandle());
+        placement.stop(p);
         commands.remove(p);
         join(pump);
         return new NodeRun(ended ? p.exitValue() : -1, !ended, List.copyOf(out));
+    }
+
+    /** A node's environment: its own variables, and jobs launched right there (not as Slurm steps of their own). */
+    private static Map<String, String> onNode(Map<String, String> nodeEnv) {
+        Map<String, String> e = new java.util.HashMap<>(nodeEnv);
+        e.put(Launcher.ENV, Launcher.LOCAL.label());
+        return e;
     }
 
     /** What a command on a node did: its exit code (-1 when it was stopped at its timeout), and its lines. */
@@ -201,7 +253,7 @@ public final class SimulatedNodes implements AutoCloseable {
 
     private void rememberPids() {
         List<ProcessHandle> roots = new ArrayList<>();
-        daemons.forEach(d -> roots.add(d.process().toHandle()));
+        daemons.forEach(d -> roots.add(d.toHandle()));
         commands.forEach(c -> roots.add(c.toHandle()));
         for (ProcessHandle r : roots) {
             r.descendants().forEach(h -> {
@@ -210,15 +262,15 @@ public final class SimulatedNodes implements AutoCloseable {
         }
     }
 
-    /** Stops every daemon, rank JVM and command, deletes the network and the job files. Safe to call twice. */
+    /** Stops every daemon, rank JVM and command, gives the nodes back and deletes the job files. Safe to call twice. */
     @Override
     public synchronized void close() {
         rememberPids();
-        commands.forEach(c -> destroyTree(c.toHandle()));
+        commands.forEach(placement::stop);
         commands.clear();
-        daemons.forEach(MpjDaemon::close);
+        daemons.forEach(placement::stop);
         daemons.clear();
-        network.close();
+        placement.close();
         jobHomes.forEach(MpjHome::deleteJobHome);
         jobHomes.clear();
         if (dir != null) PrivateTemp.remove(dir);
@@ -268,15 +320,6 @@ public final class SimulatedNodes implements AutoCloseable {
             t.join(2000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new NodesException("simulated nodes: interrupted while starting the daemons");
         }
     }
 }

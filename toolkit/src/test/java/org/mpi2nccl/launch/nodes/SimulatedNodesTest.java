@@ -93,7 +93,7 @@ class SimulatedNodesTest {
     }
 
     private void assertNothingLeft(SimulatedNodes nodes) {
-        for (String ns : nodes.network().namespaces()) fail("namespace " + ns + " still listed");
+        for (String ns : ((NodeNetwork) nodes.placement()).namespaces()) fail("namespace " + ns + " still listed");
         List<String> ours = NodeNetwork.existing().stream().filter(n -> n.startsWith("m2n" + ProcessHandle.current().pid() + "-")).toList();
         assertEquals(List.of(), ours, "namespaces left");
         assertEquals(linksBefore, links(), "interfaces of this machine's own namespace");
