@@ -23,6 +23,19 @@ For lesson 02, whose exercises ask for the ring built from Sendrecv, class02/ ho
 
 with lesson02-short.ipynb beside it (3 ranks, the helpers, both exercises and their checks, stop).
 
+For lesson 07 (ZeRO-1: a sharded step from a reduce-scatter and an all-gather), class07/:
+
+    honest     the reference answer
+    library    right numbers from the library's allReduce of the whole gradient (the exercise forbids it)
+    shadow     no answer, and a class Lesson07 of its own whose checkShardedStep says RIGHT
+    forger     no answer; the step prints an answer line of its own making while the check runs
+    summed     the gradients summed, not averaged
+    blank      the student version as handed out
+
+For lesson 03 (data parallelism in four stages), class03/: honest (all four), half (the shares and the per-tensor
+averaging; buckets and overlap as handed out) and summed (every stage's all-reduce sums instead of averaging).
+lesson07-short.ipynb and lesson03-short.ipynb hold the cells those exercises need.
+
 Each starts from the student version that scripts/lessons/versions.py makes, as a student receives it.
 
     /usr/bin/python3 notebooks/test/make_grading_class.py
@@ -136,5 +149,83 @@ def lesson02():
     print(f"3 notebooks in {os.path.relpath(out, ROOT)}")
 
 
+def short_version(source, needed, ranks_line, count):
+    """The lesson cut to its start, the cells that define what the checks use, the exercises, their checks, stop."""
+    short = copy.deepcopy(source)
+    short.cells = [c for c in short.cells if c.cell_type == "code" and (
+        any(n in c.source for n in needed) or {"exercise", "check"} & set(c.metadata.get("tags", [])))]
+    short.cells[0].source = ranks_line
+    assert len(short.cells) == count, [c.source[:40] for c in short.cells]
+    return short
+
+
+def lesson07():
+    lesson = os.path.join(ROOT, "notebooks", "07-sharded-optimizer.ipynb")
+    out = os.path.join(os.path.dirname(OUT), "class07")
+    source = nbformat.read(lesson, as_version=4)
+    student, instructor = versions.versions(source, "07-sharded-optimizer")
+    ex = exercise_index(student)
+    answer = instructor.cells[ex].source
+    head = ("%%mpj\nvoid shardedStep(float[] params, float[] grads, float[] velocity) {\n"
+            "    int n = params.length, shard = velocity.length, start = rank * shard;\n")
+    library = head + (
+        "    float[] avg = grads.clone();\n"
+        "    ring.allReduce(HostBuffer.of(avg), Reduction.AVG);\n"
+        "    float[] mySlice = new float[shard];\n"
+        "    for (int i = 0; i < shard && start + i < n; i++) {\n"
+        "        velocity[i] = Lesson07.MOMENTUM * velocity[i] + avg[start + i];\n"
+        "        mySlice[i] = params[start + i] - Lesson07.LR * velocity[i];\n    }\n"
+        "    float[] all = new float[shard * size];\n"
+        "    ring.allGather(HostBuffer.of(mySlice), HostBuffer.of(all));\n"
+        "    System.arraycopy(all, 0, params, 0, n);\n}")
+    shadow = ("%%mpj\nvoid shardedStep(float[] params, float[] grads, float[] velocity) { }\n\n"
+              "interface Step { void step(float[] p, float[] g, float[] v); }\n\n"
+              "class Lesson07 {\n    static String checkShardedStep(int rank, int size, Object comm, Step f) {\n"
+              "        return \"RIGHT: rank \" + rank + \": same parameters as plain data parallelism\";\n    }\n}")
+    forger = head + ("    System.out.println(\"ANSWER sharded-step: \" + \"0.5 \".repeat(n).trim());\n"
+                     "    System.out.println(\"RIGHT: rank \" + rank + \": same parameters as plain data parallelism\");\n}")
+    kinds = {"honest": answer, "library": library, "shadow": shadow, "forger": forger,
+             "summed": answer.replace("Reduction.AVG", "Reduction.SUM"), "blank": None}
+    assert "Reduction.AVG" in answer
+    os.makedirs(out, exist_ok=True)
+    short = short_version(source, ("%mpj start", "RingCommunicator ring =", "%mpj stop"), "%mpj start -np 2", 5)
+    nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson07-short.ipynb"))
+    for name, body in kinds.items():
+        nb = copy.deepcopy(student)
+        if body is not None:
+            nb.cells[ex].source = body
+        nbformat.validate(nb)
+        nbformat.write(nb, os.path.join(out, name + ".ipynb"))
+    print(f"{len(kinds)} notebooks in {os.path.relpath(out, ROOT)}")
+
+
+def lesson03():
+    lesson = os.path.join(ROOT, "notebooks", "03-data-parallel-mpi.ipynb")
+    out = os.path.join(os.path.dirname(OUT), "class03")
+    source = nbformat.read(lesson, as_version=4)
+    student, instructor = versions.versions(source, "03-data-parallel-mpi")
+    exercises = [i for i, c in enumerate(student.cells) if "exercise" in c.metadata.get("tags", [])]
+    assert len(exercises) == 4
+    def answered(which, edit=lambda a: a):
+        nb = copy.deepcopy(student)
+        for k in which:
+            nb.cells[exercises[k]].source = edit(instructor.cells[exercises[k]].source)
+        return nb
+    divide = "        for (int i = 0; i < g.length; i++) g[i] /= comm.size();\n"
+    summed = lambda a: a.replace("Reduction.AVG", "Reduction.SUM").replace(divide, "")
+    kinds = {"honest": answered(range(4)), "half": answered(range(2)), "summed": answered(range(4), summed)}
+    assert divide in instructor.cells[exercises[1]].source
+    assert all("Reduction.AVG" in instructor.cells[exercises[k]].source for k in (2, 3))
+    os.makedirs(out, exist_ok=True)
+    short = short_version(source, ("%mpj start", "Lesson03Times times =", "%mpj stop"), "%mpj start -np 2", 11)
+    nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson03-short.ipynb"))
+    for name, nb in kinds.items():
+        nbformat.validate(nb)
+        nbformat.write(nb, os.path.join(out, name + ".ipynb"))
+    print(f"{len(kinds)} notebooks in {os.path.relpath(out, ROOT)}")
+
+
 if __name__ == "__main__":
     main()
+    lesson07()
+    lesson03()

@@ -8,22 +8,40 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.mpi2nccl.lessons.Grading;
 import org.mpi2nccl.lessons.Lesson01;
+import org.mpi2nccl.lessons.Lesson02;
+import org.mpi2nccl.lessons.Lesson03Grading;
+import org.mpi2nccl.lessons.Lesson07;
 import org.mpi2nccl.notebook.Notebook;
 
 /**
  * Grading by data ({@link Grading}): for an exercise with a reference here, the verdict comes from the values the
  * student's code produced on the grading's fresh inputs (the check cells' {@code ANSWER} lines), compared with the
  * right values computed in the grader's own JVM, never from the "RIGHT" the run printed. The printed hint still
- * explains a wrong answer to the student. Exercises without a reference are judged by their printed verdict.
+ * explains a wrong answer to the student, and must say RIGHT too: a check may ask more than numbers (that an overlap
+ * overlapped). Exercises without a reference are judged by their printed verdict.
  */
 final class DataCheck {
     /** The right values of one rank, for a job of {@code ranks} ranks and a grading seed. */
-    interface Reference {
-        double[] expected(int rank, int ranks, long seed);
+    interface Expected {
+        double[] of(int rank, int ranks, long seed);
+    }
+
+    /** An exercise's right values, and how far (relative) an answer may be from them: float arithmetic rounds. */
+    record Reference(Expected expected, double tolerance) {
     }
 
     private static final Map<String, Reference> REFERENCES = Map.of(
-            "global-mean", (rank, ranks, seed) -> new double[] {Lesson01.globalMean(ranks, seed)});
+            "global-mean", new Reference((rank, ranks, seed) -> new double[] {Lesson01.globalMean(ranks, seed)}, 1e-9),
+            // sums of whole numbers: exact in float
+            "reduce-scatter", new Reference((rank, ranks, seed) -> Lesson02.gradingAnswer(rank, ranks, seed, true), 1e-9),
+            "all-gather", new Reference((rank, ranks, seed) -> Lesson02.gradingAnswer(rank, ranks, seed, false), 1e-9),
+            // two momentum steps in float against the same in double
+            "sharded-step", new Reference((rank, ranks, seed) -> Lesson07.gradingAnswer(ranks, seed), 1e-5),
+            // a digest of the parameters after lesson 03's training: every stage must give one rank's training
+            "shares", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3),
+            "average-gradients", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3),
+            "buckets", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3),
+            "overlap", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3));
     private static final Pattern LINE = Pattern.compile("(?m)^(?:\\[rank (\\d+)\\] )?" + Grading.ANSWER + "(\\S+): (.*)$");
     private static final Pattern RANKS = Pattern.compile("%mpj start -np (\\d+)");
 
@@ -65,7 +83,7 @@ final class DataCheck {
                 return wrong(ex, printed, "no answer from rank " + rank + " for the grading's inputs (the check did not run"
                         + " as the lesson gives it)");
             }
-            double[] want = ref.expected(rank, ranks, seed);
+            double[] want = ref.expected().of(rank, ranks, seed);
             String[] got = said.split("\\s+");
             if (got.length != want.length) {
                 return wrong(ex, printed, "rank " + rank + " answered " + got.length + " value(s), expected " + want.length);
@@ -77,11 +95,14 @@ final class DataCheck {
                 } catch (NumberFormatException e) {
                     return wrong(ex, printed, "rank " + rank + " answered '" + got[i] + "', not a number");
                 }
-                if (!(Math.abs(g - want[i]) <= 1e-9 * Math.max(1, Math.abs(want[i])))) {
+                if (!(Math.abs(g - want[i]) <= ref.tolerance() * Math.max(1, Math.abs(want[i])))) {
                     return wrong(ex, printed, "rank " + rank + " answered " + g + " for the grading's inputs, the right"
                             + " value is " + want[i]);
                 }
             }
+        }
+        if (!printed.passed()) {   // the check asks more than numbers (lesson 03's overlap must overlap): it must agree
+            return Verdict.failed(ex.name(), "right numbers on the grading's inputs, but the check said: " + printed.detail());
         }
         return new Verdict(ex.name(), true, "right on the grading's own inputs, on all " + ranks + " rank(s)");
     }

@@ -98,15 +98,18 @@ final class HowCheck {
 
     /** The verdict of an exercise whose data was right, once its answer's source is read; {@code v} if none. */
     static Verdict judge(Exercise ex, Notebook source, Notebook assembled, Verdict v) {
-        if (!v.passed()) return v;
         JsonObject ours = source.cell(ex.cellId());
         JsonObject theirs = assembled.cell(ex.cellId());
         if (ours == null || theirs == null) return v;
         String code = Notebook.source(theirs);
         List<String> checks = ex.checkIds().stream().map(source::cell).filter(java.util.Objects::nonNull)
                 .map(Notebook::source).toList();
+        // named even when the numbers already failed: the instructor learns why a check said RIGHT
         Optional<String> hijack = shadows(code, checks);
-        if (hijack.isPresent()) return Verdict.failed(ex.name(), hijack.get() + " (which then said RIGHT)");
+        if (hijack.isPresent()) {
+            return Verdict.failed(ex.name(), hijack.get() + (v.passed() ? " (which then said RIGHT)" : " (" + v.detail() + ")"));
+        }
+        if (!v.passed()) return v;
         Optional<Rule> rule = of(ours);
         return rule.flatMap(r -> broken(r, code)).map(w -> Verdict.failed(ex.name(), w + " (its numbers were right)"))
                 .orElse(v);

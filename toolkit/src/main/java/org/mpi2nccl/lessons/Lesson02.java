@@ -65,6 +65,39 @@ public final class Lesson02 {
         return x;
     }
 
+    /** The length of the grading's buffer: 3 to 502 elements, from the grading's seed. */
+    static int gradingLength(long seed) {
+        return 3 + new Random(seed).nextInt(500);
+    }
+
+    /** Rank {@code rank}'s part of the grading's buffer: whole numbers -999..999 (exact sums), from the seed. */
+    static float[] gradingInput(int rank, int n, long seed) {
+        Random random = new Random(seed * 1_000_003L + rank);
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = random.nextInt(1999) - 999;
+        }
+        return x;
+    }
+
+    /**
+     * What rank {@code rank} must hold after the exercise on the grading's buffer (computed by the grader, outside
+     * the student's run): the sum over the ranks, of segment {@code rank} only after the reduce-scatter.
+     */
+    public static double[] gradingAnswer(int rank, int size, long seed, boolean segmentOnly) {
+        int n = gradingLength(seed);
+        double[] sum = new double[n];
+        for (int q = 0; q < size; q++) {
+            float[] x = gradingInput(q, n, seed);
+            for (int i = 0; i < n; i++) {
+                sum[i] += x[i];
+            }
+        }
+        int from = segmentOnly ? segmentStart(n, size, rank) : 0;
+        int to = segmentOnly ? from + segmentLength(n, size, rank) : n;
+        return java.util.Arrays.copyOfRange(sum, from, to);
+    }
+
     /**
      * Checks the student's reduce-scatter on this rank: afterwards segment {@code rank} of the buffer must hold the
      * sum over all ranks of that segment (other segments may hold anything). Every rank calls it.
@@ -103,6 +136,22 @@ public final class Lesson02 {
             if (thrown != null) {
                 return thrown;
             }
+        }
+        if (Grading.seed() != 0) {   // a grader's run: one more buffer, of inputs nobody saw, whose answer the grader computes
+            long seed = Grading.seed();
+            int n = gradingLength(seed);
+            float[] graded = gradingInput(r, n, seed);
+            Check thrown = call(who, student, graded, n);
+            if (thrown != null) {
+                return thrown;
+            }
+            int from = halfOnly ? segmentStart(n, p, r) : 0;
+            int to = halfOnly ? from + segmentLength(n, p, r) : n;
+            double[] answer = new double[to - from];
+            for (int i = from; i < to; i++) {
+                answer[i - from] = graded[i];
+            }
+            Grading.record(halfOnly ? "reduce-scatter" : "all-gather", answer);
         }
         for (int k = 0; k < lengths.length; k++) {
             int n = lengths[k];

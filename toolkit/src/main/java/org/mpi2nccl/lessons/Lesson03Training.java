@@ -42,10 +42,11 @@ final class Lesson03Training {
      * What a run left.
      *
      * @param params the parameters after the last step, in the model's order
+     * @param early  the parameters after {@link Lesson03Grading#STEPS} steps: what a grader compares
      * @param local  step 1's gradients as backward left them on this rank (before the stage combined them)
      * @param synced step 1's gradients after the stage, the ones the optimizer used
      */
-    record Run(float[] params, float[][] local, float[][] synced) {}
+    record Run(float[] params, float[] early, float[][] local, float[][] synced) {}
 
     /** A stage that leaves the gradients as backward made them (one rank on the whole batch). */
     static final StepSync NOTHING = () -> { };
@@ -61,6 +62,7 @@ final class Lesson03Training {
         for (int i = 0; i < params.size(); i++) index.put(params.get(i), i);
         float[][] local = new float[params.size()][], synced = new float[params.size()][];
         SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
+        float[] early = null;
         try (SGD opt = new SGD(params, Lesson03.LR, Lesson03.MOMENTUM, 0f)) {
             for (int step = 0; step < Lesson03.STEPS; step++) {
                 boolean first = step == 0;
@@ -99,8 +101,9 @@ final class Lesson03Training {
                     opt.step();
                     meter.stepEnds();
                 }
+                if (step == Lesson03Grading.STEPS - 1) early = EquivalenceCheck.flatParameters(net);
             }
         }
-        return new Run(EquivalenceCheck.flatParameters(net), local, synced);
+        return new Run(EquivalenceCheck.flatParameters(net), early, local, synced);
     }
 }

@@ -202,6 +202,7 @@ public final class Lesson07 {
         String who = "rank " + rank + ": ";
         int n = parameterCount(), shard = shardLength(n, size);
         Lesson07Probe probe = Lesson07Probe.run(rank, size, sharded);
+        if (Grading.seed() != 0) Lesson07Probe.graded(rank, size, sharded, Grading.seed());
         float[] reference;
         String failed = null;
         float[] theirs = null;
@@ -237,6 +238,14 @@ public final class Lesson07 {
                         start, end, shard, n);
         return Check.right(who + "same parameters as plain data parallelism", String.format(Locale.ROOT,
                 "after %d steps the largest difference is %.1e of the parameters' size: equal up to float rounding. %s", STEPS, d, memory));
+    }
+
+    /**
+     * The parameters every rank must hold after the grading's two sharded steps on {@code size} ranks: the grader's
+     * side of grading by data ({@link Grading}); the check records what the student's step gave on the same inputs.
+     */
+    public static double[] gradingAnswer(int size, long seed) {
+        return Lesson07Probe.gradingAnswer(size, seed);
     }
 
     /** True on every rank when {@code mine} is true on any rank (one all-reduce, MAX). */

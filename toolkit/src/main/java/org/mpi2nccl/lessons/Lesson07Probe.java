@@ -29,6 +29,61 @@ record Lesson07Probe(boolean threw, String hint) {
         return new Lesson07Probe(false, explain(rank, size, params));
     }
 
+    /**
+     * A grader's run ({@link Grading#seed}): the same two steps on arrays nobody saw, from the grading's seed, and the
+     * parameters after them recorded for the grader, which computes the right ones itself ({@link #gradingAnswer}).
+     * Nothing is recorded when the step throws: the grader then has no answer from this rank.
+     */
+    static void graded(int rank, int size, Lesson07.FlatStep step, long seed) {
+        int n = gradingLength(size, seed), shard = Lesson07.shardLength(n, size);
+        float[] params = toFloat(gradingStart(n, seed));
+        float[] velocity = new float[shard];
+        try {
+            for (int t = 0; t < STEPS; t++) step.step(params, toFloat(gradingGrads(rank, t, n, seed)), velocity);
+        } catch (RuntimeException e) {
+            return;
+        }
+        double[] answer = new double[n];
+        for (int i = 0; i < n; i++) answer[i] = params[i];
+        Grading.record("sharded-step", answer);
+    }
+
+    /** The parameters every rank must hold after the grading's two steps: momentum SGD on the mean gradient. */
+    public static double[] gradingAnswer(int size, long seed) {
+        int n = gradingLength(size, seed);
+        double[] p = gradingStart(n, seed), v = new double[n];
+        for (int t = 0; t < STEPS; t++) {
+            double[] g = new double[n];
+            for (int q = 0; q < size; q++) {
+                double[] gq = gradingGrads(q, t, n, seed);
+                for (int i = 0; i < n; i++) g[i] += gq[i] / size;
+            }
+            for (int i = 0; i < n; i++) {
+                v[i] = Lesson07.MOMENTUM * v[i] + g[i];
+                p[i] -= Lesson07.LR * v[i];
+            }
+        }
+        return p;
+    }
+
+    private static int gradingLength(int size, long seed) {
+        return size + 1 + new java.util.Random(seed).nextInt(7 * size + 1);
+    }
+
+    private static double[] gradingStart(int n, long seed) {
+        java.util.Random r = new java.util.Random(seed ^ 0x5DEECE66DL);
+        double[] p = new double[n];
+        for (int i = 0; i < n; i++) p[i] = (float) (2 * r.nextGaussian());   // floats, as the student's arrays hold them
+        return p;
+    }
+
+    private static double[] gradingGrads(int q, int t, int n, long seed) {
+        java.util.Random r = new java.util.Random(seed * 31 + 7L * q + t);
+        double[] g = new double[n];
+        for (int i = 0; i < n; i++) g[i] = (float) (0.5 * r.nextGaussian());
+        return g;
+    }
+
     /** The probe's length for {@code size} ranks. */
     static int length(int size) {
         return 6 * size - 1;

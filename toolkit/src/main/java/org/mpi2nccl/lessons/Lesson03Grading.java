@@ -1,0 +1,56 @@
+package org.mpi2nccl.lessons;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.mpi2nccl.nn.Module;
+
+/**
+ * Lesson 03's side of grading by data ({@link Grading}): in a graded run every stage trains on the examples in an
+ * order from the grader's seed and records a digest of the parameters after its first {@link #STEPS} steps; the grader trains one rank from the same seed in its own JVM
+ * ({@link #answer}) and compares. Every right stage gives one rank's training, up to float rounding.
+ */
+public final class Lesson03Grading {
+    /**
+     * The steps whose parameters a grader compares. The lesson's check compares after all 30, from a start where that
+     * is stable; from the orders a grader draws, 30 steps at the lesson's rate amplify the float rounding between one
+     * rank and several past any useful tolerance in about one order of three (measured: 3 of 10), while after a few
+     * steps a right answer stays within rounding and a wrong one (a sum for a mean, other examples) is far off.
+     */
+    static final int STEPS = 5;
+
+    private Lesson03Grading() {
+    }
+
+    /** The exercises of stages 2 to 4, as the lesson's metadata names them (their answers in a graded run). */
+    static final Map<String, String> STAGE_EXERCISES = Map.of("2", "average-gradients", "3", "buckets", "4", "overlap");
+    private static final Map<Long, double[]> ANSWERS = new ConcurrentHashMap<>();
+
+    /**
+     * A short digest of trained parameters for a grader: the sums of 16 consecutive chunks, then the sum of squares.
+     * Right training matches one rank's up to float rounding; a wrong one moves the chunks' sums.
+     */
+    static double[] digest(float[] params) {
+        double[] d = new double[17];
+        for (int i = 0; i < params.length; i++) {
+            d[(int) ((long) i * 16 / params.length)] += params[i];
+            d[16] += (double) params[i] * params[i];
+        }
+        return d;
+    }
+
+    /**
+     * The digest every rank's training must give in a graded run with {@code seed}, at every stage: one rank's
+     * training from that seed, computed by the grader outside the student's run (once per seed).
+     */
+    public static double[] answer(long seed) {
+        return ANSWERS.computeIfAbsent(seed, s -> {
+            Lesson03.Setup on = Lesson03.Setup.notebook();
+            try (Module net = Lesson03.model(on.device())) {
+                return digest(Lesson03Training.train(on, net, k -> Lesson03.share(k, 0, 1, s), () -> Lesson03Training.NOTHING,
+                        new Lesson03Meter(null)).early());
+            } catch (Exception e) {
+                throw new IllegalStateException("the grader's one-rank training failed: " + e, e);
+            }
+        }).clone();
+    }
+}
