@@ -1,11 +1,12 @@
 """Faults a careless student (or a hostile tester) makes, over the Jupyter protocol: a rank that skips a
-collective (the stall inspector), System.exit through Runtime in a cell, an interrupt during %mpj start, ranks
-printing a million lines each. Each asserts the time to the message and that no process is left (by pid).
+collective (the stall inspector), System.exit through Runtime in a cell, System.exit in a library the cell calls,
+an interrupt during %mpj start, ranks printing a million lines each. Each asserts the time to the message and that no process is left (by pid).
 
 Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter), with the other kernel tests.
 """
 import getpass
 import os
+import queue
 import re
 import threading
 import time
@@ -90,6 +91,38 @@ class ExitThroughAVariable(unittest.TestCase):
         finally:
             k.shutdown()
         self.assertEqual([], wait_gone(pids), "every engine process should be gone")
+
+
+class ExitThroughALibrary(unittest.TestCase):
+    """A library the cell calls ends the JVM (a command-line main calling System.exit): Java can no longer refuse
+    it, so the cell says why the kernel is ending, names the caller, and the engines go with the kernel."""
+
+    def test_the_cell_names_the_call_that_ends_the_kernel(self):
+        k = Kernel()
+        texts = []
+        arrived = []
+        def collect(msg):
+            if msg["msg_type"] == "stream":
+                texts.append(msg["content"]["text"])
+                arrived.append(time.monotonic())
+        try:
+            self.assertTrue(k.execute("%mpj start -np 2", timeout=120).ok)
+            pids = pids_of(k.execute("%mpj pids"))
+            start = time.monotonic()
+            try:
+                k.execute('org.mpi2nccl.cli.Main.main(new String[] {"--version"});', timeout=8, on_message=collect)
+            except (TimeoutError, queue.Empty):
+                pass   # no reply: the kernel is gone
+            said = "".join(texts)
+            self.assertIn("The kernel is ending: System.exit, called by org.mpi2nccl.cli.Main.main", said)
+            self.assertLess(arrived[-1] - start, 5, "the reason arrives at once")
+            deadline = time.monotonic() + 10
+            while k.km.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            self.assertFalse(k.km.is_alive(), "the kernel's JVM ended")
+        finally:
+            k.shutdown()
+        self.assertEqual([], wait_gone(pids), "every engine process should be gone with the kernel")
 
 
 def is_job_process(pid):

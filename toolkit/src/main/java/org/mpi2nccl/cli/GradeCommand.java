@@ -41,6 +41,10 @@ public final class GradeCommand implements Callable<Integer> {
             description = "Java heap of each JVM of a student's run, the kernel and each rank engine (default ${DEFAULT-VALUE} MiB)")
     int heapMib;
 
+    @Option(names = "--max-processes", paramLabel = "N", defaultValue = "" + Grader.DEFAULT_PROCESSES,
+            description = "processes a student's run may have at once; more (a fork bomb) ends the run (default ${DEFAULT-VALUE})")
+    int processes;
+
     @Option(names = "--no-sandbox", description = {"run the students' code with your own rights, seeing all you see (only"
             + " where no submission can harm anyone).", "By default each student runs in a bubblewrap sandbox: the toolkit"
             + " read-only, one folder of its own, no network, its processes ended with its run"})
@@ -54,8 +58,11 @@ public final class GradeCommand implements Callable<Integer> {
         if (heapMib < 64) {
             throw new IllegalArgumentException("--heap-mb takes MiB, 64 or more (a lesson's kernel needs a few hundred)");
         }
+        if (processes < 8) {
+            throw new IllegalArgumentException("--max-processes takes 8 or more (a run has its kernel, rank engines and MPJ's daemon)");
+        }
         Grader grader = new Grader(source, new Grader.Limits(Duration.ofSeconds(cellTimeout),
-                Duration.ofSeconds(studentTimeout), heapMib), System.out, !noSandbox);
+                Duration.ofSeconds(studentTimeout), heapMib, processes), System.out, !noSandbox);
         var results = grader.gradeAll(submissions, out);
         System.out.println("graded " + results.size() + " notebook(s): " + out.resolve("gradebook.html") + ", "
                 + out.resolve("gradebook.csv"));

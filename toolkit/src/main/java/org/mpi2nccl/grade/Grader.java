@@ -29,11 +29,21 @@ public final class Grader {
      * Limits of each student's run: per cell, for the whole notebook, and the heap of each of its JVMs (the kernel
      * and every rank engine, in MiB).
      */
-    public record Limits(Duration cell, Duration student, int heapMib) {
+    public record Limits(Duration cell, Duration student, int heapMib, int processes) {
+        public Limits(Duration cell, Duration student, int heapMib) {
+            this(cell, student, heapMib, DEFAULT_PROCESSES);
+        }
+
         public Limits(Duration cell, Duration student) {
             this(cell, student, DEFAULT_HEAP_MIB);
         }
     }
+
+    /**
+     * Processes a student's run may have at once: its kernel JVM, up to 16 rank engines with their MPJ daemon and
+     * starter, the sandbox's own, and room for a cell that runs a few commands.
+     */
+    public static final int DEFAULT_PROCESSES = 64;
 
     /** The heap of each JVM of a student's run: the lessons need a few hundred MiB. */
     public static final int DEFAULT_HEAP_MIB = 1024;
@@ -153,12 +163,12 @@ public final class Grader {
         if (mpjHome != null) env.put("MPJ_HOME", mpjHome); // found here, where the toolkit's folders are in view
         if (bwrap != null) command = Sandbox.wrap(bwrap, command, work, readOnly);
         KernelProcess.Ended ended = KernelProcess.run(command, work, env, logs.resolve(student + ".log").toFile(),
-                limits.student().plus(JVM_SLACK));
+                limits.student().plus(JVM_SLACK), limits.processes());
         deleteSpilledOutput(work);
         if (Files.isRegularFile(written, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             Files.move(written, executed); // not a link the run made to a file of the grader's
         }
-        String note = ended.killed() ? "killed at the " + limits.student().plus(JVM_SLACK).toSeconds() + " s limit"
+        String note = ended.killed() ? ended.killedFor()
                 : ended.exitCode() != 0 ? "the kernel JVM ended with exit code " + ended.exitCode() + " (see logs/"
                 + student + ".log)" : "";
         List<Verdict> verdicts = new ArrayList<>();

@@ -23,8 +23,14 @@ final class KernelProcess {
     private static final long WATCH_MS = 250;
     private static final Duration KILL_PATIENCE = Duration.ofSeconds(10);
 
-    /** How the run ended: exit code (-1 when killed at the limit), whether it was killed, and every pid it had. */
-    record Ended(int exitCode, boolean killed, Set<Long> pids, Duration elapsed) {
+    /**
+     * How the run ended: exit code (-1 when killed), why it was killed (null when it ended by itself), and every pid
+     * it had.
+     */
+    record Ended(int exitCode, String killedFor, Set<Long> pids, Duration elapsed) {
+        boolean killed() {
+            return killedFor != null;
+        }
     }
 
     private KernelProcess() {
@@ -52,8 +58,12 @@ final class KernelProcess {
         return cmd;
     }
 
-    /** Runs {@code command} in {@code dir} with {@code env} added, output to {@code log}, for at most {@code limit}. */
-    static Ended run(List<String> command, Path dir, Map<String, String> env, File log, Duration limit)
+    /**
+     * Runs {@code command} in {@code dir} with {@code env} added, output to {@code log}, for at most {@code limit} and
+     * with at most {@code processes} processes under it at once (a run that starts more, a fork bomb or a loop of
+     * {@code ProcessBuilder}s, is killed at the next look, at most {@value #WATCH_MS} ms later).
+     */
+    static Ended run(List<String> command, Path dir, Map<String, String> env, File log, Duration limit, int processes)
             throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -64,23 +74,30 @@ final class KernelProcess {
         Map<Long, ProcessHandle> seen = new java.util.HashMap<>();
         seen.put(p.pid(), p.toHandle());
         long deadline = start + limit.toNanos();
-        boolean killed = false;
+        String killedFor = null;
         while (!p.waitFor(WATCH_MS, TimeUnit.MILLISECONDS)) {
-            p.descendants().forEach(d -> seen.putIfAbsent(d.pid(), d));
+            List<ProcessHandle> under = p.descendants().toList();
+            under.forEach(d -> seen.putIfAbsent(d.pid(), d));
+            long alive = under.size();
+            if (alive > processes) {
+                killedFor = "killed: it ran " + alive + " processes at once, more than the limit of " + processes;
+                p.destroyForcibly(); // at once: a fork bomb grows while a shutdown hook runs
+                break;
+            }
             if (System.nanoTime() > deadline) {
-                killed = true;
+                killedFor = "killed at the " + limit.toSeconds() + " s limit";
+                p.destroy(); // SIGTERM first: its shutdown hook stops the rank engines
                 break;
             }
         }
-        if (killed) {
+        if (killedFor != null) {
             p.descendants().forEach(d -> seen.putIfAbsent(d.pid(), d));
-            p.destroy(); // SIGTERM first: its shutdown hook stops the rank engines
             if (!p.waitFor(KILL_PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly().waitFor(KILL_PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
             }
         }
         killLeftovers(seen.values());
-        return new Ended(killed ? -1 : p.exitValue(), killed, new TreeSet<>(seen.keySet()),
+        return new Ended(killedFor != null ? -1 : p.exitValue(), killedFor, new TreeSet<>(seen.keySet()),
                 Duration.ofNanos(System.nanoTime() - start));
     }
 

@@ -15,6 +15,7 @@ import java.util.Set;
  * made of the system's programs and libraries ({@code /usr}, {@code /etc}), the Java runtime, the toolkit's class
  * path and MPJ Express, all read-only, and one writable folder, the student's own; no network but a loopback of its
  * own; its own process tree, so that every process of the run, {@code setsid} ones too, ends when the run ends.
+ * The grader bounds the run's processes too ({@link Grader.Limits#processes()}), and its memory by the JVMs' heaps.
  *
  * <p>Left out, so invisible: the lesson source with the reference answers, the other submissions, the gradebook and
  * the grader's logs, every home folder and the rest of the grader's machine. Each student is graded as hostile:
@@ -30,9 +31,22 @@ final class Sandbox {
                 + ", or grade with --no-sandbox on a machine where no submission can harm anyone";
     }
 
-    /** {@code command} run inside the sandbox, with {@code work} (absolute) its one writable folder and working folder. */
+    /**
+     * Threads and processes (Linux counts both) of the grading account a run may make, where Linux enforces it: a
+     * fork bomb stops there before the grader's look at the run's processes ends it. Generous: a rank engine's JVM
+     * has dozens of threads, more on a machine with many cores. Linux exempts root from the limit.
+     */
+    static final int TASKS = 4096;
+
+    /**
+     * {@code command} run inside the sandbox, with {@code work} (absolute) its one writable folder and working folder,
+     * under {@link #TASKS} (prlimit, util-linux) where the grader is not root.
+     */
     static List<String> wrap(Path bwrap, List<String> command, Path work, List<String> readOnly) {
-        List<String> cmd = new ArrayList<>(List.of(bwrap.toString(),
+        List<String> cmd = new ArrayList<>();
+        Path prlimit = Path.of("/usr/bin/prlimit");
+        if (!isRoot() && Files.isExecutable(prlimit)) cmd.addAll(List.of(prlimit.toString(), "--nproc=" + TASKS, "--"));
+        cmd.addAll(List.of(bwrap.toString(),
                 "--unshare-all",        // user, ipc, pid, net, uts, cgroup: a loopback of its own, its own pids
                 "--die-with-parent",    // the grader ending ends the run
                 "--new-session",        // no terminal to push keystrokes into
@@ -52,6 +66,14 @@ final class Sandbox {
         cmd.add("--");
         cmd.addAll(command);
         return cmd;
+    }
+
+    private static boolean isRoot() {
+        try {
+            return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            return false;
+        }
     }
 
     /**

@@ -118,9 +118,16 @@ public final class JavaKernel extends BaseKernel {
         try (CellOutput cell = new CellOutput(out, err, CellOutput.SHOWN_BYTES)) {
             System.setOut(cell.out());
             System.setErr(cell.err());
+            ExitWatch.cellStarts(why -> {   // the JVM is ending under this cell: say so in it before it goes
+                cell.err().println("The kernel is ending: " + why + ".");
+                cell.err().flush();
+                err.flush();
+                sleepQuietly(300);           // the message travels on the kernel's own threads
+            });
             try {
                 value = run(code);
             } finally {
+                ExitWatch.cellEnded();
                 cell.out().flush();
                 cell.err().flush();
                 System.setOut(out);
@@ -131,6 +138,14 @@ public final class JavaKernel extends BaseKernel {
             return null; // a cell ending in System.out.printf(...) returns the stream: not worth showing
         }
         return Display.render(value.value());
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Runs a cell: a cell magic, or code and line magics in order; the value of the last part is the cell's. */

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.mpi2nccl.kernel.ExitWatch;
 
 /**
  * Runs a notebook's code cells in order, in a fresh {@link InProcessKernel}, and puts each cell's outputs,
@@ -89,7 +90,14 @@ public final class NotebookExecutor {
                 boolean notebookLimit = left.compareTo(options.cellTimeout()) < 0;
                 Duration limit = notebookLimit ? left : options.cellTimeout();
                 Instant began = Instant.now();
-                InProcessKernel.Outcome outcome = kernel.execute(Notebook.source(cell), limit);
+                int number = i + 1;
+                ExitWatch.cellStarts(why -> endedBy(notebook, cell, kernel, began, number, why, out));
+                InProcessKernel.Outcome outcome;
+                try {
+                    outcome = kernel.execute(Notebook.source(cell), limit);
+                } finally {
+                    ExitWatch.cellEnded();
+                }
                 ran++;
                 record(cell, kernel.outputs(), kernel.executionCount(), began);
                 if (outcome != InProcessKernel.Outcome.OK) {
@@ -119,6 +127,29 @@ public final class NotebookExecutor {
         }
         return new Result(List.copyOf(failures), ran, stopped, Duration.ofNanos(System.nanoTime() - start));
     }
+
+    /** The JVM is ending under cell {@code number}: the cell gets the reason as its error, the run a failing status. */
+    private void endedBy(Notebook notebook, JsonObject cell, InProcessKernel kernel, Instant began, int number, String why,
+                         Path out) {
+        record(cell, kernel.outputs(), kernel.executionCount(), began);
+        JsonObject error = new JsonObject();
+        error.addProperty("output_type", "error");
+        error.addProperty("ename", "JvmExit");
+        error.addProperty("evalue", why);
+        error.add("traceback", new JsonArray());
+        cell.getAsJsonArray("outputs").add(error);
+        log.println("cell " + number + " ended the JVM: " + why + "; the cells after it did not run");
+        log.flush();
+        try {
+            if (out != null) notebook.write(out);
+        } catch (IOException e) {
+            log.println("the notebook could not be written to " + out + ": " + e.getMessage());
+        }
+        Runtime.getRuntime().halt(EXITED);   // a status that fails, not the 0 a library may have asked for
+    }
+
+    /** The exit status of a run whose JVM a cell ended (through a library's System.exit). */
+    public static final int EXITED = 3;
 
     private static void record(JsonObject cell, CellOutputs outputs, int executionCount, Instant began) {
         cell.add("outputs", outputs.outputs());

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A class with hostile submissions of lesson 01, graded in sandboxes: each attack is a student whose exercise cell
  * tries it, between two honest students who must keep their marks. Every attack would succeed without the sandbox
  * (the reader would score, the vandal would wipe the others' files, the escaper would outlive its run, the caller
- * would reach a port of this machine, the parricide would kill its ancestors, the grader among them), and the
+ * would reach a port of this machine, the parricide would kill its ancestors, the grader among them, the spawner
+ * would run 200 processes), and the
  * cheats of {@link GraderByData} that print or forge their way to "RIGHT" get 0 from the grading's own data.
  */
 class GraderSandboxTest {
@@ -43,6 +44,8 @@ class GraderSandboxTest {
             + "double globalMean = totals[0] / totals[1];\n";
     /** A sleep no other process on the machine has: the escaper's background process, found by its command line. */
     static final String ESCAPER_SLEEP = "sleep 313.25";
+    /** The spawner's processes, found the same way. */
+    static final String SPAWNED_SLEEP = "sleep 297.5";
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -74,6 +77,9 @@ class GraderSandboxTest {
             // must not take the machine down with the test)
             cells.put("d-parricide", "%%mpj\n" + ANSWER + "if (rank == 0) for (var p = ProcessHandle.current().parent();"
                     + " p.isPresent() && p.get().pid() > 1; p = p.get().parent()) p.get().destroyForcibly();\n");
+            // many processes at once (a gentle fork bomb: the same limit, no exponential growth on the test machine)
+            cells.put("d-spawner", "%%mpj\n" + ANSWER + "if (rank == 0) for (int i = 0; i < 200; i++) new ProcessBuilder(\"sh\","
+                    + " \"-c\", \"" + SPAWNED_SLEEP + "\").start();\nThread.sleep(5000);\n");
             cells.put("d-shadow", GraderByData.SHADOW);
             cells.put("d-forger", GraderByData.FORGER);
             cells.put("d-seeded", GraderByData.SEEDED);
@@ -102,18 +108,26 @@ class GraderSandboxTest {
             assertFalse(hog.verdicts().get(0).passed());
             assertTrue(hog.verdicts().get(0).detail().contains("OutOfMemoryError")
                     || Files.readString(out.resolve("executed").resolve("d-hog.ipynb")).contains("OutOfMemoryError"), hog.toString());
-            List<String> escaped = ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(ESCAPER_SLEEP))
-                    .map(p -> p.pid() + " " + p.info().commandLine().orElse("")).collect(Collectors.toList());
-            assertEquals(List.of(), escaped, "a process of the escaper outlived its run");
+            assertEquals(List.of(), running(ESCAPER_SLEEP), "a process of the escaper outlived its run");
             assertFalse(by.get("d-parricide").verdicts().get(0).passed(), "its own kernel died with the others it saw");
+            StudentResult spawner = by.get("d-spawner");
+            assertFalse(spawner.verdicts().get(0).passed(), spawner.toString());
+            assertTrue(spawner.note().contains("processes at once, more than the limit of " + Grader.DEFAULT_PROCESSES), spawner.note());
+            assertEquals(List.of(), running(SPAWNED_SLEEP), "a process of the spawner outlived its run");
             assertEquals("right on the grading's own inputs, on all 2 rank(s)", by.get("a-early").verdicts().get(0).detail());
             GraderByData.assertCheatsFailed(by, out);
             List<String> csv = Files.readAllLines(out.resolve("gradebook.csv"));
             assertEquals(1 + cells.size(), csv.size(), String.join("\n", csv));
         } finally {
-            ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(ESCAPER_SLEEP))
-                    .forEach(ProcessHandle::destroyForcibly);
+            ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(ESCAPER_SLEEP)
+                    || p.info().commandLine().orElse("").contains(SPAWNED_SLEEP)).forEach(ProcessHandle::destroyForcibly);
         }
+    }
+
+    /** The processes of this machine whose command line holds {@code words}, as "pid command". */
+    private static List<String> running(String words) {
+        return ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(words))
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse("")).collect(Collectors.toList());
     }
 
     /** The notebook {@code json} with its exercise cell's source replaced by {@code cell}. */
