@@ -101,17 +101,38 @@ final class KernelProcess {
                 Duration.ofNanos(System.nanoTime() - start));
     }
 
-    /** Kills whichever of {@code processes} still runs (an engine the run could not stop), and waits for it to go. */
+    /**
+     * Kills whichever of {@code processes} still runs (an engine the run could not stop), and waits for it to go. A
+     * process that has ended but whose parent has not collected it yet (a zombie: a sandbox's processes, once their
+     * namespace is gone, wait for the machine's init to collect them, up to seconds) runs nothing: not waited for.
+     */
     static void killLeftovers(java.util.Collection<ProcessHandle> processes) {
         for (ProcessHandle h : processes) {
-            if (!h.isAlive()) continue;
+            if (!h.isAlive() || ended(h.pid())) continue;
             h.descendants().forEach(ProcessHandle::destroyForcibly);
             h.destroyForcibly();
-            try {
-                h.onExit().get(KILL_PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (Exception e) {
-                // the caller checks the pids again and reports any left
+            long deadline = System.nanoTime() + KILL_PATIENCE.toNanos();
+            while (h.isAlive() && !ended(h.pid()) && System.nanoTime() < deadline) {
+                try {
+                    h.onExit().get(20, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException again) {
+                    // look again: it may have become a zombie
+                } catch (Exception e) {
+                    break;   // the caller checks the pids again and reports any left
+                }
             }
+        }
+    }
+
+    /** True when {@code pid} has ended and only waits to be collected (state Z or X in /proc/PID/stat). */
+    static boolean ended(long pid) {
+        try {
+            String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            int close = stat.lastIndexOf(')');   // the command name may hold spaces and parentheses
+            char state = close > 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
+            return state == 'Z' || state == 'X';
+        } catch (java.io.IOException e) {
+            return true;   // gone
         }
     }
 }
