@@ -33,8 +33,13 @@ For lesson 07 (ZeRO-1: a sharded step from a reduce-scatter and an all-gather), 
     blank      the student version as handed out
 
 For lesson 03 (data parallelism in four stages), class03/: honest (all four), half (the shares and the per-tensor
-averaging; buckets and overlap as handed out) and summed (every stage's all-reduce sums instead of averaging).
+averaging; buckets and overlap as handed out), summed (every stage's all-reduce sums instead of averaging) and
+tensorwise (the bucket plan right, but each tensor all-reduced alone: right numbers, not the bucketed step).
 lesson07-short.ipynb and lesson03-short.ipynb hold the cells those exercises need.
+
+For lesson 08's pickInterface, class08/: honest; first (NCCL's own default: the first interface that is not lo);
+forger (always eth1, and prints an answer line and a RIGHT of its own while the check runs). lesson08-short.ipynb:
+the import, the exercise and its check (no nodes needed).
 
 Each starts from the student version that scripts/lessons/versions.py makes, as a student receives it.
 
@@ -213,7 +218,14 @@ def lesson03():
         return nb
     divide = "        for (int i = 0; i < g.length; i++) g[i] /= comm.size();\n"
     summed = lambda a: a.replace("Reduction.AVG", "Reduction.SUM").replace(divide, "")
-    kinds = {"honest": answered(range(4)), "half": answered(range(2)), "summed": answered(range(4), summed)}
+    bucketed = ("        float[] flat = flatten(bucket);\n        comm.allReduce(HostBuffer.of(flat), Reduction.AVG);\n"
+                "        unflatten(flat, bucket);\n")
+    tensorwise = ("        for (Tensor p : bucket) {\n            float[] g = p.grad().toArray();\n"
+                  "            comm.allReduce(HostBuffer.of(g), Reduction.AVG);\n"
+                  "            p.grad().assign(NDArray.of(g, p.shape()));\n        }\n")
+    assert bucketed in instructor.cells[exercises[2]].source
+    kinds = {"honest": answered(range(4)), "half": answered(range(2)), "summed": answered(range(4), summed),
+             "tensorwise": answered(range(4), lambda a: a.replace(bucketed, tensorwise))}
     assert divide in instructor.cells[exercises[1]].source
     assert all("Reduction.AVG" in instructor.cells[exercises[k]].source for k in (2, 3))
     os.makedirs(out, exist_ok=True)
@@ -225,7 +237,36 @@ def lesson03():
     print(f"{len(kinds)} notebooks in {os.path.relpath(out, ROOT)}")
 
 
+def lesson08():
+    lesson = os.path.join(ROOT, "notebooks", "08-multi-node.ipynb")
+    out = os.path.join(os.path.dirname(OUT), "class08")
+    source = nbformat.read(lesson, as_version=4)
+    student, instructor = versions.versions(source, "08-multi-node")
+    ex = exercise_index(student)
+    head = "String pickInterface(Map<String, String> interfaces, String peer) {\n"
+    kinds = {
+        "honest": instructor.cells[ex].source,
+        "first": head + "    for (String name : interfaces.keySet()) if (!name.equals(\"lo\")) return name;\n    return null;\n}",
+        "forger": head + "    System.out.println(\"ANSWER pick-interface: 1 1 1 1\");\n"
+                         "    System.out.println(\"RIGHT: pickInterface chose the interface that reaches the peer\");\n"
+                         "    return \"eth1\";\n}",
+    }
+    os.makedirs(out, exist_ok=True)
+    short = copy.deepcopy(source)
+    first = nbformat.v4.new_code_cell("import java.util.*;\nimport org.mpi2nccl.lessons.*;")
+    short.cells = [first] + [c for c in short.cells if {"exercise", "check"} & set(c.metadata.get("tags", []))]
+    assert len(short.cells) == 3, [c.source[:40] for c in short.cells]
+    nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson08-short.ipynb"))
+    for name, body in kinds.items():
+        nb = copy.deepcopy(student)
+        nb.cells[ex].source = body
+        nbformat.validate(nb)
+        nbformat.write(nb, os.path.join(out, name + ".ipynb"))
+    print(f"{len(kinds)} notebooks in {os.path.relpath(out, ROOT)}")
+
+
 if __name__ == "__main__":
     main()
     lesson07()
     lesson03()
+    lesson08()

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.mpi2nccl.lessons.GradedFunctions;
 import org.mpi2nccl.lessons.Grading;
 import org.mpi2nccl.lessons.Lesson01;
 import org.mpi2nccl.lessons.Lesson02;
@@ -30,18 +31,22 @@ final class DataCheck {
     record Reference(Expected expected, double tolerance) {
     }
 
-    private static final Map<String, Reference> REFERENCES = Map.of(
-            "global-mean", new Reference((rank, ranks, seed) -> new double[] {Lesson01.globalMean(ranks, seed)}, 1e-9),
+    private static final Map<String, Reference> REFERENCES = Map.ofEntries(
+            Map.entry("global-mean", new Reference((rank, ranks, seed) -> new double[] {Lesson01.globalMean(ranks, seed)}, 1e-9)),
             // sums of whole numbers: exact in float
-            "reduce-scatter", new Reference((rank, ranks, seed) -> Lesson02.gradingAnswer(rank, ranks, seed, true), 1e-9),
-            "all-gather", new Reference((rank, ranks, seed) -> Lesson02.gradingAnswer(rank, ranks, seed, false), 1e-9),
-            // two momentum steps in float against the same in double
-            "sharded-step", new Reference((rank, ranks, seed) -> Lesson07.gradingAnswer(ranks, seed), 1e-5),
+            Map.entry("reduce-scatter", new Reference((rank, ranks, seed) -> Lesson02.gradingAnswer(rank, ranks, seed, true), 1e-9)),
+            Map.entry("all-gather", new Reference((rank, ranks, seed) -> Lesson02.gradingAnswer(rank, ranks, seed, false), 1e-9)),
             // a digest of the parameters after lesson 03's training: every stage must give one rank's training
-            "shares", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3),
-            "average-gradients", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3),
-            "buckets", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3),
-            "overlap", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3));
+            Map.entry("shares", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3)),
+            Map.entry("average-gradients", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3)),
+            Map.entry("buckets", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3)),
+            Map.entry("overlap", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3)),
+            // formulas: equal up to the order of the arithmetic
+            Map.entry("bus-bandwidth", new Reference((rank, ranks, seed) -> GradedFunctions.busBandwidthAnswer(seed), 1e-9)),
+            Map.entry("speedup-model", new Reference((rank, ranks, seed) -> GradedFunctions.speedupModelAnswer(seed), 1e-9)),
+            Map.entry("pick-interface", new Reference((rank, ranks, seed) -> GradedFunctions.pickInterfaceAnswer(seed), 0)),
+            // two momentum steps in float against the same in double
+            Map.entry("sharded-step", new Reference((rank, ranks, seed) -> Lesson07.gradingAnswer(ranks, seed), 1e-5)));
     private static final Pattern LINE = Pattern.compile("(?m)^(?:\\[rank (\\d+)\\] )?" + Grading.ANSWER + "(\\S+): (.*)$");
     private static final Pattern RANKS = Pattern.compile("%mpj start -np (\\d+)");
 
@@ -57,6 +62,17 @@ final class DataCheck {
         for (JsonObject c : source.cells()) {
             Matcher m = RANKS.matcher(Notebook.source(c));
             if (m.find()) return Integer.parseInt(m.group(1));
+        }
+        return 1;
+    }
+
+    /**
+     * How many ranks answer {@code ex}: the source's ranks when its check runs on them ({@code %%mpj}), else one, the
+     * kernel (lesson 04's bus bandwidth is checked in the kernel beside rank cells).
+     */
+    static int ranksOf(Exercise ex, Notebook source, int sourceRanks) {
+        for (JsonObject c : source.cells()) {
+            if (ex.checkIds().contains(Notebook.id(c)) && Notebook.source(c).stripLeading().startsWith("%%mpj")) return sourceRanks;
         }
         return 1;
     }

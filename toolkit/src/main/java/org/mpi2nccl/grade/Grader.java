@@ -181,7 +181,7 @@ public final class Grader {
             } else {
                 Verdict v = Verdict.read(ex, result, note.isEmpty() ? null : note);
                 var byData = DataCheck.of(ex.name());
-                if (byData.isPresent()) v = DataCheck.judge(ex, byData.get(), result, seed, ranks, v);
+                if (byData.isPresent()) v = DataCheck.judge(ex, byData.get(), result, seed, DataCheck.ranksOf(ex, source, ranks), v);
                 v = HowCheck.judge(ex, source, sub.assembled, v);   // right numbers, built the way the exercise asks
                 String edited = sub.editedChecks.get(ex.name());
                 verdicts.add(edited == null ? v : new Verdict(v.exercise(), v.passed(), v.detail() + " (" + edited + ")"));

@@ -343,8 +343,10 @@ public final class Lesson03 {
         Lesson03Meter meter = new Lesson03Meter(comm);
         Run run;
         List<String> names;
+        int buckets;
         try (Module net = model(on.device())) {
             names = names(net);
+            buckets = GradientBuckets.plan(net.parameters(), BUCKET_BYTES).size();
             run = Lesson03Training.train(on, net, k -> share(k, rank, size), stage.of(net, meter), meter);
         } catch (WrongPlan e) {
             return Check.wrong("rank " + rank + ": the bucket plan is not right yet", e.getMessage());
@@ -356,6 +358,11 @@ public final class Lesson03 {
         String who = "rank " + rank + ": ";
         Lesson03Meter.Summary s = meter.summary();
         if (d < TOLERANCE) {
+            if (n.equals("3") && Math.round(s.calls()) != buckets) {
+                return Check.wrong(who + "right weights, but not bucketed", String.format(Locale.ROOT, "the plan has %d"
+                        + " buckets and the step made %.0f all-reduce calls. Flatten each bucket's gradients into one"
+                        + " buffer and all-reduce that buffer once: one call per bucket.", buckets, s.calls()));
+            }
             if (n.equals("4") && s.overlapCalls() == 0 && meter.launchedInBackward() == 0) {
                 return Check.wrong(who + "right weights, but no overlap", "every all-reduce started after backward had"
                         + " ended, as in stage 3. Start a bucket's all-reduce in gradientReady, on commThread, as soon as"

@@ -148,6 +148,11 @@ public final class Lesson05 {
      * measured times and on {@link #PROBES}; a right model gets its prediction compared with the live run.
      */
     public static Check checkModel(DoubleBinaryOperator model, Lesson05Timing t, SpeedupResults live, String route) {
+        try {
+            GradedFunctions.speedupModel(model);   // a grader's run: the grading's own times, recorded
+        } catch (RuntimeException e) {
+            // no answer recorded: the grader says so; the check below explains the error
+        }
         double tc = 1e3 * t.stepSeconds(), ta = 1e3 * t.allReduceSeconds();
         double mine;
         try {

@@ -219,6 +219,11 @@ public final class Lesson08 {
 
     /** Checks {@code pick(interfaces, peer)} on a node like node0 and on three other machines; explains a wrong choice. */
     public static Check checkPickInterface(BiFunction<Map<String, String>, String, String> pick) {
+        try {
+            GradedFunctions.pickInterface(pick);   // a grader's run: the grading's own nodes, recorded
+        } catch (RuntimeException e) {
+            // no answer recorded: the grader says so; the check below explains the error
+        }
         int n = 0;
         for (Case c : cases()) {
             n++;

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Lessons 07 and 03 graded whole, each a class made by notebooks/test/make_grading_class.py: every mark comes from
+ * Lessons 07, 03 and 08 graded whole, each a class made by notebooks/test/make_grading_class.py: every mark comes from
  * the numbers the student's code gave on the grading's own inputs, computed again by the grader, and from how the
  * exercise asks them to be built. Honest students keep exactly what they earned; a check of one's own, an answer
  * line of one's own making and the library's all-reduce each get 0 with the reason named.
@@ -47,8 +47,11 @@ class GraderClassesTest {
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void lesson03sStagesAreMarkedByTheirTraining(@TempDir Path out) throws Exception {
         Map<String, StudentResult> by = grade("lesson03-short.ipynb", "class03", out);
-        assertEquals(3, by.size(), by.toString());
+        assertEquals(4, by.size(), by.toString());
         assertEquals(4, by.get("honest").passed(), by.get("honest").toString());
+        StudentResult tensorwise = by.get("tensorwise");
+        assertEquals(List.of(true, true, false, true), tensorwise.verdicts().stream().map(Verdict::passed).toList(), tensorwise.toString());
+        assertTrue(tensorwise.verdicts().get(2).detail().contains("not bucketed"), tensorwise.toString());
         for (Verdict v : by.get("honest").verdicts()) {
             assertTrue(v.detail().startsWith("right on the grading's own inputs"), v.toString());
         }
@@ -57,6 +60,18 @@ class GraderClassesTest {
         StudentResult summed = by.get("summed");
         assertEquals(1, summed.passed(), "only the shares, which average with the lesson's own all-reduce: " + summed);
         assertTrue(summed.verdicts().get(1).detail().contains("for the grading's inputs, the right value is"), summed.toString());
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void lesson08sInterfaceIsMarkedOnNodesNobodySaw(@TempDir Path out) throws Exception {
+        Map<String, StudentResult> by = grade("lesson08-short.ipynb", "class08", out);
+        assertEquals(List.of("honest"), passing(by), by.toString());
+        assertTrue(detail(by, "honest").startsWith("right on the grading's own inputs, on all 1 rank(s)"), detail(by, "honest"));
+        assertTrue(detail(by, "first").contains("for the grading's inputs, the right value is")
+                || detail(by, "first").contains("the check said"), detail(by, "first"));
+        assertTrue(detail(by, "forger").contains("two different answers") || detail(by, "forger").contains("the right value is"),
+                detail(by, "forger"));
     }
 
     private static Map<String, StudentResult> grade(String lesson, String folder, Path out) throws Exception {
