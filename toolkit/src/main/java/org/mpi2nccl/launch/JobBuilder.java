@@ -258,15 +258,37 @@ public final class JobBuilder {
         return bin;
     }
 
-    /** The ranks' class path: the given one (or ours) plus the toolkit and gson. */
+    /**
+     * The ranks' class path: the given one (its {@code DIR/*} entries expanded to the jars in DIR, as the java
+     * launcher does), then the toolkit's own runtime, every entry of this JVM's class path: a program given as one
+     * folder of classes finds the toolkit and everything it uses (JavaCPP, MPJ's runtime) without listing them.
+     */
     List<String> rankClasspath() {
-        List<String> cp = new ArrayList<>(classpath != null ? classpath
-                : Arrays.stream(System.getProperty("java.class.path", "").split(File.pathSeparator))
-                        .filter(s -> !s.isBlank()).toList());
-        for (String needed : ToolkitClasspath.entries()) {
+        List<String> own = Arrays.stream(System.getProperty("java.class.path", "").split(File.pathSeparator))
+                .filter(s -> !s.isBlank()).toList();
+        List<String> cp = new ArrayList<>();
+        for (String e : classpath != null ? classpath : own) {
+            for (String x : expandWildcard(e)) if (!cp.contains(x)) cp.add(x);
+        }
+        List<String> runtime = new ArrayList<>(ToolkitClasspath.entries());
+        runtime.addAll(own);
+        for (String needed : runtime) {
             if (!cp.contains(needed)) cp.add(needed);
         }
         return cp;
+    }
+
+    /** {@code DIR/*}: the jars in DIR, sorted; any other entry as it is. */
+    static List<String> expandWildcard(String entry) {
+        if (!entry.equals("*") && !entry.endsWith(File.separator + "*")) return List.of(entry);
+        Path dir = Path.of(entry.substring(0, entry.length() - 1).isEmpty() ? "." : entry.substring(0, entry.length() - 1));
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".jar"))
+                    .map(Path::toString).sorted().toList();
+        } catch (IOException e) {
+            throw new MpjLaunchException("class path entry " + entry + ": cannot list " + dir + " (" + e.getMessage()
+                    + "): give a folder that exists, e.g. -cp lib/*");
+        }
     }
 
     /** Fails fast with a clear message when the main class is not on the ranks' class path or has no main. */
