@@ -168,6 +168,25 @@ timed() {
   TIMES+=("$(awk -v n="$name" -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%-8s %7.1f s", n, b - a }')")
 }
 
+# Nothing left in the shared folders: the names the tests leave in the temp folder and /dev/shm. Allowed: each
+# user's private folder (0700; it must end empty) and the JVM's own perf data.
+SHARED=("${TMPDIR:-/tmp}" /dev/shm)
+shared_entries() {
+  local d
+  for d in "${SHARED[@]}"; do [ -d "$d" ] && find "$d" -mindepth 1 -maxdepth 1 -printf '%p\n'; done | sort
+}
+shared_left() {
+  local me d left
+  me=$(id -un)
+  left=$(comm -13 <(printf '%s\n' "$SHARED_BEFORE") <(shared_entries) \
+         | grep -vE "/hsperfdata_[^/]+$|^(${SHARED[0]}|/dev/shm)/mpi2nccl-$me$" || true)
+  for d in "${SHARED[0]}/mpi2nccl-$me" "/dev/shm/mpi2nccl-$me"; do
+    if [ -d "$d" ] && [ -n "$(ls -A "$d")" ]; then left+="${left:+$'\n'}$d: $(ls -A "$d" | head -5 | paste -sd' ' -)"; fi
+  done
+  printf '%s' "$left"
+}
+SHARED_BEFORE=$(shared_entries)
+
 for part in "${PARTS[@]}"; do
   case "$part" in
     env) timed env test_env ;;
@@ -183,5 +202,8 @@ if [ ${#LESSONS[@]} -gt 0 ]; then
   timed lessons lessons_run "${LESSONS[@]}"
   timed browser browser "" "${LESSONS[@]}"
 fi
-say "== every part passed ($LENGTH lessons); seconds per part:"
+left=$(shared_left)
+[ -z "$left" ] || die "the tests left these in shared folders (a job, kernel or test removes what it made when it ends):
+$left"
+say "== every part passed ($LENGTH lessons), nothing left in ${SHARED[*]}; seconds per part:"
 printf '   %s\n' "${TIMES[@]}"

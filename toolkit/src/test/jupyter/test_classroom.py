@@ -8,6 +8,7 @@ Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter).
 import os
 import socket
 import stat
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,7 @@ class TwoStudents(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.locks = tempfile.mkdtemp(prefix="gpu-locks-")
+        cls.addClassCleanup(shutil.rmtree, cls.locks, True)
         cls.alice, cls.bob = Kernel(), Kernel()
         cls.addClassCleanup(cls.alice.shutdown)
         cls.addClassCleanup(cls.bob.shutdown)

@@ -4,6 +4,7 @@ errors, interrupt, a rank crash, and shutdown leaving no process behind.
 Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter).
 """
 import base64
+import getpass
 import os
 import re
 import signal
@@ -226,6 +227,22 @@ class CrashAndShutdown(unittest.TestCase):
         finally:
             k.client.stop_channels()
             k.km.cleanup_resources()
+        # A killed kernel cannot remove its own folders; the same user's next kernel that starts engines does.
+        nxt = Kernel()
+        try:
+            self.assertTrue(nxt.execute("%mpj start -np 1", timeout=120).ok)
+            self.assertTrue(nxt.execute("%mpj stop", timeout=60).ok)
+        finally:
+            nxt.shutdown()
+        self.assertEqual([], folders_of(kernel_pid), "the next kernel should have removed the killed kernel's folders")
+
+
+def folders_of(pid):
+    """What process pid left in this user's private temp folder (names carry the pid)."""
+    private = os.path.join(tempfile.gettempdir(), "mpi2nccl-" + getpass.getuser())
+    if not os.path.isdir(private):
+        return []
+    return [n for n in os.listdir(private) if re.search(rf"-{pid}(-|$)", n)]
 
 
 if __name__ == "__main__":

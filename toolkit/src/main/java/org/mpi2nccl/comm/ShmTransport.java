@@ -101,8 +101,15 @@ public final class ShmTransport implements Transport {
         MappedByteBuffer[] in = new MappedByteBuffer[size];
         MappedByteBuffer[] boards = new MappedByteBuffer[size];
         long boardBytes = ShmBoard.fileBytes(BOARD_DATA_BYTES);
+        long needed = (size - 1) * fileBytes + boardBytes;   // this rank's files
         try {
             Files.createDirectories(dir, PrivateTemp.folderMode());
+            long free = Files.getFileStore(dir).getUsableSpace();
+            if (free < needed) {
+                throw new CommException("rank " + rank + ": shared memory is full: " + dir.getParent() + " has " + mib(free)
+                        + " free, this rank needs " + mib(needed) + " (every rank as much): free space in /dev/shm (df -h"
+                        + " /dev/shm; files of finished jobs), or use the ring over TCP instead of shared memory");
+            }
             boards[rank] = map(dir.resolve("board-" + rank), boardBytes, true);
             for (int dst = 0; dst < size; dst++) {
                 if (dst != rank) {
@@ -124,8 +131,8 @@ public final class ShmTransport implements Transport {
             barrier.run();
         } catch (IOException e) {
             throw new CommException("rank " + rank + ": shared memory in " + dir + ": " + e.getMessage()
-                    + " (is /dev/shm writable and large enough? " + size * ((size - 1) * fileBytes + boardBytes)
-                    + " bytes needed)", e);
+                    + " (is /dev/shm writable and large enough? " + mib(size * needed) + " needed by the " + size
+                    + " ranks)", e);
         }
         ArrayDeque<Send>[] s = new ArrayDeque[size];
         ArrayDeque<Recv>[] r = new ArrayDeque[size];
@@ -183,12 +190,29 @@ public final class ShmTransport implements Transport {
         }
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw"); FileChannel ch = f.getChannel()) {
             if (create) {
-                f.setLength(bytes);
+                reserve(ch, bytes);
             }
             MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
             m.order(ByteOrder.nativeOrder());
             return m;
         }
+    }
+
+    /**
+     * Writes the file's {@code bytes} as zeros: memory files get their pages now, so a full /dev/shm is an IOException
+     * here ("No space left on device") and not a crash later, when a rank first touches a page of the mapping
+     * (SIGBUS, which Java reports as "a fault occurred in an unsafe memory access").
+     */
+    private static void reserve(FileChannel ch, long bytes) throws IOException {
+        java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate((int) Math.min(bytes, 1 << 20));
+        for (long at = 0; at < bytes; ) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
+            at += ch.write(zeros, at);
+        }
+    }
+
+    private static String mib(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
     }
 
     /** Shared memory only works between ranks of one machine: compare host names first. */

@@ -195,7 +195,8 @@ public final class PrivateTemp {
     /** Whether process {@code pid} runs and is the one that started at {@code start} (pids are reused). */
     static boolean alive(long pid, long start) {
         Optional<ProcessHandle> p = ProcessHandle.of(pid);
-        return p.isPresent() && p.get().isAlive() && (start == 0 || startMillis(p.get()) == start);
+        // a killed process its parent has not collected yet (a zombie) is alive to Java, but uses nothing of its own
+        return p.isPresent() && p.get().isAlive() && !ProcStat.ended(pid) && (start == 0 || startMillis(p.get()) == start);
     }
 
     private static long startMillis(ProcessHandle p) {

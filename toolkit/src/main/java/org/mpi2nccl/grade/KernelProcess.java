@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.mpi2nccl.files.ProcStat;
 
 /**
  * One student's notebook run in a JVM of its own ({@code mpi2nccl execute} with this JVM's Java and class path),
@@ -108,11 +109,11 @@ final class KernelProcess {
      */
     static void killLeftovers(java.util.Collection<ProcessHandle> processes) {
         for (ProcessHandle h : processes) {
-            if (!h.isAlive() || ended(h.pid())) continue;
+            if (!h.isAlive() || ProcStat.ended(h.pid())) continue;
             h.descendants().forEach(ProcessHandle::destroyForcibly);
             h.destroyForcibly();
             long deadline = System.nanoTime() + KILL_PATIENCE.toNanos();
-            while (h.isAlive() && !ended(h.pid()) && System.nanoTime() < deadline) {
+            while (h.isAlive() && !ProcStat.ended(h.pid()) && System.nanoTime() < deadline) {
                 try {
                     h.onExit().get(20, TimeUnit.MILLISECONDS);
                 } catch (java.util.concurrent.TimeoutException again) {
@@ -121,18 +122,6 @@ final class KernelProcess {
                     break;   // the caller checks the pids again and reports any left
                 }
             }
-        }
-    }
-
-    /** True when {@code pid} has ended and only waits to be collected (state Z or X in /proc/PID/stat). */
-    static boolean ended(long pid) {
-        try {
-            String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            int close = stat.lastIndexOf(')');   // the command name may hold spaces and parentheses
-            char state = close > 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
-            return state == 'Z' || state == 'X';
-        } catch (java.io.IOException e) {
-            return true;   // gone
         }
     }
 }

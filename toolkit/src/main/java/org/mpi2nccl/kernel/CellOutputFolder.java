@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.mpi2nccl.files.PrivateTemp;
+import org.mpi2nccl.files.ProcStat;
 
 /**
  * The one folder where this kernel keeps the output its cells printed beyond what the notebook shows
@@ -74,7 +75,7 @@ public final class CellOutputFolder {
             if (!id.matches("\\d+")) continue;
             long pid = Long.parseLong(id);
             boolean running = pid == ProcessHandle.current().pid()
-                    || ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+                    || ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && !ProcStat.ended(pid);
             if (!running) PrivateTemp.deleteTree(p);
         }
     }

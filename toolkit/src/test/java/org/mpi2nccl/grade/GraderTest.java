@@ -61,7 +61,7 @@ class GraderTest {
         for (StudentResult r : results) {
             for (long pid : r.pids()) {
                 // ended and not yet collected by the machine's init (a sandbox's processes) is not running
-                assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && !KernelProcess.ended(pid),
+                assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && !org.mpi2nccl.files.ProcStat.ended(pid),
                         r.student() + ": process " + pid + " of the run is still alive");
             }
         }

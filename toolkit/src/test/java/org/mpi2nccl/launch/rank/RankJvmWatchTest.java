@@ -1,6 +1,7 @@
 package org.mpi2nccl.launch.rank;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,9 @@ class RankJvmWatchTest {
         Process p = new ProcessBuilder("sleep", "30").start();
         new ProcessBuilder("kill", "-9", Long.toString(p.pid())).start().waitFor();
         assertEquals(137, p.waitFor(), "collected by the JDK's reaper");
-        assertEquals(-1, RankJvmWatch.exitStatus(p.toHandle()).get(10, TimeUnit.SECONDS));
+        // -1 once the reaper has let go of the process; its real status while the reaper still holds it (waitFor
+        // returns a moment before): either is true, a made-up 0 never is
+        int status = RankJvmWatch.exitStatus(p.toHandle()).get(10, TimeUnit.SECONDS);
+        assertTrue(status == -1 || status == 137, "unknown or real, got " + status);
     }
 }

@@ -1,0 +1,27 @@
+package org.mpi2nccl.files;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A process's state from {@code /proc/PID/stat}. Java's {@code ProcessHandle.isAlive} is true for a process that
+ * has ended but whose parent has not collected it yet (a zombie, state Z): it runs nothing and holds no file, so
+ * whoever cleans up after it need not wait for it.
+ */
+public final class ProcStat {
+    private ProcStat() {
+    }
+
+    /** True when {@code pid} is gone, or has ended and only waits to be collected (state Z or X). */
+    public static boolean ended(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            int close = stat.lastIndexOf(')');   // the command name may hold spaces and parentheses
+            char state = close > 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
+            return state == 'Z' || state == 'X';
+        } catch (IOException e) {
+            return true;
+        }
+    }
+}
