@@ -1,5 +1,5 @@
 """Faults a careless student (or a hostile tester) makes, over the Jupyter protocol: a rank that skips a
-collective (the stall inspector), System.exit through Runtime in a cell, System.exit in a library the cell calls,
+collective (the stall inspector), a rank frozen by SIGSTOP, System.exit through Runtime in a cell, System.exit in a library the cell calls,
 an interrupt during %mpj start, ranks printing a million lines each. Each asserts the time to the message and that no process is left (by pid).
 
 Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter), with the other kernel tests.
@@ -8,6 +8,7 @@ import getpass
 import os
 import queue
 import re
+import signal
 import threading
 import time
 import unittest
@@ -65,6 +66,51 @@ class StallInspector(unittest.TestCase):
 
     def test_a_communicators_call_is_named_with_its_number(self):
         self.run_skipped_barrier("multicore", 3, config=True, cell=SKIPPED_ALLREDUCE, warning=ALLREDUCE_WARNING)
+
+
+class StoppedRank(unittest.TestCase):
+    """A rank JVM frozen by SIGSTOP while the others wait in MPJ's Barrier: the stall warning names it as the rank
+    that does not answer; sent SIGCONT, it catches up and the cell ends as it should."""
+
+    def test_a_stopped_rank_is_named_and_the_cell_ends_once_it_runs_again(self):
+        k = Kernel()
+        try:
+            self.assertTrue(k.execute("%mpj config --stall 3s").ok)
+            r = k.execute("%mpj start -np 3 --device niodev", timeout=180)
+            self.assertTrue(r.ok, r.describe())
+            pids = pids_of(k.execute("%mpj pids"))
+            warned = {}
+            t0 = time.monotonic()
+
+            def on_message(msg):
+                if msg["msg_type"] == "stream" and "does not answer" in msg["content"]["text"] and "at" not in warned:
+                    warned["at"] = time.monotonic() - t0
+                    warned["text"] = msg["content"]["text"]
+                    for pid in pids:
+                        if state_of(pid) == "T":
+                            os.kill(pid, signal.SIGCONT)
+                            warned["continued"] = pid
+
+            r = k.execute('%%mpj\nif (rank == 1) new ProcessBuilder("kill", "-STOP", "" + ProcessHandle.current().pid())'
+                          '.start().waitFor();\nMPI.COMM_WORLD.Barrier();\nrank', timeout=60, on_message=on_message)
+            self.assertIn("at", warned, "no warning named the stopped rank: " + r.describe())
+            self.assertLess(warned["at"], 3 + 2 + 5, f"warned after {warned['at']:.1f} s")
+            self.assertIn("ranks 0 and 2 wait in Barrier (cell line 3)", warned["text"])
+            self.assertIn("rank 1 does not answer within 2 s (stopped by a signal or a debugger", warned["text"])
+            self.assertIn("continued", warned, "the stopped rank JVM was found among the engines")
+            self.assertTrue(r.ok, "once it runs again the cell ends: " + r.describe())
+        finally:
+            k.shutdown()
+        self.assertEqual([], wait_gone(pids), "every engine process should be gone")
+
+
+def state_of(pid):
+    """The process's state letter from /proc (T: stopped), or "" when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 class ExitThroughAVariable(unittest.TestCase):

@@ -37,10 +37,14 @@ public final class Main {
     boolean verbose;
 
     public static void main(String[] args) {
-        // Unpacked native libraries that killed JVMs of this user left in their folder (UnpackedLibraries). Best
-        // effort: a command that needs the folder says itself what is wrong with it.
+        // What killed JVMs of this user left in their folders: unpacked native libraries (UnpackedLibraries) and
+        // the folders of processes that are gone. Best effort: a command that needs the folder says itself what is
+        // wrong with it.
         try {
             org.mpi2nccl.files.UnpackedLibraries.sweep(org.mpi2nccl.files.PrivateTemp.folder());
+            org.mpi2nccl.files.PrivateTemp.removeLeftovers(org.mpi2nccl.files.PrivateTemp.folder());
+            org.mpi2nccl.files.PrivateTemp.removeLeftovers(org.mpi2nccl.files.PrivateTemp.shmFolder());
+            org.mpi2nccl.kernel.CellOutputFolder.deleteDeadKernels(org.mpi2nccl.files.PrivateTemp.folder());
         } catch (RuntimeException folderNotUsable) {
             // left to the command
         }

@@ -15,12 +15,12 @@ import java.util.stream.Stream;
 /**
  * Native libraries that libraries unpack into the user's temp folder: netlib's BLAS writes one copy per JVM
  * ({@code libnetlibblasjni.so<digits>}) and deletes it only when that JVM exits normally, so every killed rank or
- * kernel left one behind. Those no process maps any more, and older than a minute (a JVM that just unpacked one has
- * not loaded it yet), are removed when a kernel or a command starts.
+ * kernel left one behind. Those no process maps any more, and older than two seconds (a JVM that has just unpacked
+ * one loads it within milliseconds), are removed when a kernel or a command starts.
  */
 public final class UnpackedLibraries {
     private static final Pattern UNPACKED = Pattern.compile("lib[A-Za-z0-9_]+\\.so\\d+");
-    private static final Duration YOUNG = Duration.ofMinutes(1);
+    private static final Duration YOUNG = Duration.ofSeconds(2);
 
     private UnpackedLibraries() {
     }

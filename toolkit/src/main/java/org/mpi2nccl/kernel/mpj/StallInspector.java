@@ -84,20 +84,28 @@ final class StallInspector {
         }
         if (byPlace.isEmpty()) return null;
         boolean allCommunicate = waitingFor.stream().allMatch(r -> inCommunication.getOrDefault(r, false));
+        // A rank answers from a thread of its own even while its cell computes: one that says nothing is stopped
+        // (a signal, a debugger) or its JVM hangs, and the others will wait for it in their next collective.
+        List<Integer> silent = byPlace.getOrDefault("?", List.of());
         // No rank finished and every rank in the same place: a long collective or long work, not a stall.
-        if (finished.isEmpty() && (byPlace.size() < 2 || !allCommunicate)) return null;
+        if (finished.isEmpty() && silent.isEmpty() && (byPlace.size() < 2 || !allCommunicate)) return null;
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, List<Integer>> e : byPlace.entrySet()) {
+            if (e.getKey().equals("?")) continue;
             if (sb.length() > 0) sb.append("; ");
             boolean one = e.getValue().size() == 1;
-            sb.append(StallReports.label(e.getValue())).append(one ? " waits" : " wait");
-            sb.append(e.getKey().equals("?") ? " (did not say where)" : " in " + e.getKey());
+            sb.append(StallReports.label(e.getValue())).append(one ? " waits" : " wait").append(" in ").append(e.getKey());
         }
-        sb.append(" for ").append(Math.round((now - anchor) / 1e9)).append(" s");
+        if (sb.length() > 0) sb.append(" for ").append(Math.round((now - anchor) / 1e9)).append(" s");
+        if (!silent.isEmpty()) {
+            if (sb.length() > 0) sb.append("; ");
+            sb.append(StallReports.label(silent)).append(silent.size() == 1 ? " does" : " do").append(" not answer within ")
+                    .append(ANSWER_WAIT / 1_000_000_000L).append(" s (stopped by a signal or a debugger, or its JVM hangs)");
+        }
         if (!finished.isEmpty()) {
             sb.append("; ").append(StallReports.label(new ArrayList<>(finished)))
-                    .append(finished.size() == 1 ? " finished" : " finished").append(" the cell: a rank skipped a collective?");
-        } else {
+                    .append(" finished the cell: a rank skipped a collective?");
+        } else if (silent.isEmpty()) {
             sb.append(": the ranks called different collectives?");
         }
         return sb + " (interrupt the cell to stop it)";

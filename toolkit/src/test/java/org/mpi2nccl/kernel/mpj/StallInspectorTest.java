@@ -37,4 +37,26 @@ class StallInspectorTest {
         assertEquals("ranks 0 and 2 wait in allReduce #3 (cell line 4) for 10 s; rank 1 finished the cell: a rank"
                 + " skipped a collective? (interrupt the cell to stop it)", inspector.warning(12 * S, pending));
     }
+
+    @Test
+    void aRankThatDoesNotAnswerIsNamedEvenWhenNoneFinished() {
+        StallInspector inspector = new StallInspector(Duration.ofSeconds(10), 0);
+        Set<Integer> pending = Set.of(0, 1, 2);
+        assertEquals(pending, inspector.toAsk(10 * S, pending));
+        inspector.answer(0, "Allreduce (cell line 3)", true);
+        inspector.answer(2, "Allreduce (cell line 3)", true);
+        assertNull(inspector.warning(11 * S, pending), "rank 1 gets 2 s to answer");
+        assertEquals("ranks 0 and 2 wait in Allreduce (cell line 3) for 12 s; rank 1 does not answer within 2 s (stopped by"
+                + " a signal or a debugger, or its JVM hangs) (interrupt the cell to stop it)", inspector.warning(12 * S, pending));
+    }
+
+    @Test
+    void ranksThatAllComputeInOnePlaceAreNoStall() {
+        StallInspector inspector = new StallInspector(Duration.ofSeconds(10), 0);
+        Set<Integer> pending = Set.of(0, 1);
+        inspector.toAsk(10 * S, pending);
+        inspector.answer(0, "cell line 9", false);
+        inspector.answer(1, "cell line 9", false);
+        assertNull(inspector.warning(10 * S, pending), "long work is not a stall");
+    }
 }
