@@ -154,6 +154,33 @@ def lesson02():
     print(f"3 notebooks in {os.path.relpath(out, ROOT)}")
 
 
+def lesson_versions(stem, folder):
+    """A lesson's source, its student and instructor versions, and the folder of its class (made)."""
+    source = nbformat.read(os.path.join(ROOT, "notebooks", stem + ".ipynb"), as_version=4)
+    student, instructor = versions.versions(source, stem)
+    out = os.path.join(os.path.dirname(OUT), folder)
+    os.makedirs(out, exist_ok=True)
+    return source, student, instructor, out
+
+
+def write_class(out, notebooks):
+    for name, nb in notebooks.items():
+        nbformat.validate(nb)
+        nbformat.write(nb, os.path.join(out, name + ".ipynb"))
+    print(f"{len(notebooks)} notebooks in {os.path.relpath(out, ROOT)}")
+
+
+def with_exercise(student, ex, bodies):
+    """The student version with exercise cell ex answered by each body (None: as handed out)."""
+    out = {}
+    for name, body in bodies.items():
+        nb = copy.deepcopy(student)
+        if body is not None:
+            nb.cells[ex].source = body
+        out[name] = nb
+    return out
+
+
 def short_version(source, needed, ranks_line, count):
     """The lesson cut to its start, the cells that define what the checks use, the exercises, their checks, stop."""
     short = copy.deepcopy(source)
@@ -165,10 +192,7 @@ def short_version(source, needed, ranks_line, count):
 
 
 def lesson07():
-    lesson = os.path.join(ROOT, "notebooks", "07-sharded-optimizer.ipynb")
-    out = os.path.join(os.path.dirname(OUT), "class07")
-    source = nbformat.read(lesson, as_version=4)
-    student, instructor = versions.versions(source, "07-sharded-optimizer")
+    source, student, instructor, out = lesson_versions("07-sharded-optimizer", "class07")
     ex = exercise_index(student)
     answer = instructor.cells[ex].source
     head = ("%%mpj\nvoid shardedStep(float[] params, float[] grads, float[] velocity) {\n"
@@ -192,23 +216,13 @@ def lesson07():
     kinds = {"honest": answer, "library": library, "shadow": shadow, "forger": forger,
              "summed": answer.replace("Reduction.AVG", "Reduction.SUM"), "blank": None}
     assert "Reduction.AVG" in answer
-    os.makedirs(out, exist_ok=True)
     short = short_version(source, ("%mpj start", "RingCommunicator ring =", "%mpj stop"), "%mpj start -np 2", 5)
     nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson07-short.ipynb"))
-    for name, body in kinds.items():
-        nb = copy.deepcopy(student)
-        if body is not None:
-            nb.cells[ex].source = body
-        nbformat.validate(nb)
-        nbformat.write(nb, os.path.join(out, name + ".ipynb"))
-    print(f"{len(kinds)} notebooks in {os.path.relpath(out, ROOT)}")
+    write_class(out, with_exercise(student, ex, kinds))
 
 
 def lesson03():
-    lesson = os.path.join(ROOT, "notebooks", "03-data-parallel-mpi.ipynb")
-    out = os.path.join(os.path.dirname(OUT), "class03")
-    source = nbformat.read(lesson, as_version=4)
-    student, instructor = versions.versions(source, "03-data-parallel-mpi")
+    source, student, instructor, out = lesson_versions("03-data-parallel-mpi", "class03")
     exercises = [i for i, c in enumerate(student.cells) if "exercise" in c.metadata.get("tags", [])]
     assert len(exercises) == 4
     def answered(which, edit=lambda a: a):
@@ -228,20 +242,13 @@ def lesson03():
              "tensorwise": answered(range(4), lambda a: a.replace(bucketed, tensorwise))}
     assert divide in instructor.cells[exercises[1]].source
     assert all("Reduction.AVG" in instructor.cells[exercises[k]].source for k in (2, 3))
-    os.makedirs(out, exist_ok=True)
     short = short_version(source, ("%mpj start", "Lesson03Times times =", "%mpj stop"), "%mpj start -np 2", 11)
     nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson03-short.ipynb"))
-    for name, nb in kinds.items():
-        nbformat.validate(nb)
-        nbformat.write(nb, os.path.join(out, name + ".ipynb"))
-    print(f"{len(kinds)} notebooks in {os.path.relpath(out, ROOT)}")
+    write_class(out, kinds)
 
 
 def lesson08():
-    lesson = os.path.join(ROOT, "notebooks", "08-multi-node.ipynb")
-    out = os.path.join(os.path.dirname(OUT), "class08")
-    source = nbformat.read(lesson, as_version=4)
-    student, instructor = versions.versions(source, "08-multi-node")
+    source, student, instructor, out = lesson_versions("08-multi-node", "class08")
     ex = exercise_index(student)
     head = "String pickInterface(Map<String, String> interfaces, String peer) {\n"
     kinds = {
@@ -251,18 +258,12 @@ def lesson08():
                          "    System.out.println(\"RIGHT: pickInterface chose the interface that reaches the peer\");\n"
                          "    return \"eth1\";\n}",
     }
-    os.makedirs(out, exist_ok=True)
     short = copy.deepcopy(source)
-    first = nbformat.v4.new_code_cell("import java.util.*;\nimport org.mpi2nccl.lessons.*;")
+    first = nbformat.v4.new_code_cell("import java.util.*;\nimport org.mpi2nccl.lessons.*;", id="imports")
     short.cells = [first] + [c for c in short.cells if {"exercise", "check"} & set(c.metadata.get("tags", []))]
     assert len(short.cells) == 3, [c.source[:40] for c in short.cells]
     nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson08-short.ipynb"))
-    for name, body in kinds.items():
-        nb = copy.deepcopy(student)
-        nb.cells[ex].source = body
-        nbformat.validate(nb)
-        nbformat.write(nb, os.path.join(out, name + ".ipynb"))
-    print(f"{len(kinds)} notebooks in {os.path.relpath(out, ROOT)}")
+    write_class(out, with_exercise(student, ex, kinds))
 
 
 if __name__ == "__main__":
