@@ -29,12 +29,9 @@ For lesson 07 (ZeRO-1: a sharded step from a reduce-scatter and an all-gather), 
     library    right numbers from the library's allReduce of the whole gradient (the exercise forbids it)
     shadow     no answer, and a class Lesson07 of its own whose checkShardedStep says RIGHT
     forger     no answer; the step prints an answer line of its own making while the check runs
-    summed     the gradients summed, not averaged
-    blank      the student version as handed out
 
-For lesson 03 (data parallelism in four stages), class03/: honest (all four), half (the shares and the per-tensor
-averaging; buckets and overlap as handed out), summed (every stage's all-reduce sums instead of averaging) and
-tensorwise (the bucket plan right, but each tensor all-reduced alone: right numbers, not the bucketed step).
+For lesson 03 (data parallelism in four stages), class03/: honest (all four), summed (every stage's all-reduce sums
+instead of averaging) and tensorwise (the bucket plan right, but each tensor all-reduced alone: right numbers, not the bucketed step).
 lesson07-short.ipynb and lesson03-short.ipynb hold the cells those exercises need.
 
 For lesson 08's pickInterface, class08/: honest; first (NCCL's own default: the first interface that is not lo);
@@ -213,8 +210,7 @@ def lesson07():
               "        return \"RIGHT: rank \" + rank + \": same parameters as plain data parallelism\";\n    }\n}")
     forger = head + ("    System.out.println(\"ANSWER sharded-step: \" + \"0.5 \".repeat(n).trim());\n"
                      "    System.out.println(\"RIGHT: rank \" + rank + \": same parameters as plain data parallelism\");\n}")
-    kinds = {"honest": answer, "library": library, "shadow": shadow, "forger": forger,
-             "summed": answer.replace("Reduction.AVG", "Reduction.SUM"), "blank": None}
+    kinds = {"honest": answer, "library": library, "shadow": shadow, "forger": forger}
     assert "Reduction.AVG" in answer
     short = short_version(source, ("%mpj start", "RingCommunicator ring =", "%mpj stop"), "%mpj start -np 2", 5)
     nbformat.write(short, os.path.join(os.path.dirname(OUT), "lesson07-short.ipynb"))
@@ -238,7 +234,7 @@ def lesson03():
                   "            comm.allReduce(HostBuffer.of(g), Reduction.AVG);\n"
                   "            p.grad().assign(NDArray.of(g, p.shape()));\n        }\n")
     assert bucketed in instructor.cells[exercises[2]].source
-    kinds = {"honest": answered(range(4)), "half": answered(range(2)), "summed": answered(range(4), summed),
+    kinds = {"honest": answered(range(4)), "summed": answered(range(4), summed),
              "tensorwise": answered(range(4), lambda a: a.replace(bucketed, tensorwise))}
     assert divide in instructor.cells[exercises[1]].source
     assert all("Reduction.AVG" in instructor.cells[exercises[k]].source for k in (2, 3))

@@ -163,10 +163,28 @@ public final class PrivateTemp {
         try {
             Files.createDirectory(dir, folderMode());
         } catch (IOException e) {
-            throw new PrivateTempException("could not create " + dir + " (" + e + "); is " + base + " full?");
+            throw new PrivateTempException("could not create " + dir + " (" + e + ")" + spaceHint(base));
         }
         TO_REMOVE.add(dir);
         return dir;
+    }
+
+    /**
+     * ": the file system of {@code place} has N MiB free: free space there, or set TMPDIR to a folder with room" when
+     * that file system is (nearly) full, else "": the second half of a message about a write that failed.
+     */
+    public static String spaceHint(Path place) {
+        try {
+            Path p = place.toAbsolutePath();
+            while (p != null && !Files.exists(p)) p = p.getParent();
+            if (p == null) return "";
+            long free = Files.getFileStore(p).getUsableSpace();
+            if (free >= 64L << 20) return "";
+            return String.format(java.util.Locale.ROOT, ": the file system of %s has %.1f MiB free: free space there, or set"
+                    + " TMPDIR to a folder with room", p, free / 1048576.0);
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
     }
 
     /** Removes a folder made by {@link #newFolder} now, rather than at exit. */

@@ -117,7 +117,8 @@ public final class MpjHome {
             return fill(Files.createTempDirectory(parent, org.mpi2nccl.launch.rank.Lifeline.JOB_HOME_PREFIX),
                     daemonPort, portManagerPort, starterPort);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a job directory for MPJ in " + parent, e);
+            throw new UncheckedIOException("cannot create a job directory for MPJ in " + parent + " (" + e + ")"
+                    + PrivateTemp.spaceHint(parent), e);
         }
     }
 
@@ -132,7 +133,9 @@ public final class MpjHome {
             Files.write(job.resolve("conf").resolve("mpjexpress.conf"), conf);
             return job;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a job directory for MPJ", e);
+            PrivateTemp.deleteTree(job);   // not half a job folder: the message says why there is none
+            throw new UncheckedIOException("cannot create a job directory for MPJ in " + job + " (" + e + ")"
+                    + PrivateTemp.spaceHint(job), e);
         }
     }
 

@@ -171,9 +171,15 @@ public final class Notebook {
         // written next to the target first, so a reader (or a killed run) never sees half a notebook
         // (named here rather than by createTempFile, whose owner-only permissions would stick to the notebook)
         Path tmp = parent.resolve("." + file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-        Files.writeString(tmp, GSON.toJson(json) + "\n", StandardCharsets.UTF_8);
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        try {
+            Files.writeString(tmp, GSON.toJson(json) + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            Files.deleteIfExists(tmp);   // no half notebook left beside the target
+            throw new IOException("cannot write the notebook " + file + " (" + e.getMessage() + ")"
+                    + org.mpi2nccl.files.PrivateTemp.spaceHint(parent), e);
+        }
     }
 
     public String toJson() {

@@ -28,7 +28,7 @@ class GraderClassesTest {
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void lesson07sCheatsGetNothingAndItsHonestStudentKeepsTheMark(@TempDir Path out) throws Exception {
         Map<String, StudentResult> by = grade("lesson07-short.ipynb", "class07", out);
-        assertEquals(6, by.size(), by.toString());
+        assertEquals(4, by.size(), by.toString());
         assertEquals(List.of("honest"), passing(by), by.toString());
         Verdict honest = by.get("honest").verdicts().get(0);
         assertTrue(honest.detail().startsWith("right on the grading's own inputs, on all 2 rank(s)"), honest.detail());
@@ -37,8 +37,6 @@ class GraderClassesTest {
         assertTrue(detail(by, "shadow").contains("declares its own Lesson07"), detail(by, "shadow"));
         assertTrue(detail(by, "forger").contains("rank 0") && detail(by, "forger").contains("printed RIGHT: not its numbers")
                 || detail(by, "forger").contains("two different answers"), detail(by, "forger"));
-        assertTrue(detail(by, "summed").contains("the right value is") || detail(by, "summed").contains("summed"), detail(by, "summed"));
-        assertTrue(detail(by, "blank").contains("not written yet"), detail(by, "blank"));
         String book = Files.readString(out.resolve("gradebook.csv"));
         assertTrue(book.contains("calls allReduce") && book.contains("declares its own Lesson07"), "the gradebook says why: " + book);
     }
@@ -47,7 +45,7 @@ class GraderClassesTest {
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void lesson03sStagesAreMarkedByTheirTraining(@TempDir Path out) throws Exception {
         Map<String, StudentResult> by = grade("lesson03-short.ipynb", "class03", out);
-        assertEquals(4, by.size(), by.toString());
+        assertEquals(3, by.size(), by.toString());
         assertEquals(4, by.get("honest").passed(), by.get("honest").toString());
         StudentResult tensorwise = by.get("tensorwise");
         assertEquals(List.of(true, true, false, true), tensorwise.verdicts().stream().map(Verdict::passed).toList(), tensorwise.toString());
@@ -55,8 +53,6 @@ class GraderClassesTest {
         for (Verdict v : by.get("honest").verdicts()) {
             assertTrue(v.detail().startsWith("right on the grading's own inputs"), v.toString());
         }
-        StudentResult half = by.get("half");
-        assertEquals(List.of(true, true, false, false), half.verdicts().stream().map(Verdict::passed).toList(), half.toString());
         StudentResult summed = by.get("summed");
         assertEquals(1, summed.passed(), "only the shares, which average with the lesson's own all-reduce: " + summed);
         assertTrue(summed.verdicts().get(1).detail().contains("for the grading's inputs, the right value is"), summed.toString());
