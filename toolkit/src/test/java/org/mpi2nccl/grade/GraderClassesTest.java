@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Lessons 07, 03 and 08 graded whole, each a class made by notebooks/test/make_grading_class.py: every mark comes from
  * the numbers the student's code gave on the grading's own inputs, computed again by the grader, and from how the
  * exercise asks them to be built. Honest students keep exactly what they earned; a check of one's own, an answer
- * line of one's own making and the library's all-reduce each get 0 with the reason named.
+ * line of one's own making and the library's all-reduce each get 0 with the reason named; a vandal who tries to read
+ * the source and overwrite the others' submissions and the gradebook keeps its own honest marks and changes nothing.
  */
 class GraderClassesTest {
     @Test
@@ -37,7 +38,7 @@ class GraderClassesTest {
         assertTrue(detail(by, "shadow").contains("declares its own Lesson07"), detail(by, "shadow"));
         assertTrue(detail(by, "forger").contains("rank 0") && detail(by, "forger").contains("printed RIGHT: not its numbers")
                 || detail(by, "forger").contains("two different answers"), detail(by, "forger"));
-        String book = Files.readString(out.resolve("gradebook.csv"));
+        String book = Files.readString(out.resolve("graded").resolve("gradebook.csv"));
         assertTrue(book.contains("calls allReduce") && book.contains("declares its own Lesson07"), "the gradebook says why: " + book);
     }
 
@@ -70,15 +71,65 @@ class GraderClassesTest {
                 detail(by, "forger"));
     }
 
+    /**
+     * Grades the class in {@code folder} with one more student, "a-vandal" (graded first): the honest answer, and in its
+     * first exercise cell an attempt to read the lesson source and to overwrite every later submission and the
+     * gradebook. It must keep the honest marks (nothing readable, nothing written), and the others theirs.
+     */
     private static Map<String, StudentResult> grade(String lesson, String folder, Path out) throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         Path source = Files.copy(GraderTest.resource(lesson), Files.createDirectories(out.resolve("source")).resolve(lesson));
+        Path submitted = Files.createDirectories(out.resolve("submitted"));
+        Map<String, String> before = new java.util.TreeMap<>();
+        try (var files = Files.list(GraderTest.resource(folder))) {
+            for (Path f : files.toList()) {
+                before.put(f.getFileName().toString(), Files.readString(f));
+                Files.copy(f, submitted.resolve(f.getFileName()));
+            }
+        }
+        Path gradebook = out.resolve("graded").resolve("gradebook.csv");
+        StringBuilder targets = new StringBuilder();
+        for (String name : before.keySet()) targets.append('"').append(submitted.resolve(name)).append("\", ");
+        targets.append('"').append(gradebook).append('"');
+        String attack = "\nboolean leaked = java.nio.file.Files.isReadable(java.nio.file.Path.of(\"" + source + "\"));\n"
+                + "for (String f : new String[] {" + targets + "}) {\n"
+                + "    try { java.nio.file.Files.writeString(java.nio.file.Path.of(f), \"{}\"); } catch (Exception e) { }\n}\n"
+                + "if (leaked) throw new IllegalStateException(\"the grader's source was readable\");\n";
+        Files.writeString(submitted.resolve("a-vandal.ipynb"), withAttack(before.get("honest.ipynb"), attack));
         Grader grader = new Grader(source, new Grader.Limits(Duration.ofSeconds(60), Duration.ofSeconds(240)),
                 new PrintStream(log, true));
-        Map<String, StudentResult> by = grader.gradeAll(GraderTest.resource(folder), out).stream()
+        Map<String, StudentResult> by = grader.gradeAll(submitted, gradebook.getParent()).stream()
                 .collect(Collectors.toMap(StudentResult::student, Function.identity()));
         System.out.println(log);
+        for (var e : before.entrySet()) {
+            assertEquals(e.getValue(), Files.readString(submitted.resolve(e.getKey())), "the vandal changed " + e.getKey());
+        }
+        StudentResult vandal = by.remove("a-vandal");
+        assertEquals(by.get("honest").passed(), vandal.passed(), "the vandal's honest answer keeps its marks: " + vandal);
+        assertEquals(1 + (by.size() + 1) * grader.exercises().size(), Files.readAllLines(gradebook).size(),
+                "one gradebook row a student and exercise, written by the grader");
         return by;
+    }
+
+    /** The notebook {@code json} with {@code code} added to the end of its first exercise cell. */
+    private static String withAttack(String json, String code) {
+        com.google.gson.JsonObject nb = com.google.gson.JsonParser.parseString(json).getAsJsonObject();
+        for (var c : nb.getAsJsonArray("cells")) {
+            com.google.gson.JsonObject cell = c.getAsJsonObject();
+            var meta = cell.getAsJsonObject("metadata");
+            var tags = meta == null ? null : meta.getAsJsonArray("tags");
+            if (tags == null || !tags.toString().contains("\"exercise\"")) continue;
+            var src = cell.get("source");
+            StringBuilder text = new StringBuilder();
+            if (src.isJsonArray()) {
+                for (var line : src.getAsJsonArray()) text.append(line.getAsString());
+            } else {
+                text.append(src.getAsString());
+            }
+            cell.addProperty("source", text + code);
+            break;
+        }
+        return nb.toString();
     }
 
     private static List<String> passing(Map<String, StudentResult> by) {
