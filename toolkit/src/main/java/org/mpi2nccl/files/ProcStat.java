@@ -15,13 +15,24 @@ public final class ProcStat {
 
     /** True when {@code pid} is gone, or has ended and only waits to be collected (state Z or X). */
     public static boolean ended(long pid) {
+        char state = state(pid);
+        return state == 'Z' || state == 'X' || state == 0;
+    }
+
+    /** True when {@code pid} is stopped (state T: SIGSTOP, Ctrl-Z; or t: held by a debugger). */
+    public static boolean stopped(long pid) {
+        char state = state(pid);
+        return state == 'T' || state == 't';
+    }
+
+    /** The state letter of {@code pid} (R, S, D, T, Z, ...), 0 when it is gone, '?' when unreadable. */
+    static char state(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
             int close = stat.lastIndexOf(')');   // the command name may hold spaces and parentheses
-            char state = close > 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
-            return state == 'Z' || state == 'X';
+            return close > 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
         } catch (IOException e) {
-            return true;
+            return 0;
         }
     }
 }

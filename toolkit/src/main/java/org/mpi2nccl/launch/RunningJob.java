@@ -54,6 +54,7 @@ public final class RunningJob implements AutoCloseable {
     private final int id = JOBS.incrementAndGet();
     private final List<Process> owned = new CopyOnWriteArrayList<>();
     private final List<Long> pidsSeen = new CopyOnWriteArrayList<>();
+    private final StoppedRanks stopped = new StoppedRanks();
     private final JobRecords records;
     private final List<ProcessHandle> handlesSeen = new CopyOnWriteArrayList<>();
     private final CompletableFuture<JobResult> future = new CompletableFuture<>();
@@ -232,6 +233,9 @@ public final class RunningJob implements AutoCloseable {
                     break;
                 }
                 if (polls % 4 == 0) records.deliverStallWarning();
+                if (polls % 20 == 0) {
+                    for (String s : stopped.look(handlesSeen)) records.deliver(new RankLine(-1, RankLine.Stream.STDERR, s));
+                }
                 try {
                     records.wait(50);
                 } catch (InterruptedException e) {

@@ -57,7 +57,7 @@ public final class RankJvmWatch {
     }
 
     /** MPJ's wrapper gets {@code ... RANK org.mpi2nccl.launch.rank.NiodevBoot MAIN args}: the rank, or -1. */
-    static int rankOf(ProcessHandle p) {
+    public static int rankOf(ProcessHandle p) {
         List<String> args = arguments(p);
         int boot = args.indexOf(NiodevBoot.class.getName());
         if (boot < 1) return -1;
@@ -72,7 +72,7 @@ public final class RankJvmWatch {
      * The process's arguments. The JDK gives none for a long command line (a rank's class path from a Maven
      * repository is one): on Linux they are read from /proc whole.
      */
-    static List<String> arguments(ProcessHandle p) {
+    public static List<String> arguments(ProcessHandle p) {
         try {
             String all = new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline")),
                     StandardCharsets.UTF_8);
