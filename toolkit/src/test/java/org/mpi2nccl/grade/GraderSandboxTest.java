@@ -79,7 +79,7 @@ class GraderSandboxTest {
                     + " p.isPresent() && p.get().pid() > 1; p = p.get().parent()) p.get().destroyForcibly();\n");
             // many processes at once (a gentle fork bomb: the same limit, no exponential growth on the test machine)
             cells.put("d-spawner", "%%mpj\n" + ANSWER + "if (rank == 0) for (int i = 0; i < 200; i++) new ProcessBuilder(\"sh\","
-                    + " \"-c\", \"" + SPAWNED_SLEEP + "\").start();\nThread.sleep(5000);\n");
+                    + " \"-c\", \"" + SPAWNED_SLEEP + "\").start();\nThread.sleep(1500);\n");
             cells.put("d-shadow", GraderByData.SHADOW);
             cells.put("d-forger", GraderByData.FORGER);
             cells.put("d-seeded", GraderByData.SEEDED);
