@@ -1,12 +1,10 @@
 package org.mpi2nccl.comm;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -104,23 +102,18 @@ public final class ShmTransport implements Transport {
         long needed = (size - 1) * fileBytes + boardBytes;   // this rank's files
         try {
             Files.createDirectories(dir, PrivateTemp.folderMode());
-            long free = Files.getFileStore(dir).getUsableSpace();
-            if (free < needed) {
-                throw new CommException("rank " + rank + ": shared memory is full: " + dir.getParent() + " has " + mib(free)
-                        + " free, this rank needs " + mib(needed) + " (every rank as much): free space in /dev/shm (df -h"
-                        + " /dev/shm; files of finished jobs), or use the ring over TCP instead of shared memory");
-            }
-            boards[rank] = map(dir.resolve("board-" + rank), boardBytes, true);
+            ShmFiles.requireSpace(dir, rank, needed);
+            boards[rank] = ShmFiles.map(dir.resolve("board-" + rank), boardBytes, true);
             for (int dst = 0; dst < size; dst++) {
                 if (dst != rank) {
-                    out[dst] = map(dir.resolve(rank + "-" + dst), fileBytes, true);
+                    out[dst] = ShmFiles.map(dir.resolve(rank + "-" + dst), fileBytes, true);
                 }
             }
             barrier.run();                       // every outgoing file exists
             for (int src = 0; src < size; src++) {
                 if (src != rank) {
-                    in[src] = map(dir.resolve(src + "-" + rank), fileBytes, false);
-                    boards[src] = map(dir.resolve("board-" + src), boardBytes, false);
+                    in[src] = ShmFiles.map(dir.resolve(src + "-" + rank), fileBytes, false);
+                    boards[src] = ShmFiles.map(dir.resolve("board-" + src), boardBytes, false);
                 }
             }
             barrier.run();                       // every file is mapped by both its ranks: names can go
@@ -131,7 +124,7 @@ public final class ShmTransport implements Transport {
             barrier.run();
         } catch (IOException e) {
             throw new CommException("rank " + rank + ": shared memory in " + dir + ": " + e.getMessage()
-                    + " (is /dev/shm writable and large enough? " + mib(size * needed) + " needed by the " + size
+                    + " (is /dev/shm writable and large enough? " + ShmFiles.mib(size * needed) + " needed by the " + size
                     + " ranks)", e);
         }
         ArrayDeque<Send>[] s = new ArrayDeque[size];
@@ -176,43 +169,6 @@ public final class ShmTransport implements Transport {
      */
     static Path base() {
         return PrivateTemp.shmFolder();
-    }
-
-    private static MappedByteBuffer map(Path file, long bytes, boolean create) throws IOException {
-        if (!create) {
-            long end = System.nanoTime() + 10_000_000_000L;
-            while (!Files.exists(file) && System.nanoTime() < end) {
-                Thread.onSpinWait();
-            }
-        }
-        if (create) {
-            Files.createFile(file, PrivateTemp.fileMode());   // 0600 from the start: no moment when others can open it
-        }
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw"); FileChannel ch = f.getChannel()) {
-            if (create) {
-                reserve(ch, bytes);
-            }
-            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
-            m.order(ByteOrder.nativeOrder());
-            return m;
-        }
-    }
-
-    /**
-     * Writes the file's {@code bytes} as zeros: memory files get their pages now, so a full /dev/shm is an IOException
-     * here ("No space left on device") and not a crash later, when a rank first touches a page of the mapping
-     * (SIGBUS, which Java reports as "a fault occurred in an unsafe memory access").
-     */
-    private static void reserve(FileChannel ch, long bytes) throws IOException {
-        java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate((int) Math.min(bytes, 1 << 20));
-        for (long at = 0; at < bytes; ) {
-            zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
-            at += ch.write(zeros, at);
-        }
-    }
-
-    private static String mib(long bytes) {
-        return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
     }
 
     /** Shared memory only works between ranks of one machine: compare host names first. */

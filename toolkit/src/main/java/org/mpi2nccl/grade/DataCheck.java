@@ -31,16 +31,18 @@ final class DataCheck {
     record Reference(Expected expected, double tolerance) {
     }
 
+    /** Lesson 03's stages: a digest of the parameters after training, which every stage must make one rank's. */
+    private static final Reference ONE_RANKS_TRAINING = new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3);
+
     private static final Map<String, Reference> REFERENCES = Map.ofEntries(
             Map.entry("global-mean", new Reference((rank, ranks, seed) -> new double[] {Lesson01.globalMean(ranks, seed)}, 1e-9)),
             // sums of whole numbers: exact in float
             Map.entry("reduce-scatter", new Reference((rank, ranks, seed) -> Lesson02.gradingAnswer(rank, ranks, seed, true), 1e-9)),
             Map.entry("all-gather", new Reference((rank, ranks, seed) -> Lesson02.gradingAnswer(rank, ranks, seed, false), 1e-9)),
-            // a digest of the parameters after lesson 03's training: every stage must give one rank's training
-            Map.entry("shares", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3)),
-            Map.entry("average-gradients", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3)),
-            Map.entry("buckets", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3)),
-            Map.entry("overlap", new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3)),
+            Map.entry("shares", ONE_RANKS_TRAINING),
+            Map.entry("average-gradients", ONE_RANKS_TRAINING),
+            Map.entry("buckets", ONE_RANKS_TRAINING),
+            Map.entry("overlap", ONE_RANKS_TRAINING),
             // formulas: equal up to the order of the arithmetic
             Map.entry("bus-bandwidth", new Reference((rank, ranks, seed) -> GradedFunctions.busBandwidthAnswer(seed), 1e-9)),
             Map.entry("speedup-model", new Reference((rank, ranks, seed) -> GradedFunctions.speedupModelAnswer(seed), 1e-9)),

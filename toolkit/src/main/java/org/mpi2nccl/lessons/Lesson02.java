@@ -70,7 +70,7 @@ public final class Lesson02 {
         return 3 + new Random(seed).nextInt(500);
     }
 
-    /** Rank {@code rank}'s part of the grading's buffer: whole numbers -999..999 (exact sums), from the seed. */
+    /** Rank {@code rank}'s part of the grading's buffer: whole numbers -999..999 (exact sums), from the grading's number. */
     static float[] gradingInput(int rank, int n, long seed) {
         Random random = new Random(seed * 1_000_003L + rank);
         float[] x = new float[n];
