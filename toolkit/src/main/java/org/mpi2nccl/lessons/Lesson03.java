@@ -234,7 +234,7 @@ public final class Lesson03 {
                     for (Tensor p : net.parameters()) Tensors.allReduce(meter.comm(), p.grad(), Reduction.AVG);
                 }, meter);
                 Grading.record("shares", Lesson03Grading.digest(trained.early()));
-                d = difference(trained, ref);
+                d = Lesson03Grading.difference(trained, ref);
             } catch (Exception e) {
                 return failed(rank, "1", e);
             } finally {
@@ -248,7 +248,7 @@ public final class Lesson03 {
         }
         return Check.wrong(who + "the shares are not the one rank's batches", (problem != null ? problem
                 : "the shares look right but the parameters differ by " + Lesson03Diagnosis.fmt(d) + ".")
-                + (Double.isNaN(d) ? "" : " After " + comparedSteps() + " steps the parameters differ from one rank's by "
+                + (Double.isNaN(d) ? "" : " After " + Lesson03Grading.comparedSteps() + " steps the parameters differ from one rank's by "
                 + Lesson03Diagnosis.fmt(d) + " (relative)."));
     }
 
@@ -354,7 +354,7 @@ public final class Lesson03 {
             return failed(rank, n, e);
         }
         Grading.record(Lesson03Grading.STAGE_EXERCISES.get(n), Lesson03Grading.digest(run.early()));
-        double d = difference(run, ref);
+        double d = Lesson03Grading.difference(run, ref);
         String who = "rank " + rank + ": ";
         Lesson03Meter.Summary s = meter.summary();
         if (d < TOLERANCE) {
@@ -375,24 +375,11 @@ public final class Lesson03 {
         }
         String why = Lesson03Diagnosis.gradients(names, run.local(), run.synced(), ref.local(), size, untouchedHint);
         if (why == null) {
-            why = "the first step's gradients were right, but after " + comparedSteps() + " steps the parameters differ by "
+            why = "the first step's gradients were right, but after " + Lesson03Grading.comparedSteps() + " steps the parameters differ by "
                     + Lesson03Diagnosis.fmt(d) + ": does your code keep something from one step to the next (a buffer"
                     + " added to instead of overwritten)?";
         }
         return Check.wrong(who + "not the one rank's training (parameters differ by " + Lesson03Diagnosis.fmt(d) + ")", why);
-    }
-
-    /**
-     * How far a run's parameters are from the reference's: after all {@link #STEPS} steps, or in a grader's run (whose
-     * orders can make 30 steps amplify float rounding) after the steps the grader compares ({@link Lesson03Grading#STEPS}).
-     */
-    private static double difference(Run run, Run ref) {
-        return Grading.seed() != 0 ? EquivalenceCheck.relativeDifference(run.early(), ref.early())
-                : EquivalenceCheck.relativeDifference(run.params(), ref.params());
-    }
-
-    private static int comparedSteps() {
-        return Grading.seed() != 0 ? Lesson03Grading.STEPS : STEPS;
     }
 
     /** One rank on the whole batch, where {@code on} says: the reference every check compares with (timed once in {@code times}). */
