@@ -53,15 +53,25 @@ def jobs_of(user, states=None):
     return [line.split() for line in out.stdout.splitlines() if line.strip()]
 
 
-def main():
-    me = getpass.getuser()
+def lab_kernel():
+    """A kernel of the lab's kernelspec, as the hub starts it, and its client once it answers."""
     km = KernelManager(kernel_name="mpi2nccl-java")
     km.start_kernel()
-    kernel_pid = km.provisioner.process.pid
     try:
         kc = km.client()
         kc.start_channels()
         kc.wait_for_ready(timeout=120)
+    except Exception:
+        km.shutdown_kernel(now=True)
+        raise
+    return km, kc
+
+
+def main():
+    me = getpass.getuser()
+    km, kc = lab_kernel()
+    kernel_pid = km.provisioner.process.pid
+    try:
         # A GPU asked of a lab without any: srun refuses at once, and the cell says so with what to do.
         status, text = execute(kc, "%mpj start -np 2 --gpus 1")
         check("no GPU here", status == "error" and "Slurm did not run the job" in text and "--gpus 0" in text,

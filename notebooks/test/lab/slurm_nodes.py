@@ -14,22 +14,17 @@ import subprocess
 import sys
 import time
 
-from slurm_engines import check, execute, failures, jobs_of
+from slurm_engines import check, execute, failures, jobs_of, lab_kernel
 
 DAEMON_PORT = 40055   # org.mpi2nccl.launch.nodes.NodesPlan.DAEMON_PORT
 NODE_ADDRESSES = ["10.212.0.1", "10.212.0.2", "10.211.0.1", "10.211.0.2"]   # control link, cluster link
 
 
 def hold():
-    from jupyter_client.manager import KernelManager
     import getpass
     me = getpass.getuser()
-    km = KernelManager(kernel_name="mpi2nccl-java")
-    km.start_kernel()
+    km, kc = lab_kernel()
     try:
-        kc = km.client()
-        kc.start_channels()
-        kc.wait_for_ready(timeout=120)
         execute(kc, "import org.mpi2nccl.lessons.*;\nimport org.mpi2nccl.launch.nodes.*;")
         t0 = time.monotonic()
         status, text = execute(kc, "SimulatedNodes nodes = Lesson08.startNodes();")
