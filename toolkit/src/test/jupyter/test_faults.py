@@ -1,5 +1,5 @@
 """Faults a careless student (or a hostile tester) makes, over the Jupyter protocol: a rank that skips a
-collective (the stall inspector), a rank frozen by SIGSTOP, System.exit through Runtime in a cell, System.exit in a library the cell calls,
+collective (the stall inspector), the collective after an interrupted one, a rank frozen by SIGSTOP, System.exit through Runtime in a cell, System.exit in a library the cell calls,
 an interrupt during %mpj start, ranks printing a million lines each. Each asserts the time to the message and that no process is left (by pid).
 
 Run by ./build.sh test (Debian's python, JUPYTER_PATH=build/jupyter), with the other kernel tests.
@@ -99,6 +99,51 @@ class StoppedRank(unittest.TestCase):
             self.assertIn("rank 1 does not answer within 2 s (stopped by a signal or a debugger", warned["text"])
             self.assertIn("continued", warned, "the stopped rank JVM was found among the engines")
             self.assertTrue(r.ok, "once it runs again the cell ends: " + r.describe())
+        finally:
+            k.shutdown()
+        self.assertEqual([], wait_gone(pids), "every engine process should be gone")
+
+
+class InterruptedCollective(unittest.TestCase):
+    """An interrupt stops ranks 0 and 2 inside a Barrier rank 1 skipped: the next collective would pick up that
+    barrier's messages and wait for ever. The error says so; the next cell is refused with what to do; run again
+    anyway, its wait is named with the reason; %mpj restart gives ranks whose collectives work."""
+
+    def test_the_cell_after_an_interrupted_collective_says_what_to_do(self):
+        k = Kernel()
+        try:
+            self.assertTrue(k.execute("%mpj config --stall 3s").ok)
+            r = k.execute("%mpj start -np 3 --device multicore", timeout=180)
+            self.assertTrue(r.ok, r.describe())
+            pids = pids_of(k.execute("%mpj pids"))
+            threading.Timer(5, k.interrupt).start()
+            r = k.execute("%%mpj\nif (rank != 1) MPI.COMM_WORLD.Barrier();", timeout=60)
+            self.assertIn("ranks 0, 2 were stopped inside Barrier (cell line 2): that call's messages may still be"
+                          " on their way", r.describe())
+            barrier = "%%mpj\nMPI.COMM_WORLD.Barrier();\nrank"
+            start = time.monotonic()
+            r = k.execute(barrier, timeout=30)
+            self.assertLess(time.monotonic() - start, 5)
+            self.assertIn("RanksOutOfStep", r.describe())
+            self.assertIn("Run %mpj restart to start the ranks afresh", r.describe())
+            warned = {}
+            t0 = time.monotonic()
+
+            def on_message(msg):
+                if msg["msg_type"] == "stream" and "after an interrupt stopped the ranks" in msg["content"]["text"] \
+                        and "at" not in warned:
+                    warned["at"] = time.monotonic() - t0
+                    threading.Timer(0.5, k.interrupt).start()
+
+            r = k.execute(barrier, timeout=60, on_message=on_message)
+            self.assertIn("at", warned, "the wait of the cell run again was not named: " + r.describe())
+            self.assertLess(warned["at"], 3 + 5 + 5)
+            r = k.execute("%mpj restart", timeout=180)
+            self.assertTrue(r.ok, r.describe())
+            self.assertEqual([], wait_gone(pids), "the restart stops the old engines")
+            pids = pids_of(k.execute("%mpj pids"))
+            r = k.execute(barrier, timeout=30)
+            self.assertTrue(r.ok, "a collective works on the restarted ranks: " + r.describe())
         finally:
             k.shutdown()
         self.assertEqual([], wait_gone(pids), "every engine process should be gone")

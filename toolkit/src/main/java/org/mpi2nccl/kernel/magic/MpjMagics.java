@@ -58,6 +58,8 @@ public final class MpjMagics {
     private volatile RankEngines running;
     /** The thread running {@code %mpj start}, which an interrupt stops (it cleans up what it started). */
     private volatile Thread starting;
+    /** How the running engines were started, for {@code %mpj restart}. */
+    private volatile StartOptions lastStart;
 
     public MpjMagics(Splitter splitter, Supplier<List<String>> classPath, PrintStream log,
                      Supplier<DisplayStream> display) {
@@ -111,6 +113,8 @@ public final class MpjMagics {
                         : e.status();
             case "stop":
                 return stop();
+            case "restart":
+                return restart();
             case "config":
                 return config(parse(new ConfigOptions(), rest));
             case "pids":
@@ -141,6 +145,7 @@ public final class MpjMagics {
             Thread.interrupted();   // an interrupt that came as the start ended is not for the next cell
         }
         engines = started;
+        lastStart = o;
         return String.format(Locale.ROOT, "%d rank engines ready (%s, %.1f s): run cells on them with %%%%mpj",
                 started.size(), device, started.startupTime().toMillis() / 1000.0) + gpuSummary(started);
     }
@@ -172,6 +177,17 @@ public final class MpjMagics {
         }
         return engines.ranks().stream().map(RankEngines.Rank::gpuNote).filter(n -> !n.isEmpty()).findFirst()
                 .map(n -> "\nNo GPU for the ranks: " + n).orElse("");
+    }
+
+    /** Stops the running engines and starts new ones as they were started: fresh ranks, no variables. */
+    private String restart() throws CellError {
+        StartOptions o = lastStart;
+        RankEngines e = engines;
+        if (o == null || e == null || e.isClosed()) {
+            throw new IllegalArgumentException("no rank engines are running to restart: start them with %mpj start -np 4");
+        }
+        stop();
+        return start(o);
     }
 
     private String stop() {
@@ -314,6 +330,7 @@ public final class MpjMagics {
                 "%%mpj -np 2 [--device ...]                     run the cell once on fresh engines",
                 "%mpj status                                    the engines: rank, host, pid, state",
                 "%mpj stop                                      stop the engines",
+                "%mpj restart                                   stop them and start them again (variables are lost)",
                 "%mpj config --stall 10s                        warn when ranks wait 10 s for others (0: off)",
                 "%mpj pids                                      the engines' process ids (to check none is left)");
     }

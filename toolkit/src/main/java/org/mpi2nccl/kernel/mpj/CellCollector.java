@@ -35,7 +35,7 @@ final class CellCollector {
         boolean interruptSent = false;
         long stopDeadline = Long.MAX_VALUE;
         long firstErrorAt = Long.MAX_VALUE;
-        StallInspector stalls = new StallInspector(RankEngines.stall(), System.nanoTime());
+        StallInspector stalls = new StallInspector(RankEngines.stall(), System.nanoTime(), engines.outOfStep());
         while (!pending.isEmpty()) {
             if (!interruptSent) {
                 long now = System.nanoTime();
@@ -105,6 +105,9 @@ final class CellCollector {
                 case "result":
                     pending.remove(ev.rank());
                     stalls.finished(ev.rank(), System.nanoTime());
+                    if (m.has("stoppedIn")) {
+                        results.stoppedIn(ev.rank(), EngineWire.str(m, "stoppedIn"));
+                    }
                     if (m.has("error")) {
                         results.error(ev.rank(), EngineWire.cellError(m.getAsJsonObject("error")));
                         firstErrorAt = Math.min(firstErrorAt, System.nanoTime());

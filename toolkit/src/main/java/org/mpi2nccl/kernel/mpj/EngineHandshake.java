@@ -123,7 +123,7 @@ final class EngineHandshake {
                         + RankEngines.START_TIMEOUT.toSeconds() + " s" + lastLines(early));
             }
             if (Thread.currentThread().isInterrupted()) {
-                throw RankEngines.startInterrupted(connected, n);
+                throw EngineStartup.startInterrupted(connected, n);
             }
             if (!job.isAlive()) {
                 throw RankEngines.engineError("the rank engines' job ended before every rank was up" + jobOutcome(job)

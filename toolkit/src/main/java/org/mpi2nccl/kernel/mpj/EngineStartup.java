@@ -78,7 +78,7 @@ final class EngineStartup {
         while (!waiting.isEmpty()) {
             EngineEvent ev = engines.nextEventUntil(Math.min(deadline, System.nanoTime() + 100_000_000L));
             if (Thread.currentThread().isInterrupted()) {
-                throw RankEngines.startInterrupted(n - waiting.size(), n);
+                throw startInterrupted(n - waiting.size(), n);
             }
             if (ev == null && System.nanoTime() < deadline) {
                 continue;
@@ -108,5 +108,14 @@ final class EngineStartup {
             engines.log("no folder for cut cell output: " + e);
             return "";
         }
+    }
+
+    /** The kernel was interrupted during {@code %mpj start}: the caller stops what was started. */
+    static CellError startInterrupted(int ready, int n) {
+        Thread.interrupted();   // handled: the kernel's next cell must not see it
+        return new CellError(CellError.Kind.INTERRUPTED, "Interrupted", "the start of " + n + " rank engines was"
+                + " interrupted (" + ready + " were up): every process started was stopped",
+                List.of("the start of " + n + " rank engines was interrupted (" + ready + " were up): every process"
+                        + " started was stopped; start again with %mpj start -np N"));
     }
 }

@@ -59,6 +59,8 @@ public final class RankEngine {
     private volatile JShellEvaluator evaluator;
     private volatile boolean shuttingDown;
     private volatile long cellId = -1;
+    /** The communication call the running cell was in when an interrupt stopped it (null: none). */
+    private volatile String stoppedIn;
     /** The kernel's output folder, where a cell's output past this rank's share goes (null: none given). */
     private Path outputFolder;
 
@@ -179,6 +181,7 @@ public final class RankEngine {
 
     private void runCell(long id, SplitCell code, long shownBytes, CellOutputRouter[] routers) throws IOException {
         cellId = id;
+        stoppedIn = null;
         RankCellOutput output = new RankCellOutput(rank, shownBytes, RankCellOutput.FILE_BYTES, outputFolder,
                 (stream, text) -> sendQuietly(stream(id, stream, text)));
         for (CellOutputRouter r : routers) {
@@ -195,6 +198,9 @@ public final class RankEngine {
             }
         } catch (CellError e) {
             result.add("error", error(e.kind().name(), e.name(), e.getMessage(), e.traceback()));
+            if (stoppedIn != null && e.kind() == CellError.Kind.INTERRUPTED) {
+                result.addProperty("stoppedIn", stoppedIn);   // the kernel warns before the next collective
+            }
         } catch (RuntimeException | Error e) {
             result.add("error", error(CellError.Kind.ENGINE.name(), e.getClass().getName(), String.valueOf(e.getMessage()),
                     List.of("the rank engine failed while running the cell: " + e)));
@@ -222,6 +228,8 @@ public final class RankEngine {
                 if (type.equals("interrupt")) {
                     JShellEvaluator ev = evaluator;
                     if (ev != null && ev.isRunning()) {
+                        WaitPlace.Place place = ev.where();
+                        if (place != null && place.inCommunication()) stoppedIn = place.describe();
                         new Thread(rankGroup, () -> ev.stop(STOP_PATIENCE), "interrupt").start();
                     }
                 } else if (type.equals("where")) {

@@ -67,6 +67,7 @@ public final class RankEngines implements AutoCloseable {
     private final RecentLines recentLines = new RecentLines();
     private final PrintStream log;
     private final CompletionRequests completions;
+    private final OutOfStep outOfStep = new OutOfStep();
     private final long startedNanos;
     private Duration startupTime = Duration.ZERO;
     private volatile boolean cellRunning;
@@ -142,6 +143,7 @@ public final class RankEngines implements AutoCloseable {
         if (closed) {
             throw engineError("the rank engines were stopped: start new ones with %mpj start -np N");
         }
+        outOfStep.beforeCell();
         long id;
         synchronized (this) {
             id = ++nextCellId;
@@ -155,6 +157,7 @@ public final class RankEngines implements AutoCloseable {
                 send(r, exec);
             }
             RankResults results = new CellCollector(this).collect(id, output);
+            outOfStep.after(results);
             cellsRun++;
             return results;
         } finally {
@@ -180,6 +183,11 @@ public final class RankEngines implements AutoCloseable {
     /** Shift-Tab at {@code at} of a {@code %%mpj} cell's body, against rank 0's state; null if none. */
     public String inspect(String code, int at) {
         return closed ? null : completions.inspect(code, at);
+    }
+
+    /** Which ranks the last interrupt stopped inside a communication call (null: none; see {@link OutOfStep}). */
+    String outOfStep() {
+        return outOfStep.note();
     }
 
     /** Interrupts the running cell on every rank (called from the kernel's interrupt, on another thread). */
@@ -370,15 +378,6 @@ public final class RankEngines implements AutoCloseable {
 
     void log(String line) {
         log.println("[mpj engines] " + line);
-    }
-
-    /** The kernel was interrupted during {@code %mpj start}: the caller stops what was started. */
-    static CellError startInterrupted(int ready, int n) {
-        Thread.interrupted();   // handled: the kernel's next cell must not see it
-        return new CellError(CellError.Kind.INTERRUPTED, "Interrupted", "the start of " + n + " rank engines was"
-                + " interrupted (" + ready + " were up): every process started was stopped",
-                List.of("the start of " + n + " rank engines was interrupted (" + ready + " were up): every process"
-                        + " started was stopped; start again with %mpj start -np N"));
     }
 
     static CellError engineError(String message) {

@@ -20,6 +20,8 @@ import java.util.TreeMap;
 public final class RankResults {
     private final SortedMap<Integer, DisplayData> values = new TreeMap<>();
     private final SortedMap<Integer, CellError> errors = new TreeMap<>();
+    /** Ranks an interrupt stopped inside a communication call, and the call. */
+    private final SortedMap<Integer, String> stoppedIn = new TreeMap<>();
     private final int ranks;
 
     RankResults(int ranks) {
@@ -32,6 +34,24 @@ public final class RankResults {
 
     void error(int rank, CellError error) {
         errors.put(rank, error);
+    }
+
+    void stoppedIn(int rank, String call) {
+        stoppedIn.put(rank, call);
+    }
+
+    /**
+     * Which ranks an interrupt stopped inside a collective or a send, in words ("ranks 0, 2 were stopped inside
+     * Barrier (cell line 2)"); null when none was. Such a call's messages may still be on their way, so the next
+     * collective on these ranks can match them and wait for ever.
+     */
+    public String stoppedInCommunication() {
+        if (stoppedIn.isEmpty()) return null;
+        Map<String, List<Integer>> byCall = new TreeMap<>();
+        stoppedIn.forEach((r, call) -> byCall.computeIfAbsent(call, k -> new ArrayList<>()).add(r));
+        List<String> parts = new ArrayList<>();
+        byCall.forEach((call, rs) -> parts.add(ranksLabel(rs) + (rs.size() == 1 ? " was" : " were") + " stopped inside " + call));
+        return String.join("; ", parts);
     }
 
     public Map<Integer, DisplayData> values() {
@@ -129,6 +149,10 @@ public final class RankResults {
         int ok = ranks - errors.size();
         if (ok > 0 && errors.size() < ranks) {
             lines.add(ok + " other rank" + (ok == 1 ? "" : "s") + " finished the cell without error.");
+        }
+        String stopped = stoppedInCommunication();
+        if (stopped != null) {
+            lines.add(stopped + ": " + OutOfStep.ADVICE);
         }
         boolean allInterrupted = errors.values().stream().allMatch(e -> e.kind() == CellError.Kind.INTERRUPTED);
         return new CellError(allInterrupted ? CellError.Kind.INTERRUPTED : CellError.Kind.EXCEPTION,

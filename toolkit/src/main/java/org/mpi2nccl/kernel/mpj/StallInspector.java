@@ -24,6 +24,8 @@ final class StallInspector {
     private static final long ANSWER_WAIT = Duration.ofSeconds(2).toNanos();
 
     private final long stall;
+    /** Set when an interrupt left ranks inside a communication call ({@link OutOfStep}); null otherwise. */
+    private final String outOfStep;
     private final Set<Integer> finished = new TreeSet<>();
     private final Map<Integer, String> answers = new TreeMap<>();
     private final Map<Integer, Boolean> inCommunication = new TreeMap<>();
@@ -35,6 +37,12 @@ final class StallInspector {
 
     /** {@code stall}: zero or negative turns the inspector off. */
     StallInspector(Duration stall, long now) {
+        this(stall, now, null);
+    }
+
+    /** {@code outOfStep}: which ranks an earlier interrupt stopped inside a call ({@link OutOfStep#note()}), or null. */
+    StallInspector(Duration stall, long now, String outOfStep) {
+        this.outOfStep = outOfStep;
         this.stall = stall.toNanos();
         this.anchor = now;
         this.interval = this.stall;
@@ -87,8 +95,10 @@ final class StallInspector {
         // A rank answers from a thread of its own even while its cell computes: one that says nothing is stopped
         // (a signal, a debugger) or its JVM hangs, and the others will wait for it in their next collective.
         List<Integer> silent = byPlace.getOrDefault("?", List.of());
-        // No rank finished and every rank in the same place: a long collective or long work, not a stall.
-        if (finished.isEmpty() && silent.isEmpty() && (byPlace.size() < 2 || !allCommunicate)) return null;
+        // No rank finished and every rank in the same place: a long collective or long work, not a stall; unless an
+        // interrupt left messages of an earlier call on their way.
+        boolean stale = outOfStep != null && allCommunicate;
+        if (finished.isEmpty() && silent.isEmpty() && !stale && (byPlace.size() < 2 || !allCommunicate)) return null;
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, List<Integer>> e : byPlace.entrySet()) {
             if (e.getKey().equals("?")) continue;
@@ -105,6 +115,10 @@ final class StallInspector {
         if (!finished.isEmpty()) {
             sb.append("; ").append(StallReports.label(new ArrayList<>(finished)))
                     .append(" finished the cell: a rank skipped a collective?");
+        } else if (stale && byPlace.size() < 2) {
+            sb.append(", after an interrupt stopped the ranks inside a call (").append(outOfStep).append("): ")
+                    .append(OutOfStep.ADVICE);
+            return sb.toString();
         } else if (silent.isEmpty()) {
             sb.append(": the ranks called different collectives?");
         }

@@ -73,6 +73,20 @@ class RankResultsTest {
     }
 
     @Test
+    void ranksStoppedInsideACallAreNamedWithWhatToDo() {
+        RankResults r = new RankResults(3);
+        CellError stop = new CellError(CellError.Kind.INTERRUPTED, "Interrupted", "stopped", List.of("stopped"));
+        assertNull(r.stoppedInCommunication());
+        r.error(0, stop);
+        r.error(2, stop);
+        r.stoppedIn(0, "Barrier (cell line 2)");
+        r.stoppedIn(2, "Barrier (cell line 2)");
+        assertEquals("ranks 0, 2 were stopped inside Barrier (cell line 2)", r.stoppedInCommunication());
+        assertTrue(r.combinedError().traceback().contains("ranks 0, 2 were stopped inside Barrier (cell line 2): "
+                + OutOfStep.ADVICE), r.combinedError().traceback().toString());
+    }
+
+    @Test
     void rankLabels() {
         assertEquals("rank 3", RankResults.ranksLabel(List.of(3)));
         assertEquals("ranks 1-3", RankResults.ranksLabel(List.of(1, 2, 3)));

@@ -59,4 +59,20 @@ class StallInspectorTest {
         inspector.answer(1, "cell line 9", false);
         assertNull(inspector.warning(10 * S, pending), "long work is not a stall");
     }
+
+    @Test
+    void ranksInOneCollectiveAreNoStallUnlessAnInterruptLeftMessagesBehind() {
+        Set<Integer> pending = Set.of(0, 1);
+        StallInspector inStep = new StallInspector(Duration.ofSeconds(10), 0);
+        inStep.toAsk(10 * S, pending);
+        inStep.answer(0, "Barrier (cell line 2)", true);
+        inStep.answer(1, "Barrier (cell line 2)", true);
+        assertNull(inStep.warning(10 * S, pending), "a long collective is not a stall");
+        StallInspector outOfStep = new StallInspector(Duration.ofSeconds(10), 0, "rank 0 was stopped inside Barrier (cell line 2)");
+        outOfStep.toAsk(10 * S, pending);
+        outOfStep.answer(0, "Barrier (cell line 2)", true);
+        outOfStep.answer(1, "Barrier (cell line 2)", true);
+        assertEquals("ranks 0 and 1 wait in Barrier (cell line 2) for 10 s, after an interrupt stopped the ranks inside a"
+                + " call (rank 0 was stopped inside Barrier (cell line 2)): " + OutOfStep.ADVICE, outOfStep.warning(10 * S, pending));
+    }
 }
