@@ -1,6 +1,7 @@
 package org.mpi2nccl.comm.nccl;
 
 import static org.bytedeco.cuda.global.cudart.cudaErrorNotReady;
+import static org.bytedeco.cuda.global.cudart.cudaGetDevice;
 import static org.bytedeco.cuda.global.cudart.cudaGetErrorString;
 import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
 import static org.bytedeco.cuda.global.cudart.cudaStreamQuery;
@@ -10,6 +11,7 @@ import static org.bytedeco.cuda.global.nccl.ncclCommGetAsyncError;
 import static org.mpi2nccl.comm.nccl.NcclException.IN_PROGRESS;
 import static org.mpi2nccl.comm.nccl.NcclException.SUCCESS;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -170,13 +172,50 @@ final class NcclWaits {
         KEPT.add(p);
     }
 
-    static void abortQuietly(ncclComm c) {
+    /**
+     * How long {@code ncclCommAbort} may take. NCCL's abort joins its own threads, which can be stuck behind GPU work
+     * that never ends; past this the error being reported goes out anyway.
+     */
+    static final Duration ABORT_GRACE = Duration.ofSeconds(5);
+
+    /**
+     * {@code ncclCommAbort(c)} on a thread of its own (on the caller's current GPU), waited for at most {@link
+     * #ABORT_GRACE}: true when it returned. A stuck abort is left running and said on stderr.
+     */
+    static boolean abortQuietly(ncclComm c) {
+        if (c == null || c.isNull()) return true;
+        int[] device = {-1};
+        cudaGetDevice(device);
+        return withinGrace(() -> {
+            if (device[0] >= 0) cudaSetDevice(device[0]);
+            ncclCommAbort(c);
+        }, ABORT_GRACE, "ncclCommAbort");
+    }
+
+    /** Runs {@code r} on a daemon thread and waits at most {@code grace}; true when it ended (an error counts). */
+    static boolean withinGrace(Runnable r, Duration grace, String what) {
+        FutureTask<Void> task = new FutureTask<>(r, null);
+        Thread t = new Thread(task, "nccl-" + what);
+        t.setDaemon(true);
+        t.start();
         try {
-            if (c != null && !c.isNull()) {
-                ncclCommAbort(c);
-            }
-        } catch (Throwable t) {
-            // best effort: the error being reported matters more
+            task.get(grace.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            return true;    // best effort: the error being reported matters more
+        } catch (TimeoutException e) {
+            System.err.println(what + " did not return within " + seconds(grace) + " (NCCL waits for GPU work that"
+                    + " never ends); the error that made it necessary is reported all the same");
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
+    }
+
+    /** "60 s", "0.3 s". */
+    static String seconds(Duration d) {
+        long ms = d.toMillis();
+        return ms % 1000 == 0 ? ms / 1000 + " s" : ms / 1000.0 + " s";
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.mpi2nccl.comm.CollectiveTimeoutException;
@@ -20,6 +21,11 @@ import org.mpi2nccl.comm.Deadline;
  * each {@value #PERIOD_MS} ms and aborts the communicator of a call past its deadline, which makes NCCL return. The
  * caller then throws a {@link CollectiveTimeoutException} naming its rank and the call. A call pays two atomic
  * updates; the same pattern as PyTorch's NCCL watchdog.
+ *
+ * <p>When NCCL stays stuck even after the abort (its threads wait for GPU work that never ends, as with a peer's copy
+ * that hangs), the caller's thread never comes back from the native call, and nothing in this process can free it:
+ * {@link NcclWaits#ABORT_GRACE} after the abort the watchdog says which rank and call are stuck and ends the process,
+ * as PyTorch's watchdog does, so that the launcher takes the job down at once instead of at its time limit.
  */
 final class NcclWatchdog implements AutoCloseable {
     static final long PERIOD_MS = 200;
@@ -29,13 +35,24 @@ final class NcclWatchdog implements AutoCloseable {
 
     private final int rank;
     private final Runnable abort;
+    private final Consumer<String> stuck;
     private final AtomicInteger state = new AtomicInteger(IDLE);
     private volatile Deadline deadline;
+    private volatile Supplier<String> what;
+    /** When the watchdog finished aborting a call whose caller has not come back yet (0: none). */
+    private volatile long abortedAt;
+    private volatile boolean callerBack = true;
 
     /** {@code abort}: aborts the communicator (ncclCommAbort); it runs on the watchdog's thread. */
     NcclWatchdog(int rank, Runnable abort) {
+        this(rank, abort, NcclWatchdog::endProcess);
+    }
+
+    /** {@code stuck}: what to do with the message when a call stays stuck after the abort (tests record it). */
+    NcclWatchdog(int rank, Runnable abort, Consumer<String> stuck) {
         this.rank = rank;
         this.abort = abort;
+        this.stuck = stuck;
         startTicker();
         WATCHED.add(this);
     }
@@ -53,16 +70,21 @@ final class NcclWatchdog implements AutoCloseable {
                     + " ran past its deadline; make a new one");
         }
         deadline = d;
+        this.what = what;
+        callerBack = false;
         if (!state.compareAndSet(IDLE, IN_CALL)) {
+            callerBack = true;
             return nativeCall.getAsInt();
         }
         int r;
         try {
             r = nativeCall.getAsInt();
         } catch (RuntimeException e) {
+            callerBack = true;
             if (state.compareAndSet(IN_CALL, IDLE)) throw e;
             throw timedOut(what, d);
         }
+        callerBack = true;
         if (state.compareAndSet(IN_CALL, IDLE)) return r;
         throw timedOut(what, d);
     }
@@ -87,6 +109,15 @@ final class NcclWatchdog implements AutoCloseable {
     }
 
     private void check() {
+        if (abortedAt != 0 && !callerBack && System.nanoTime() - abortedAt > NcclWaits.ABORT_GRACE.toNanos()) {
+            abortedAt = 0;
+            Supplier<String> w = what;
+            stuck.accept("rank " + rank + ": " + (w == null ? "an NCCL call" : w.get()) + " did not return within "
+                    + NcclWaits.seconds(deadline.timeout()) + ", nor " + NcclWaits.seconds(NcclWaits.ABORT_GRACE) + " after"
+                    + " ncclCommAbort: NCCL waits for GPU work that never ends (a copy or kernel of a peer that hangs)."
+                    + " Ending this process, as PyTorch's NCCL watchdog does: nothing inside it can free that thread.");
+            return;
+        }
         // state first: a call writes its deadline before it marks itself in progress, so seeing IN_CALL means seeing
         // that call's deadline, not the one before it (which may long have passed)
         if (state.get() != IN_CALL) return;
@@ -98,8 +129,16 @@ final class NcclWatchdog implements AutoCloseable {
         } catch (Throwable t) {
             // best effort: the timeout the caller reports matters more
         } finally {
+            abortedAt = System.nanoTime();
             state.set(ABORTED);
         }
+    }
+
+    /** The default for a call stuck after the abort: say so on stderr (the launcher shows it) and halt. */
+    private static void endProcess(String message) {
+        System.err.println(message);
+        System.err.flush();
+        Runtime.getRuntime().halt(1);
     }
 
     private static void startTicker() {

@@ -53,4 +53,24 @@ class NcclWaitsTest {
                 }, null, "x"));
         assertSame(boom, e);
     }
+
+    @Test
+    void anAbortThatHangsIsGivenUpAfterItsGrace() {
+        CountDownLatch never = new CountDownLatch(1);
+        long t0 = System.nanoTime();
+        boolean ended = NcclWaits.withinGrace(() -> {
+            try {
+                never.await();                                   // ncclCommAbort joining a thread stuck behind the GPU
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, Duration.ofMillis(300), "ncclCommAbort");
+        double s = (System.nanoTime() - t0) / 1e9;
+        assertEquals(false, ended);
+        assertTrue(s >= 0.3 && s < 2, "gave up after " + s + " s");
+        never.countDown();
+        assertTrue(NcclWaits.withinGrace(() -> { }, Duration.ofSeconds(5), "ncclCommAbort"));
+        assertTrue(NcclWaits.withinGrace(() -> { throw new IllegalStateException("x"); }, Duration.ofSeconds(5), "ncclCommAbort"),
+                "an abort that fails has ended");
+    }
 }

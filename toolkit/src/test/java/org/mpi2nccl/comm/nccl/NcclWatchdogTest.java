@@ -73,4 +73,37 @@ class NcclWatchdogTest {
             assertEquals(7, w.call(() -> "ncclAllReduce", Deadline.after(Duration.ofSeconds(5)), () -> 7));
         }
     }
+
+    @Test
+    void aCallStillStuckAfterTheAbortEndsTheProcessNamingRankAndCall() throws Exception {
+        CountDownLatch never = new CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<String> said = new java.util.concurrent.CompletableFuture<>();
+        try (NcclWatchdog w = new NcclWatchdog(1, () -> { }, said::complete)) {
+            Thread caller = new Thread(() -> {
+                try {
+                    w.call(() -> "ncclAllReduce #7", Deadline.after(Duration.ofMillis(300)), () -> {
+                        try {
+                            never.await();                 // the abort does not free it: NCCL stuck behind the GPU
+                        } catch (InterruptedException x) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return 5;
+                    });
+                } catch (CollectiveTimeoutException expected) {
+                    // once released at the end of the test
+                }
+            });
+            caller.setDaemon(true);
+            long t0 = System.nanoTime();
+            caller.start();
+            String message = said.get(15, TimeUnit.SECONDS);
+            double s = (System.nanoTime() - t0) / 1e9;
+            double grace = NcclWaits.ABORT_GRACE.toMillis() / 1000.0;
+            assertTrue(s >= 0.3 + grace && s < 0.3 + grace + 2, "ended after " + s + " s");
+            assertTrue(message.startsWith("rank 1: ncclAllReduce #7 did not return within 0.3 s, nor " + (long) grace
+                    + " s after ncclCommAbort"), message);
+            never.countDown();
+            caller.join(5000);
+        }
+    }
 }
