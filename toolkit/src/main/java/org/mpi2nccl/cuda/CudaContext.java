@@ -1,6 +1,8 @@
 package org.mpi2nccl.cuda;
 
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor;
@@ -9,6 +11,8 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.util.concurrent.atomic.AtomicLong;
 import jcuda.driver.CUcontext;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
@@ -47,6 +51,7 @@ public final class CudaContext {
     private CUmemPoolHandle_st pool;
     private Cublas cublas;
     private PinnedUploads uploads;
+    private volatile CUevent syncEvent;
 
     final AtomicLong liveBytes = new AtomicLong();
     final AtomicLong liveBuffers = new AtomicLong();
@@ -121,10 +126,36 @@ public final class CudaContext {
         return stream.address();
     }
 
-    /** Waits until all work queued on the toolkit's stream is done; reports a kernel failure, if any. */
+    /**
+     * Waits until all work queued on the toolkit's stream is done; reports a kernel failure, if any. Bounded ({@link
+     * EventWait}, {@code -Dmpi2nccl.gpu.waitSeconds}): GPU work stuck behind a collective whose peer stopped would
+     * otherwise block the host for ever, as {@code cuStreamSynchronize} has no timeout.
+     */
     public void synchronize() {
+        synchronize(EventWait.WAIT_NANOS);
+    }
+
+    /** As {@link #synchronize()}, waiting at most {@code limit}. */
+    public void synchronize(java.time.Duration limit) {
+        synchronize(limit.toNanos());
+    }
+
+    private void synchronize(long limitNanos) {
         makeCurrent();
-        CudaException.check(cuStreamSynchronize(stream), "waiting for the GPU (an earlier kernel or copy may have failed)");
+        String what = "waiting for the GPU (an earlier kernel or copy may have failed)";
+        CudaException.check(cuEventRecord(syncEvent(), stream), what);
+        EventWait.await(syncEvent, device.ordinal, what, limitNanos);
+    }
+
+    /** The event {@link #synchronize} records: made once, without timing (the cheapest kind). */
+    private CUevent syncEvent() {
+        CUevent e = syncEvent;
+        if (e == null) {
+            e = new CUevent();
+            CudaException.check(cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+            syncEvent = e;
+        }
+        return e;
     }
 
     /**

@@ -5,7 +5,6 @@ import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
 import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
@@ -46,9 +45,10 @@ public final class CudaEvent implements AutoCloseable {
         return true;
     }
 
-    /** Waits until the GPU has passed this event. */
+    /** Waits until the GPU has passed this event, at most {@code -Dmpi2nccl.gpu.waitSeconds} ({@link EventWait}). */
     public void synchronize() {
-        CudaException.check(cuEventSynchronize(event), "cuEventSynchronize");
+        context.makeCurrent();
+        EventWait.await(event, context.device.ordinal, "an event on GPU " + context.device.ordinal);
     }
 
     /** Milliseconds of GPU time between {@code start} and {@code end} (waits for {@code end}). */

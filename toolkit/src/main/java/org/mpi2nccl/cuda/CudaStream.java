@@ -2,7 +2,6 @@ package org.mpi2nccl.cuda;
 
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import jcuda.driver.CUstream;
@@ -16,6 +15,7 @@ public final class CudaStream implements AutoCloseable {
     private final CudaContext context;
     private final Handles.StreamHandle stream = new Handles.StreamHandle();
     private boolean closed;
+    private CudaEvent done;
 
     public CudaStream(CudaContext context) {
         this.context = context;
@@ -38,17 +38,28 @@ public final class CudaStream implements AutoCloseable {
         CudaException.check(cuStreamWaitEvent(stream, event.handle(), 0), "cuStreamWaitEvent");
     }
 
+    /** Waits until this stream's work is done, at most {@code -Dmpi2nccl.gpu.waitSeconds} ({@link EventWait}). */
     public void synchronize() {
         context.makeCurrent();
-        CudaException.check(cuStreamSynchronize(stream), "cuStreamSynchronize");
+        if (done == null) done = new CudaEvent(context);
+        done.record(stream).synchronize();
     }
 
+    /**
+     * Waits for the stream's work (bounded; past the limit it is left to finish by itself, which CUDA allows) and
+     * frees it.
+     */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
+        try {
+            synchronize();
+        } catch (CudaException e) {
+            // stuck or failed work: the error that brought us here is the one to report
+        }
+        if (done != null) done.close();
         context.makeCurrent();
-        cuStreamSynchronize(stream);
         cuStreamDestroy(stream);
     }
 }

@@ -19,7 +19,12 @@ final class EventWait {
 
     /** Returns once the GPU has passed {@code event}; {@code what} names the wait in the errors. */
     static void await(CUevent event, int gpu, String what) {
-        long deadline = System.nanoTime() + WAIT_NANOS;
+        await(event, gpu, what, WAIT_NANOS);
+    }
+
+    /** As {@link #await(CUevent, int, String)}, waiting at most {@code limitNanos}. */
+    static void await(CUevent event, int gpu, String what, long limitNanos) {
+        long deadline = System.nanoTime() + limitNanos;
         int spins = 0;
         while (true) {
             int r = cuEventQuery(event);
@@ -27,11 +32,15 @@ final class EventWait {
             if (r != CUresult.CUDA_ERROR_NOT_READY) CudaException.check(r, what);
             if (System.nanoTime() > deadline) {
                 throw new CudaException(CUresult.CUDA_ERROR_NOT_READY, "GPU " + gpu + " did not finish the work queued before "
-                        + what + " within " + WAIT_NANOS / 1_000_000_000L + " s (a collective waiting for a rank that stopped?);"
+                        + what + " within " + seconds(limitNanos) + " (a collective waiting for a rank that stopped?);"
                         + " set -Dmpi2nccl.gpu.waitSeconds to wait longer");
             }
             if (++spins < 1000) Thread.onSpinWait();
             else LockSupport.parkNanos(20_000);
         }
+    }
+
+    private static String seconds(long nanos) {
+        return nanos % 1_000_000_000L == 0 ? nanos / 1_000_000_000L + " s" : nanos / 1e9 + " s";
     }
 }

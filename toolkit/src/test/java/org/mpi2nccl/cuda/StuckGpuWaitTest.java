@@ -1,0 +1,44 @@
+package org.mpi2nccl.cuda;
+
+import static jcuda.driver.JCudaDriver.cuStreamWaitValue32;
+import static jcuda.driver.JCudaDriver.cuStreamWriteValue32;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import jcuda.driver.CUstreamWaitValue_flags;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A GPU stuck behind work that never ends (here the toolkit's stream waits for a flag no one sets, as it waits behind
+ * an NCCL kernel whose peer stopped): waiting for it ends at its limit with the GPU and the wait named, not never;
+ * once the flag is set from another stream the same GPU runs on.
+ */
+@Tag("gpu")
+class StuckGpuWaitTest {
+    @Test
+    void aWaitForAStuckStreamEndsAtItsLimitAndTheGpuRunsOnOnceFreed() {
+        GpuTests.requireGpu();
+        CudaContext ctx = Cuda.device(0).context();
+        try (DeviceMemory flag = ctx.allocate(4); DeviceMemory data = ctx.allocateFloats(4);
+             CudaStream other = new CudaStream(ctx)) {
+            flag.zero();
+            data.copyFrom(new float[] {1, 2, 3, 4});
+            ctx.synchronize();
+            CudaException.check(cuStreamWaitValue32(ctx.stream(), flag.pointer(), 1,
+                    CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ), "cuStreamWaitValue32");
+            long t0 = System.nanoTime();
+            CudaException e = assertThrows(CudaException.class, () -> ctx.synchronize(Duration.ofSeconds(2)));
+            double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("a stuck stream: the wait ended after %.2f s: %s%n", s, e.getMessage());
+            assertTrue(s >= 2 && s < 4, "ended after " + s + " s");
+            assertTrue(e.getMessage().contains("GPU 0 did not finish the work queued before waiting for the GPU")
+                    && e.getMessage().contains("within 2 s"), e.getMessage());
+            CudaException.check(cuStreamWriteValue32(other.handle(), flag.pointer(), 1, 0), "cuStreamWriteValue32");
+            ctx.synchronize(Duration.ofSeconds(30));
+            assertArrayEquals(new float[] {1, 2, 3, 4}, data.toFloatArray(), "the GPU runs on once freed");
+        }
+    }
+}
