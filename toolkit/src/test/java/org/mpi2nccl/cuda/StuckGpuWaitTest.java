@@ -1,12 +1,19 @@
 package org.mpi2nccl.cuda;
 
+import static jcuda.driver.JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
+import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuStreamWaitValue32;
-import static jcuda.driver.JCudaDriver.cuStreamWriteValue32;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstreamWaitValue_flags;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,12 +29,17 @@ class StuckGpuWaitTest {
     void aWaitForAStuckStreamEndsAtItsLimitAndTheGpuRunsOnOnceFreed() {
         GpuTests.requireGpu();
         CudaContext ctx = Cuda.device(0).context();
-        try (DeviceMemory flag = ctx.allocate(4); DeviceMemory data = ctx.allocateFloats(4);
-             CudaStream other = new CudaStream(ctx)) {
-            flag.zero();
+        ctx.makeCurrent();
+        Pointer host = new Pointer();     // a flag in pinned host memory the GPU reads: the host frees the stream
+        CudaException.check(cuMemHostAlloc(host, 4, CU_MEMHOSTALLOC_DEVICEMAP), "cuMemHostAlloc");
+        ByteBuffer flag = host.getByteBuffer(0, 4).order(ByteOrder.nativeOrder());
+        flag.putInt(0, 0);
+        CUdeviceptr flagOnGpu = new CUdeviceptr();
+        CudaException.check(cuMemHostGetDevicePointer(flagOnGpu, host, 0), "cuMemHostGetDevicePointer");
+        try (DeviceMemory data = ctx.allocateFloats(4)) {
             data.copyFrom(new float[] {1, 2, 3, 4});
             ctx.synchronize();
-            CudaException.check(cuStreamWaitValue32(ctx.stream(), flag.pointer(), 1,
+            CudaException.check(cuStreamWaitValue32(ctx.stream(), flagOnGpu, 1,
                     CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ), "cuStreamWaitValue32");
             long t0 = System.nanoTime();
             CudaException e = assertThrows(CudaException.class, () -> ctx.synchronize(Duration.ofSeconds(2)));
@@ -36,9 +48,13 @@ class StuckGpuWaitTest {
             assertTrue(s >= 2 && s < 4, "ended after " + s + " s");
             assertTrue(e.getMessage().contains("GPU 0 did not finish the work queued before waiting for the GPU")
                     && e.getMessage().contains("within 2 s"), e.getMessage());
-            CudaException.check(cuStreamWriteValue32(other.handle(), flag.pointer(), 1, 0), "cuStreamWriteValue32");
+            flag.putInt(0, 1);
             ctx.synchronize(Duration.ofSeconds(30));
             assertArrayEquals(new float[] {1, 2, 3, 4}, data.toFloatArray(), "the GPU runs on once freed");
+        } finally {
+            flag.putInt(0, 1);
+            ctx.synchronize(Duration.ofSeconds(30));
+            cuMemFreeHost(host);
         }
     }
 }
