@@ -8,12 +8,15 @@ import jcuda.driver.CUresult;
 
 /**
  * Waiting for the GPU to pass an event, with a deadline: a GPU stuck behind a collective whose peer rank
- * stopped would otherwise block the host forever ({@code cuEventSynchronize} has no timeout). Spins briefly
- * (the usual case: the event is already or nearly done), then sleeps in 20 us steps.
+ * stopped would otherwise block the host forever ({@code cuEventSynchronize} has no timeout). Spins for up to
+ * {@link #SPIN_NANOS} (a training step's wait, as {@code cuStreamSynchronize} spins by default: a sleep would wake
+ * tens of microseconds late, which a 3 ms step measurably pays), then sleeps in 50 us steps.
  */
 final class EventWait {
     /** Longest wait, {@code -Dmpi2nccl.gpu.waitSeconds} (default 600 s). */
     static final long WAIT_NANOS = Long.getLong("mpi2nccl.gpu.waitSeconds", 600) * 1_000_000_000L;
+
+    static final long SPIN_NANOS = 20_000_000L;
 
     private EventWait() {}
 
@@ -24,19 +27,20 @@ final class EventWait {
 
     /** As {@link #await(CUevent, int, String)}, waiting at most {@code limitNanos}. */
     static void await(CUevent event, int gpu, String what, long limitNanos) {
-        long deadline = System.nanoTime() + limitNanos;
-        int spins = 0;
+        long start = System.nanoTime();
+        long deadline = start + limitNanos;
         while (true) {
             int r = cuEventQuery(event);
             if (r == CUresult.CUDA_SUCCESS) return;
             if (r != CUresult.CUDA_ERROR_NOT_READY) CudaException.check(r, what);
-            if (System.nanoTime() > deadline) {
+            long now = System.nanoTime();
+            if (now > deadline) {
                 throw new CudaException(CUresult.CUDA_ERROR_NOT_READY, "GPU " + gpu + " did not finish the work queued before "
                         + what + " within " + seconds(limitNanos) + " (a collective waiting for a rank that stopped?);"
                         + " set -Dmpi2nccl.gpu.waitSeconds to wait longer");
             }
-            if (++spins < 1000) Thread.onSpinWait();
-            else LockSupport.parkNanos(20_000);
+            if (now - start < SPIN_NANOS) Thread.onSpinWait();
+            else LockSupport.parkNanos(50_000);
         }
     }
 
