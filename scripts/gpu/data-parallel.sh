@@ -90,7 +90,7 @@ for s in "${steps[@]}"; do
   case "$s" in
     junit)
       # (the bundle's runner scans the class path: select by class name, --select-package cannot be combined)
-      JUNIT_REPORTS="$OUT/junit" run junit 600 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --include-classname 'org\.mpi2nccl\.dist\..*'
+      JUNIT_REPORTS="$OUT/junit" run junit 600 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --include-classname 'org\.mpi2nccl\.parallel\..*'
       grep -E 'max relative difference|skipped|tests (successful|failed|found|skipped)' "$OUT/junit.txt" | sed 's/^/   /' | tee -a "$SUMMARY" ;;
     fashion)
       if [ -s "$FASHION_DIR/train-images-idx3-ubyte.gz" ] || [ -s "$FASHION_DIR/train-images-idx3-ubyte" ]; then
@@ -127,10 +127,10 @@ for s in "${steps[@]}"; do
     debug)
       mkdir -p "$OUT/debug"
       NCCL_DEBUG=INFO run nccl-debug 240 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev --timeout 200s \
-          org.mpi2nccl.dist.gpu.EquivalenceRank route=nccl device=cuda model=cnn steps=3 out="$OUT/debug/ok"
+          org.mpi2nccl.bench.gpu.EquivalenceRank route=nccl device=cuda model=cnn steps=3 out="$OUT/debug/ok"
       grep -cE 'NCCL INFO' "$OUT/nccl-debug.txt" | sed 's/^/   NCCL INFO lines: /' | tee -a "$SUMMARY"
       NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=nosuchnic0 run nccl-bad-ifname 240 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev \
-          --timeout 200s org.mpi2nccl.dist.gpu.EquivalenceRank route=nccl device=cuda model=cnn steps=3 out="$OUT/debug/bad"
+          --timeout 200s org.mpi2nccl.bench.gpu.EquivalenceRank route=nccl device=cuda model=cnn steps=3 out="$OUT/debug/bad"
       grep -E 'WARN|failed|error' "$OUT/nccl-bad-ifname.txt" | head -5 | sed 's/^/   /' | tee -a "$SUMMARY" ;;
     *) note "unknown step '$s' (junit, fashion, cifar, eager, hostcalls, knobs, debug)" ;;
   esac

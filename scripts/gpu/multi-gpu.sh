@@ -72,7 +72,7 @@ if [ "$DRY" = 1 ]; then
   ROUNDS=${ROUNDS:-2}; EPOCHS=${EPOCHS:-1}; CIFAR_EPOCHS=${CIFAR_EPOCHS:-1}; WARMUP=${WARMUP:-20}
   EXAMPLES=(--train-examples 2048 --test-examples 512); DDP_EXAMPLES="--train-examples 2048 --test-examples 512"
   BW_ROUNDS=${BW_ROUNDS:-1}; BW_MAX=${BW_MAX:-1M}; BW_ITERS=${BW_ITERS:-5}; BW_WARMUP=${BW_WARMUP:-2}
-  LESSONS=${LESSONS:-04}; TESTS_FILTER=${TESTS_FILTER:-'org\.mpi2nccl\.(dist\.DataParallelAllGpusTest|cuda\.CudaRuntimeTest)'}
+  LESSONS=${LESSONS:-04}; TESTS_FILTER=${TESTS_FILTER:-'org\.mpi2nccl\.(parallel\.DataParallelAllGpusTest|cuda\.CudaRuntimeTest)'}
 else
   DP_COUNTS=$(gpu_counts "$N"); BW_COUNTS=$(gpu_counts "$N" 2)
   ROUNDS=${ROUNDS:-2}; EPOCHS=${EPOCHS:-5}; CIFAR_EPOCHS=${CIFAR_EPOCHS:-2}; WARMUP=${WARMUP:-1000}

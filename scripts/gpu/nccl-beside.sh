@@ -27,7 +27,7 @@ for r in $(seq 1 "$ROUNDS"); do
     done
     for n in $counts; do
       run "$name-$n-r$r" 180 env "${envs[@]}" "$BUNDLE/bin/mpi2nccl" mpjrun -np "$n" -dev niodev --timeout 150s \
-          org.mpi2nccl.dist.gpu.NcclBesideRank "${args[@]}"
+          org.mpi2nccl.bench.gpu.NcclBesideRank "${args[@]}"
       # before / with NCCL up / recorded with NCCL up, per rank, on one line per run
       grep -h "replayed alone" "$OUT/$name-$n-r$r.txt" \
         | sed -E 's/.*rank ([0-9]+) on .*recorded before NCCL ([0-9.]+) before NCCL, ([0-9.]+) with.*recorded with NCCL up ([0-9.]+).*/r\1 \2 \3 \4/' \
@@ -35,6 +35,6 @@ for r in $(seq 1 "$ROUNDS"); do
     done
   done <<< "$SETTINGS"
 done
-run gpu-test 180 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --select-class org.mpi2nccl.dist.gpu.NcclBesideRankGpuTest
+run gpu-test 180 "$BUNDLE/bin/mpi2nccl-test" --include-tag gpu --select-class org.mpi2nccl.bench.gpu.NcclBesideRankGpuTest
 junit_totals "$OUT/gpu-test.txt"
 note "done: $OUT"

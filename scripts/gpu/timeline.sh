@@ -42,7 +42,7 @@ record() {
   local name=$1 overlap=$2 file
   file=$([ "$overlap" = true ] && echo trace || echo trace-no-overlap)
   run "timeline-$name" 120 "$BUNDLE/bin/mpi2nccl" mpjrun -np 2 --device niodev --timeout 100s \
-      org.mpi2nccl.dist.gpu.TimelineRank route=$ROUTE device=cuda overlap=$overlap batch-per-rank=$BATCH \
+      org.mpi2nccl.bench.gpu.TimelineRank route=$ROUTE device=cuda overlap=$overlap batch-per-rank=$BATCH \
       warmup=$WARMUP steps=$STEPS trace="$OUT/timeline/$file.json" chart="$OUT/timeline/$file.png"
   grep -E '\] (rank 0:|trace:|chart:|no chart)' "$OUT/timeline-$name.txt" | cut -c1-400 | sed 's/^/    /' | tee -a "$SUMMARY"
 }
@@ -53,11 +53,11 @@ for s in "${steps[@]}"; do
     off) record off false ;;
     tests)
       JUNIT_REPORTS="$OUT/junit" run tests 180 "$BUNDLE/bin/mpi2nccl-test" --disable-ansi-colors --include-tag gpu \
-          --include-classname 'org\.mpi2nccl\.dist\.gpu\.TimelineGpuTest'
+          --include-classname 'org\.mpi2nccl\.parallel\.gpu\.TimelineGpuTest'
       junit_totals "$OUT/tests.txt"
       grep -E 'MethodSource' "$OUT/tests.txt" | sed -E "s/.*className = '([^']*)', methodName = '([^']*)'.*/    failed test: \1.\2/" | tee -a "$SUMMARY"
       JUNIT_REPORTS="$OUT/junit-cpu" run tests-cpu 120 "$BUNDLE/bin/mpi2nccl-test" --disable-ansi-colors \
-          --include-classname 'org\.mpi2nccl\.dist\.gpu\.TimelineJobTest'
+          --include-classname 'org\.mpi2nccl\.parallel\.gpu\.TimelineJobTest'
       junit_totals "$OUT/tests-cpu.txt" ;;
     *) note "unknown step '$s': use on, off or tests"; exit 2 ;;
   esac

@@ -87,6 +87,14 @@ class RankEngines(unittest.TestCase):
         self.assertIn("rank 0 gave up", r.error[2])
         self.assertIn("interrupting them", r.stderr)
         self.assertLess(time.monotonic() - t0, 30)
+        # ranks 1-3 were stopped inside Bcast: their posted receives would take the next broadcast's message
+        self.assertIn("were stopped inside Bcast (cell line 4): that call's messages may still be on their way", r.error[2])
+        refused = self.mpj("rank")
+        self.assertIn("RanksOutOfStep", refused.describe())
+        restarted = self.k.execute("%mpj restart", timeout=120)
+        self.assertTrue(restarted.ok, restarted.describe())
+        r = self.mpj("int[] v = {rank};\nMPI.COMM_WORLD.Bcast(v, 0, 1, MPI.INT, 0);\nv[0]", timeout=60)
+        self.assertEqual("\n".join(f"[rank {k}] 0" for k in range(4)), r.result["text/plain"], r.describe())
 
     def test_display_from_a_rank(self):
         r = self.mpj('if (rank == 2) {\n  XYChart c = new XYChartBuilder().width(200).height(150).build();\n'

@@ -2,7 +2,7 @@ package org.mpi2nccl.bench;
 
 /**
  * Where long work shows its progress: a bar per epoch. {@link TerminalProgress} draws on the terminal; a
- * notebook passes one that draws in the cell (the kernel's {@code org.mpi2nccl.kernel.Progress}):
+ * notebook passes one that draws in the cell (the kernel's {@code org.mpi2nccl.kernel.output.Progress}):
  * <pre>{@code
  * ProgressReporter inCell = (label, total) -> {
  *     Progress p = Progress.start(label, total);

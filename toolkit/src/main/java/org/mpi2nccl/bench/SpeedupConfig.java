@@ -9,9 +9,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import org.mpi2nccl.dist.DataChecks;
-import org.mpi2nccl.dist.DataParallel;
-import org.mpi2nccl.dist.gpu.GpuOptions;
+import org.mpi2nccl.parallel.DataChecks;
+import org.mpi2nccl.parallel.DataParallel;
+import org.mpi2nccl.parallel.gpu.GpuOptions;
 import picocli.CommandLine.Option;
 
 /**

@@ -1,5 +1,6 @@
 package org.mpi2nccl.cli;
 
+import org.mpi2nccl.launch.Converters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -44,7 +44,7 @@ public final class Main {
             org.mpi2nccl.files.UnpackedLibraries.sweep(org.mpi2nccl.files.PrivateTemp.folder());
             org.mpi2nccl.files.PrivateTemp.removeLeftovers(org.mpi2nccl.files.PrivateTemp.folder());
             org.mpi2nccl.files.PrivateTemp.removeLeftovers(org.mpi2nccl.files.PrivateTemp.shmFolder());
-            org.mpi2nccl.kernel.CellOutputFolder.deleteDeadKernels(org.mpi2nccl.files.PrivateTemp.folder());
+            org.mpi2nccl.kernel.output.CellOutputFolder.deleteDeadKernels(org.mpi2nccl.files.PrivateTemp.folder());
         } catch (RuntimeException folderNotUsable) {
             // left to the command
         }

@@ -1,5 +1,6 @@
 package org.mpi2nccl.cli;
 
+import org.mpi2nccl.launch.Converters;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package org.mpi2nccl.cli;
 
+import org.mpi2nccl.launch.Converters;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package org.mpi2nccl.cli;
 
+import org.mpi2nccl.launch.Converters;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.time.Duration;

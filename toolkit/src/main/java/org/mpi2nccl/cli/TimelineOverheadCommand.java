@@ -1,11 +1,11 @@
 package org.mpi2nccl.cli;
 
 import java.util.concurrent.Callable;
-import org.mpi2nccl.dist.timing.TimelineOverhead;
+import org.mpi2nccl.parallel.timing.TimelineOverhead;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code mpi2nccl bench-timeline}: what recording a {@link org.mpi2nccl.dist.timing.Timeline} costs a training step. */
+/** {@code mpi2nccl bench-timeline}: what recording a {@link org.mpi2nccl.parallel.timing.Timeline} costs a training step. */
 @Command(name = "bench-timeline", mixinStandardHelpOptions = true,
         description = "Step time of lesson 03's model on 2 CPU ranks without and with a timeline recording every step,"
                 + " in alternating rounds; prints the medians and the overhead in percent.")

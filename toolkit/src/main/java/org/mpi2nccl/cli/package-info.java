@@ -12,6 +12,6 @@
  * options are declared once in {@link org.mpi2nccl.bench.SpeedupConfig}, their defaults this machine's preset
  * through {@link org.mpi2nccl.cli.MachineDefaults}). The single-device benchmarks come last:
  * {@link org.mpi2nccl.cli.TrainFashionMnistCommand}, {@link org.mpi2nccl.cli.MatmulBenchCommand},
- * {@link org.mpi2nccl.cli.GpuBenchCommand}. {@link org.mpi2nccl.cli.Converters} holds the option types they share.
+ * {@link org.mpi2nccl.cli.GpuBenchCommand}. {@link org.mpi2nccl.launch.Converters} holds the option types they share.
  */
 package org.mpi2nccl.cli;

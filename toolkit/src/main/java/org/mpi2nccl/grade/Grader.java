@@ -1,6 +1,6 @@
 package org.mpi2nccl.grade;
 
-import org.mpi2nccl.kernel.CellOutputFolder;
+import org.mpi2nccl.kernel.output.CellOutputFolder;
 import org.mpi2nccl.notebook.Notebook;
 
 import java.io.IOException;

@@ -1,5 +1,9 @@
 package org.mpi2nccl.kernel;
 
+import org.mpi2nccl.kernel.output.CellOutput;
+import org.mpi2nccl.kernel.output.Display;
+import org.mpi2nccl.kernel.jshell.CommonImports;
+import org.mpi2nccl.kernel.jshell.ExitWatch;
 import io.github.spencerpark.jupyter.kernel.BaseKernel;
 import io.github.spencerpark.jupyter.kernel.LanguageInfo;
 import io.github.spencerpark.jupyter.kernel.ReplacementOptions;

@@ -1,5 +1,7 @@
 package org.mpi2nccl.kernel;
 
+import org.mpi2nccl.kernel.output.CellOutput;
+import org.mpi2nccl.kernel.output.DisplaySink;
 import io.github.spencerpark.jupyter.kernel.JupyterIO;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 

@@ -4,8 +4,8 @@
  *
  * <p>Read {@link org.mpi2nccl.kernel.KernelMain} first (how Jupyter starts it), then
  * {@link org.mpi2nccl.kernel.JavaKernel} (a cell's path: magics, JShell, the result shown). What cells use:
- * {@link org.mpi2nccl.kernel.Display} and {@link org.mpi2nccl.kernel.Progress} for rich output,
- * {@link org.mpi2nccl.kernel.CommonImports} for what needs no import. The parts, one sub-package each:
+ * {@link org.mpi2nccl.kernel.output.Display} and {@link org.mpi2nccl.kernel.output.Progress} for rich output,
+ * {@link org.mpi2nccl.kernel.jshell.CommonImports} for what needs no import. The parts, one sub-package each:
  * {@code kernel.jshell} (evaluating cells), {@code kernel.magic} (the {@code %} commands), {@code kernel.mpj} (rank
  * engines for {@code %%mpj} cells), {@code kernel.render} (charts, tables and images as outputs).
  */

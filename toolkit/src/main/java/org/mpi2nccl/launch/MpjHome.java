@@ -1,5 +1,6 @@
 package org.mpi2nccl.launch;
 
+import org.mpi2nccl.launch.rank.JobHome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -114,7 +115,7 @@ public final class MpjHome {
     /** The same, in {@code parent}. */
     public Path createJobHome(Path parent, int daemonPort, int portManagerPort, int starterPort) {
         try {
-            return fill(Files.createTempDirectory(parent, org.mpi2nccl.launch.rank.Lifeline.JOB_HOME_PREFIX),
+            return fill(Files.createTempDirectory(parent, org.mpi2nccl.launch.rank.JobHome.PREFIX),
                     daemonPort, portManagerPort, starterPort);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a job directory for MPJ in " + parent + " (" + e + ")"
@@ -142,26 +143,6 @@ public final class MpjHome {
     private static void set(List<String> conf, String key, int value) {
         conf.removeIf(l -> l.trim().startsWith(key + "="));
         conf.add(key + "=" + value);
-    }
-
-    /**
-     * Deletes a job's private MPJ home. The launcher, the job's daemon and starter, and its ranks may all do it at
-     * once (whoever outlives the others): whatever is gone already, or vanishes during the walk, is fine.
-     */
-    public static void deleteJobHome(Path job) {
-        if (job == null) return;
-        try (var walk = Files.walk(job)) {
-            // lib is a symbolic link: Files.walk does not follow it, so only the link itself is deleted.
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // another process was quicker, or a file is busy: a temp directory left behind is harmless
-                }
-            });
-        } catch (IOException | UncheckedIOException ignored) {
-            // gone already, or deleted by another process while walked
-        }
     }
 
     @Override

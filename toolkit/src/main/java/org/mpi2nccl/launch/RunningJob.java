@@ -1,5 +1,6 @@
 package org.mpi2nccl.launch;
 
+import org.mpi2nccl.launch.rank.JobHome;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -142,7 +143,7 @@ public final class RunningJob implements AutoCloseable {
             int[] ports = own ? PrivateNetwork.ports(spec.daemonPort)
                     : new int[] {spec.daemonPort != null ? spec.daemonPort : JobBuilder.freePort(), JobBuilder.freePort(),
                                  JobBuilder.freePort()};
-            MpjHome.deleteJobHome(jobHome);
+            JobHome.delete(jobHome);
             jobHome = home.createJobHome(ports[0], ports[1], ports[2]);
             MpjDaemon d = MpjDaemon.start(jobHome, ports[0], java, spec.env, prefix, List.of(JobBuilder.NATIVE_ACCESS));
             pidsSeen.add(d.process().pid());
@@ -275,7 +276,7 @@ public final class RunningJob implements AutoCloseable {
         ProcessTree.destroy(handlesSeen.stream().filter(ProcessHandle::isAlive).toList(), Duration.ofSeconds(5));
         if (daemon != null) daemon.close();
         if (network != null) network.close();
-        MpjHome.deleteJobHome(jobHome);
+        JobHome.delete(jobHome);
     }
 
     private void finish(boolean timedOut, String finalizeNote) {

@@ -2,7 +2,7 @@ package org.mpi2nccl.lessons;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.mpi2nccl.dist.EquivalenceCheck;
+import org.mpi2nccl.parallel.EquivalenceCheck;
 import org.mpi2nccl.lessons.Lesson03Training.Run;
 import org.mpi2nccl.nn.Module;
 

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.mpi2nccl.comm.CommBuffer;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.Reduction;
-import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.parallel.DataParallel;
 
 /**
  * Lesson 03's stopwatch: the times of each training step (forward, backward, waiting for the gradients, the rest)

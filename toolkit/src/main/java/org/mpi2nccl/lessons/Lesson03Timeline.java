@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.mpi2nccl.dist.timing.TimelineEvent;
-import org.mpi2nccl.dist.timing.TimelineTrace;
+import org.mpi2nccl.parallel.timing.TimelineEvent;
+import org.mpi2nccl.parallel.timing.TimelineTrace;
 import org.mpi2nccl.files.PrivateTemp;
 
 /**

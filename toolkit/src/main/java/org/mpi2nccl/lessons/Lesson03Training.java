@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.data.Batch;
-import org.mpi2nccl.dist.EquivalenceCheck;
+import org.mpi2nccl.parallel.EquivalenceCheck;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.SGD;

@@ -11,8 +11,8 @@ import org.mpi2nccl.bench.SpeedupConfig;
 import org.mpi2nccl.bench.SpeedupExperiment;
 import org.mpi2nccl.bench.SpeedupResults;
 import org.mpi2nccl.cuda.Cuda;
-import org.mpi2nccl.dist.Route;
-import org.mpi2nccl.kernel.Progress;
+import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.kernel.output.Progress;
 
 /**
  * Lesson 05, the speedup of data-parallel training over one rank. The student predicts the 2-rank speedup from two

@@ -9,9 +9,9 @@ import org.mpi2nccl.comm.nccl.NcclNatives;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.SyntheticDataset;
-import org.mpi2nccl.dist.DataParallel;
-import org.mpi2nccl.dist.DistributedSampler;
-import org.mpi2nccl.dist.EquivalenceCheck;
+import org.mpi2nccl.parallel.DataParallel;
+import org.mpi2nccl.parallel.DistributedSampler;
+import org.mpi2nccl.parallel.EquivalenceCheck;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.Adam;
@@ -24,7 +24,7 @@ import org.mpi2nccl.tensor.NDArray;
  * data-parallel step the check compares with, and the check of the exercise (the sharded step: reduce-scatter the
  * gradients, update this rank's slice with its slice of the momentum, all-gather the parameters); for the library
  * part, each rank's device (its GPU when there is one per rank) and the plain data-parallel Adam run that
- * {@link org.mpi2nccl.dist.ShardedOptimizer} is compared with. The memory chart and the communication volume live in
+ * {@link org.mpi2nccl.parallel.ShardedOptimizer} is compared with. The memory chart and the communication volume live in
  * {@link Lesson07Costs}; the check's probe in {@link Lesson07Probe}. The check trains on the CPU in the notebook; its
  * overload with a device trains the model there (one GPU, one rank), the flat arrays the step sees staying on the host.
  */

@@ -19,7 +19,7 @@ import org.mpi2nccl.launch.nodes.SimulatedNodes;
 import org.mpi2nccl.launch.nodes.SlurmNodeAllocation;
 import org.mpi2nccl.launch.nodes.SocketBootstrap;
 import org.mpi2nccl.launch.nodes.WhereAmI;
-import org.mpi2nccl.launch.nodes.WithinAndAcross;
+import org.mpi2nccl.bench.WithinAndAcross;
 
 /**
  * Lesson 08 (multi-node): two simulated nodes on this machine, the ranks on them, bandwidth within a node and across

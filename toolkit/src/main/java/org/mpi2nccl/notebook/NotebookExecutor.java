@@ -12,7 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.mpi2nccl.kernel.ExitWatch;
+import org.mpi2nccl.kernel.jshell.ExitWatch;
 
 /**
  * Runs a notebook's code cells in order, in a fresh {@link InProcessKernel}, and puts each cell's outputs,

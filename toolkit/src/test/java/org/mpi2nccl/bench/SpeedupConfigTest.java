@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.mpi2nccl.dist.DataParallel;
-import org.mpi2nccl.dist.Route;
-import org.mpi2nccl.dist.gpu.GpuOptions;
+import org.mpi2nccl.parallel.DataParallel;
+import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.GpuOptions;
 
 /** The experiment's settings travel to every rank program as JSON: nothing may be lost on the way. */
 class SpeedupConfigTest {

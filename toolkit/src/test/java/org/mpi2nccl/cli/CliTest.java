@@ -1,5 +1,6 @@
 package org.mpi2nccl.cli;
 
+import org.mpi2nccl.launch.Converters;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,6 @@
 package org.mpi2nccl.launch;
 
+import org.mpi2nccl.launch.rank.JobHome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,12 +19,12 @@ class JobHomePrivacyTest {
         Path job = MpjHome.locate(null).createJobHome(40100, 40101, 40102);
         try {
             assertEquals(PrivateTemp.folder(), job.getParent());
-            assertTrue(job.getFileName().toString().startsWith(Lifeline.JOB_HOME_PREFIX + ProcessHandle.current().pid() + "-"),
+            assertTrue(job.getFileName().toString().startsWith(JobHome.PREFIX + ProcessHandle.current().pid() + "-"),
                     "named after the launching process: " + job);
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(job)));
             assertTrue(Files.readString(job.resolve("conf/mpjexpress.conf")).contains("mpjexpress.mpjdaemon.port.1=40100"));
         } finally {
-            MpjHome.deleteJobHome(job);
+            JobHome.delete(job);
         }
         assertFalse(Files.exists(job));
     }
@@ -34,7 +35,7 @@ class JobHomePrivacyTest {
         long start = p.toHandle().info().startInstant().map(i -> i.toEpochMilli()).orElse(0L);
         p.waitFor();
         Path killed = Files.createDirectories(PrivateTemp.folder()
-                .resolve(Lifeline.JOB_HOME_PREFIX + p.pid() + "-" + start + "-0123abcd/conf"));
+                .resolve(JobHome.PREFIX + p.pid() + "-" + start + "-0123abcd/conf"));
         PrivateTemp.removeLeftovers(PrivateTemp.folder());
         assertFalse(Files.exists(killed.getParent()));
     }

@@ -1,5 +1,6 @@
 package org.mpi2nccl.launch;
 
+import org.mpi2nccl.launch.rank.JobHome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -125,7 +126,7 @@ class MultiHostTest {
             sh("ip", "netns", "del", n);   // removes the veth pair with it
             deleteTree(Path.of("/etc/netns", n));
         }
-        jobHomes.forEach(MpjHome::deleteJobHome);
+        jobHomes.forEach(JobHome::delete);
         Leftovers.assertNoDescendants();
     }
 

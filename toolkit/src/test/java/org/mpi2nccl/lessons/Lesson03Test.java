@@ -22,7 +22,7 @@ import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.ThreadRanks;
 import org.mpi2nccl.data.FashionMnist;
-import org.mpi2nccl.dist.DataParallel;
+import org.mpi2nccl.parallel.DataParallel;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.SGD;

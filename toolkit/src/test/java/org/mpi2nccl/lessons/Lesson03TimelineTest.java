@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.mpi2nccl.dist.timing.TimelineEvent;
-import org.mpi2nccl.dist.timing.TimelineEvent.Kind;
-import org.mpi2nccl.dist.timing.TimelineTrace;
+import org.mpi2nccl.parallel.timing.TimelineEvent;
+import org.mpi2nccl.parallel.timing.TimelineEvent.Kind;
+import org.mpi2nccl.parallel.timing.TimelineTrace;
 
 /** Lesson 03's sentences about two timelines are computed from their events. */
 class Lesson03TimelineTest {

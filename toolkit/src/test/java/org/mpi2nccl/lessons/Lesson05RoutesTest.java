@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.mpi2nccl.dist.timing.TimeBreakdown;
+import org.mpi2nccl.parallel.timing.TimeBreakdown;
 import tech.tablesaw.api.Table;
 
 /** Lesson 05's route comparison: the table and the sentences follow the numbers, whichever route was faster. */

@@ -2,7 +2,7 @@ package org.mpi2nccl.kernel.magic;
 
 import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
-import org.mpi2nccl.cli.Converters;
+import org.mpi2nccl.launch.Converters;
 import org.mpi2nccl.doctor.Gpus;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellGuard;

@@ -2,7 +2,7 @@ package org.mpi2nccl.kernel.magic;
 
 import io.github.spencerpark.jupyter.kernel.DisplayStream;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
-import org.mpi2nccl.kernel.CellOutput;
+import org.mpi2nccl.kernel.output.CellOutput;
 import org.mpi2nccl.kernel.mpj.RankOutput;
 
 import java.io.PrintStream;

@@ -1,7 +1,7 @@
 package org.mpi2nccl.kernel.mpj;
 
 import com.google.gson.JsonObject;
-import org.mpi2nccl.kernel.CellOutputFolder;
+import org.mpi2nccl.kernel.output.CellOutputFolder;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.launch.MpjDevice;
 

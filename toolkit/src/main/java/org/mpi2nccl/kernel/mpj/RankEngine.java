@@ -1,13 +1,14 @@
 package org.mpi2nccl.kernel.mpj;
 
+import org.mpi2nccl.launch.rank.JobHome;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import mpi.MPI;
-import org.mpi2nccl.kernel.CommonImports;
-import org.mpi2nccl.kernel.Display;
-import org.mpi2nccl.kernel.DisplaySink;
+import org.mpi2nccl.kernel.jshell.CommonImports;
+import org.mpi2nccl.kernel.output.Display;
+import org.mpi2nccl.kernel.output.DisplaySink;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.CellValue;
 import org.mpi2nccl.kernel.jshell.JShellEvaluator;
@@ -270,7 +271,7 @@ public final class RankEngine {
     private static void stopOrphanedDaemon() {
         ProcessHandle.current().parent().ifPresent(parent -> {
             String cmd = parent.info().commandLine().orElse("");
-            if (cmd.contains("daemon.jar") && cmd.contains(Lifeline.JOB_HOME_PREFIX)) {
+            if (cmd.contains("daemon.jar") && cmd.contains(JobHome.PREFIX)) {
                 parent.destroyForcibly();
                 deleteOrphanedJobHome(cmd);
             }
@@ -280,11 +281,11 @@ public final class RankEngine {
     /** The job's private MPJ home: this rank's MPJ_HOME, when the daemon's command line names it too. */
     private static void deleteOrphanedJobHome(String daemonCommand) {
         String home = System.getenv("MPJ_HOME");
-        if (home == null || !Path.of(home).getFileName().toString().startsWith(Lifeline.JOB_HOME_PREFIX)
+        if (home == null || !Path.of(home).getFileName().toString().startsWith(JobHome.PREFIX)
                 || !daemonCommand.contains(home)) {
             return;
         }
-        MpjHome.deleteJobHome(Path.of(home));   // every rank of the job may be doing it at once
+        JobHome.delete(Path.of(home));   // every rank of the job may be doing it at once
     }
 
     /** Where this rank's cell thread is (the stall inspector asks); "" when no cell runs. */

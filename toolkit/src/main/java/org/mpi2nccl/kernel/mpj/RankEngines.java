@@ -1,7 +1,7 @@
 package org.mpi2nccl.kernel.mpj;
 
 import com.google.gson.JsonObject;
-import org.mpi2nccl.kernel.CellOutput;
+import org.mpi2nccl.kernel.output.CellOutput;
 import org.mpi2nccl.kernel.jshell.CellError;
 import org.mpi2nccl.kernel.jshell.Completion;
 import org.mpi2nccl.kernel.jshell.SplitCell;

@@ -1,5 +1,6 @@
 package org.mpi2nccl.launch.nodes;
 
+import org.mpi2nccl.launch.rank.JobHome;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -271,7 +272,7 @@ public final class SimulatedNodes implements AutoCloseable {
         daemons.forEach(placement::stop);
         daemons.clear();
         placement.close();
-        jobHomes.forEach(MpjHome::deleteJobHome);
+        jobHomes.forEach(JobHome::delete);
         jobHomes.clear();
         if (dir != null) PrivateTemp.remove(dir);
         try {

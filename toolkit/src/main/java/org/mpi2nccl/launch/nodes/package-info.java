@@ -5,6 +5,6 @@
  * {@link org.mpi2nccl.launch.nodes.SimulatedNodes} (a daemon per node, jobs run from node 0, everything removed after).
  * {@link org.mpi2nccl.launch.nodes.WhereAmI} and {@link org.mpi2nccl.launch.nodes.SocketBootstrap} are rank programs
  * that show where ranks run and how a bootstrap fails on the wrong interface;
- * {@link org.mpi2nccl.launch.nodes.WithinAndAcross} measures bandwidth within a node and across the link.
+ * {@link org.mpi2nccl.bench.WithinAndAcross} measures bandwidth within a node and across the link.
  */
 package org.mpi2nccl.launch.nodes;

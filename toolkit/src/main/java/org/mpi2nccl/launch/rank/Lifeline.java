@@ -1,6 +1,5 @@
 package org.mpi2nccl.launch.rank;
 
-import org.mpi2nccl.launch.MpjHome;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,9 +17,6 @@ import java.util.List;
  * <p>As a main class: {@code Lifeline REAL_MAIN_CLASS args...} watches stdin, then runs the real main.
  */
 public final class Lifeline {
-    /** How the launcher names a job's private MPJ home. */
-    public static final String JOB_HOME_PREFIX = "mpj-job-";
-
     private Lifeline() {}
 
     public static void main(String[] args) throws Throwable {
@@ -68,7 +64,7 @@ public final class Lifeline {
      */
     private static void deleteJobHome() {
         String home = System.getenv("MPJ_HOME");
-        if (home == null || !Path.of(home).getFileName().toString().startsWith(JOB_HOME_PREFIX)) return;
-        MpjHome.deleteJobHome(Path.of(home));
+        if (home == null || !Path.of(home).getFileName().toString().startsWith(JobHome.PREFIX)) return;
+        JobHome.delete(Path.of(home));
     }
 }

@@ -4,7 +4,7 @@ import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
 import org.junit.jupiter.api.Test;
 import org.mpi2nccl.autograd.Tensor;
-import org.mpi2nccl.kernel.Display;
+import org.mpi2nccl.kernel.output.Display;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
 

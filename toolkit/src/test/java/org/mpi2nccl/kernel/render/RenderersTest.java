@@ -5,7 +5,7 @@ import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
 import org.junit.jupiter.api.Test;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
-import org.mpi2nccl.kernel.Display;
+import org.mpi2nccl.kernel.output.Display;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.Table;
 

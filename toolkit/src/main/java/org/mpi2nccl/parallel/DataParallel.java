@@ -1,0 +1,363 @@
+package org.mpi2nccl.parallel;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.comm.CommBuffer;
+import org.mpi2nccl.comm.Communicator;
+import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.comm.Tensors;
+import org.mpi2nccl.data.Batch;
+import org.mpi2nccl.parallel.GradientBuckets.Bucket;
+import org.mpi2nccl.nn.Module;
+import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.optim.Optimizer;
+import org.mpi2nccl.tensor.Backend;
+import org.mpi2nccl.tensor.Device;
+import org.mpi2nccl.tensor.NDArray;
+
+/**
+ * Data-parallel training over any {@link Communicator}: every rank holds a full copy of the model, trains on its own
+ * share of each batch, and after backward the ranks average their gradients, so every rank applies the same update
+ * and the copies stay identical. Lesson 03 builds it on CPU ranks over MPI (MPJ Express); lesson 05 runs the same
+ * step on GPUs with NCCL. It is what the needle course notebook's mpi4py training loop does, and what PyTorch's
+ * DistributedDataParallel does:
+ * <ol>
+ *   <li>at start, rank 0's parameters and buffers are broadcast to all ranks (after checking that every rank built
+ *       the same model, {@link ModelFingerprint});</li>
+ *   <li>gradients are packed into a few flat buckets ({@link GradientBuckets}, {@link Options#bucketBytes}) and each
+ *       bucket is averaged with one all-reduce;</li>
+ *   <li>with {@link Options#overlap} a bucket's all-reduce starts as soon as backward has finished all its
+ *       gradients, while backward computes the rest.</li>
+ * </ol>
+ * With per-rank batch B/N on N ranks this computes the same updates as one rank with batch B (up to float rounding):
+ * the average of N means over B/N examples is the mean over B. The exception is batch normalisation, whose
+ * statistics here are <b>local</b>: each rank normalises with its own batch's mean and variance, as
+ * DistributedDataParallel does without SyncBatchNorm, and the running statistics used for evaluation are averaged
+ * over the ranks by {@link #averageBuffers()}.
+ *
+ * <p>This class is the whole idea and nothing more. Timing the phases of a step ({@code dist.timing}) listens to it
+ * through {@link StepListener}; the GPU machinery of lesson 05's experiment (CUDA graphs, NCCL ordered by CUDA events,
+ * fewer NCCL thread blocks beside backward: {@code dist.gpu}) extends it through its protected methods.
+ *
+ * <pre>{@code
+ * try (DataParallel dp = new DataParallel(model, comm, DataParallel.Options.defaults())) {
+ *     for (Batch b : loader.epoch(e)) dp.step(b, optimizer, lossFn);
+ * }
+ * }</pre>
+ */
+public class DataParallel implements AutoCloseable {
+    /** How much longer than the communicator's own timeout a bucket's all-reduce is waited for. */
+    public static final Duration WAIT_MARGIN = Duration.ofSeconds(30);
+
+    /**
+     * Settings of the step.
+     *
+     * @param bucketBytes gradients are packed into flat buckets of at most this many bytes, one all-reduce per bucket
+     *                    (a tensor larger than this gets a bucket of its own). Fewer, larger buckets pay the per-call
+     *                    latency less often; smaller ones start reducing sooner when overlapping. Default 1 MiB.
+     * @param overlap     start all-reducing a bucket as soon as backward has finished all its gradients, while
+     *                    backward goes on with the rest (on a thread of its own for a communicator whose calls block
+     *                    the caller, such as MPI; NCCL queues its calls on the GPU and returns). Default on.
+     */
+    public record Options(long bucketBytes, boolean overlap) {
+        public static final long DEFAULT_BUCKET_BYTES = 1L << 20;
+
+        public Options {
+            if (bucketBytes < 4) throw new IllegalArgumentException("bucket size must be at least 4 bytes (one float), got " + bucketBytes);
+        }
+
+        public static Options defaults() {
+            return new Options(DEFAULT_BUCKET_BYTES, true);
+        }
+
+        public Options bucketBytes(long bytes) {
+            return new Options(bytes, overlap);
+        }
+
+        public Options overlap(boolean on) {
+            return new Options(bucketBytes, on);
+        }
+    }
+
+    /** What one training step produced (the arrays belong to the caller's step scope). */
+    public record StepOutput(Tensor logits, Tensor loss) {}
+
+    /**
+     * Told where each step is, for whoever measures the steps (the timing package); the step itself does nothing
+     * with it. {@link #allReduced} is called on the thread that made the all-reduce, the others on the caller's.
+     */
+    public interface StepListener {
+        default void stepStarted() {}
+
+        default void forwardDone() {}
+
+        default void backwardDone() {}
+
+        default void gradientsAveraged() {}
+
+        default void optimizerDone() {}
+
+        /**
+         * Bucket {@code bucket}'s all-reduce is being launched: with overlap, the moment backward finished its last
+         * gradient; without, after backward.
+         */
+        default void bucketLaunched(int bucket) {}
+
+        /** One bucket's all-reduce through {@code via} returned after {@code nanos}. */
+        default void allReduced(Communicator via, CommBuffer buffer, long nanos) {}
+    }
+
+    protected final Module model;
+    protected final Communicator comm;
+    protected final Options options;
+    protected final Backend backend;
+    protected final GradientBuckets buckets;
+    /** One rank: the average of one gradient is itself, so nothing is all-reduced (the single-rank baseline). */
+    protected final boolean alone;
+    private final ExecutorService commThread;      // overlap on a communicator whose calls block: they run here
+    private final List<Future<?>> inFlight = new ArrayList<>();
+    private int nextLaunch;                         // buckets before this one are launched in this step
+    private boolean averaging;
+    private StepListener listener = new StepListener() {};
+
+    /**
+     * Wraps {@code model} (built on every rank, on this rank's device) and makes every rank's copy equal to rank 0's.
+     * Collective: every rank of {@code comm} must call it.
+     */
+    public DataParallel(Module model, Communicator comm, Options options) {
+        this(model, comm, options, GradientBuckets.plan(model.parameters(), options.bucketBytes()));
+    }
+
+    /** With {@link Options#defaults()}. */
+    public DataParallel(Module model, Communicator comm) {
+        this(model, comm, Options.defaults());
+    }
+
+    /** With the buckets of {@code plan} (each list: one bucket's parameters, in all-reduce order). */
+    protected DataParallel(Module model, Communicator comm, Options options, List<List<Tensor>> plan) {
+        this.model = model;
+        this.comm = comm;
+        this.options = options;
+        List<Tensor> params = model.parameters();
+        if (params.isEmpty()) throw new IllegalArgumentException("DataParallel: the model has no parameters to train");
+        Device device = params.get(0).device();
+        for (Tensor p : params) {
+            if (!p.device().equals(device)) {
+                throw new IllegalArgumentException("DataParallel: the model's parameters are on " + device + " and " + p.device()
+                        + "; move the whole model to this rank's device");
+            }
+        }
+        this.backend = device.backend();
+        this.alone = comm.size() == 1;
+        ModelFingerprint.check(model, comm);
+        this.buckets = new GradientBuckets(plan, backend);
+        // NCCL queues its collectives on a CUDA stream and returns: a host thread would have nothing to overlap.
+        this.commThread = options.overlap() && !"nccl".equals(comm.kind()) ? Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "data-parallel-allreduce-rank-" + comm.rank());
+            t.setDaemon(true);
+            return t;
+        }) : null;
+        try {
+            broadcastState();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    public Module model() { return model; }
+
+    public Communicator communicator() { return comm; }
+
+    public int rank() { return comm.rank(); }
+
+    public int ranks() { return comm.size(); }
+
+    /** Number of gradient buckets (all-reduce calls per step). */
+    public int bucketCount() { return buckets.size(); }
+
+    /** Each gradient bucket's number of floats, in the order they are all-reduced (the last is the step's tail). */
+    public long[] bucketElements() { return buckets.elements(); }
+
+    /** Bytes of gradients all-reduced per step. */
+    public long gradientBytes() { return buckets.totalBytes(); }
+
+    /** Tells {@code l} where each step is from now on (one listener; the timing package's timer is one). */
+    public void listen(StepListener l) {
+        if (l == null) throw new IllegalArgumentException("listener is null");
+        this.listener = l;
+    }
+
+    /** Rank 0's parameters and buffers to every rank (done at construction; call again to resynchronise). */
+    public void broadcastState() {
+        for (NDArray a : model.state().values()) Tensors.broadcast(comm, a, 0);
+    }
+
+    /**
+     * Averages the buffers (batch-norm running mean and variance) over the ranks, so that evaluation uses the same
+     * statistics everywhere. Batch statistics during training stay local (see the class comment).
+     */
+    public void averageBuffers() {
+        // The average over one rank is the buffer itself: no call (on a GPU a 1-rank NCCL all-reduce is not free).
+        if (alone) return;
+        for (Map.Entry<String, NDArray> e : model.namedBuffers().entrySet()) {
+            Tensors.allReduce(comm, e.getValue(), Reduction.AVG);
+        }
+    }
+
+    /**
+     * One training step on this rank's batch: zero the gradients (per bucket), forward, loss, backward with the
+     * gradients averaged over the ranks, optimizer update.
+     */
+    public StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+        buckets.zeroGradients(optimizer);
+        listener.stepStarted();
+        Tensor logits = model.forward(Tensor.constant(batch.x()));
+        Tensor loss = lossFn.forward(logits, batch.y());
+        listener.forwardDone();
+        startAveraging();
+        if (options.overlap()) loss.backward(this::gradientReady);     // told of every gradient as backward finishes it
+        else loss.backward();
+        listener.backwardDone();
+        finishAveraging();
+        listener.gradientsAveraged();
+        optimizer.step();
+        listener.optimizerDone();
+        return new StepOutput(logits, loss);
+    }
+
+    // ---- averaging the gradients, one all-reduce per bucket ---------------------------------------------------------
+
+    /** A step's averaging begins: no gradient final yet, no bucket launched. */
+    protected void startAveraging() {
+        if (averaging) throw new IllegalStateException("DataParallel: a gradient averaging is already under way");
+        averaging = true;
+        nextLaunch = 0;
+        inFlight.clear();
+        for (int i = 0; i < buckets.size(); i++) buckets.get(i).ready = 0;
+    }
+
+    /** Backward has finished {@code leaf}'s gradient (overlap): launches the buckets that are now complete. */
+    protected void gradientReady(Tensor leaf) {
+        for (int n = completeBuckets(leaf, buckets.size()); n > 0; n--) launch(nextBucket(), comm);
+    }
+
+    /**
+     * Counts {@code leaf}'s gradient as final and says how many buckets, from the next one to launch up to bucket
+     * {@code end}, are now complete. Buckets are launched in bucket order only: every rank must issue the same
+     * collectives in the same order, whatever order its backward finished them in.
+     */
+    protected final int completeBuckets(Tensor leaf, int end) {
+        Bucket b = buckets.of(leaf);
+        if (b == null || alone) return 0;
+        b.ready++;
+        int n = 0;
+        while (nextLaunch + n < end && buckets.get(nextLaunch + n).complete()) n++;
+        return n;
+    }
+
+    /** The next bucket to launch in this step (counted as launched). */
+    protected final Bucket nextBucket() {
+        return buckets.get(nextLaunch++);
+    }
+
+    /** Buckets launched so far in this step. */
+    protected final int launched() {
+        return nextLaunch;
+    }
+
+    /** Packs the bucket and starts its all-reduce: on the all-reduce thread when overlapping a blocking call, else here. */
+    protected void launch(Bucket b, Communicator via) {
+        listener.bucketLaunched(b.index);
+        b.pack();
+        beforeAllReduce();
+        if (commThread != null) inFlight.add(commThread.submit(() -> allReduce(b, via)));
+        else allReduce(b, via);
+    }
+
+    /** Before a collective reads a bucket: a GPU must have finished writing it (its kernels run after the host returns). */
+    protected void beforeAllReduce() {
+        if (!backend.device().isCpu()) backend.synchronize();
+    }
+
+    /** One bucket averaged over the ranks (in place). */
+    protected void allReduce(Bucket b, Communicator via) {
+        long t0 = System.nanoTime();
+        via.allReduce(b.buffer(), Reduction.AVG);
+        listener.allReduced(via, b.buffer(), System.nanoTime() - t0);
+    }
+
+    /** Launches what backward did not, waits for every all-reduce of the step and unpacks the averaged gradients. */
+    protected void finishAveraging() {
+        if (alone) {
+            averaging = false;
+            return;
+        }
+        try {
+            // Buckets backward did not launch (overlap off, a parameter unused in this step): reduce them now, zeros included.
+            launchRest();
+            Duration wait = comm.timeout().plus(WAIT_MARGIN);
+            for (int i = 0; i < inFlight.size(); i++) await(inFlight.get(i), i, wait);
+            afterAllReduces();
+            for (int i = 0; i < buckets.size(); i++) buckets.get(i).unpack();
+        } finally {
+            inFlight.clear();
+            averaging = false;
+        }
+    }
+
+    /** After backward: launches the buckets not launched yet, in bucket order. */
+    protected void launchRest() {
+        while (nextLaunch < buckets.size()) launch(nextBucket(), comm);
+    }
+
+    /** Every all-reduce of the step has returned: waits until the communicator's work is done (on a GPU it may still run). */
+    protected void afterAllReduces() {
+        comm.synchronize();
+    }
+
+    /** The step's averaging is over (a recording that ends without {@link #finishAveraging}). */
+    protected final void endAveraging() {
+        averaging = false;
+    }
+
+    private void await(Future<?> f, int bucket, Duration wait) {
+        try {
+            f.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException r) throw r;
+            if (c instanceof Error err) throw err;
+            throw new IllegalStateException("rank " + comm.rank() + ": all-reduce of gradient bucket " + bucket + " failed: " + c, c);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            throw new IllegalStateException("rank " + comm.rank() + ": the all-reduce of gradient bucket " + bucket
+                    + " did not finish within " + wait.toSeconds() + " s (a rank stopped or skipped a step?)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("rank " + comm.rank() + ": interrupted while waiting for the gradient all-reduce", e);
+        }
+    }
+
+    /** Stops the all-reduce thread and frees the buckets (not the model or the communicator). */
+    @Override
+    public void close() {
+        if (commThread != null) commThread.shutdownNow();
+        buckets.close();
+    }
+
+    @Override
+    public String toString() {
+        return "DataParallel[rank " + comm.rank() + " of " + comm.size() + " over " + comm.kind() + ", " + buckets.size()
+                + " bucket(s), " + buckets.totalBytes() + " bytes of gradients, overlap " + options.overlap() + "]";
+    }
+}

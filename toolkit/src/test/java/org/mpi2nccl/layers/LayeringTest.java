@@ -1,0 +1,89 @@
+package org.mpi2nccl.layers;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.CompositeArchRule;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.mpi2nccl.tensor.WrongWayImport;
+
+/**
+ * The toolkit's floors, bottom to top: a package may use its own floor and the floors below, never one above; and no
+ * two packages use each other, directly or round a circle. What a student reads first (tensors, autograd, models,
+ * communicators, the data-parallel step) sits low and needs nothing of the launcher, the kernel or the classroom.
+ */
+class LayeringTest {
+    /** Each floor's top-level packages (sub-packages go with them). */
+    static final List<List<String>> FLOORS = List.of(
+            List.of("files", "tensor"),
+            List.of("cuda", "autograd", "data"),
+            List.of("nn", "optim", "comm"),
+            List.of("parallel", "launch"),
+            List.of("bench", "doctor"),
+            List.of("lab"),
+            List.of("kernel"),
+            List.of("notebook", "lessons"),
+            List.of("grade"),
+            List.of("cli"));
+
+    private static JavaClasses toolkit;
+
+    @BeforeAll
+    static void importTheToolkit() {
+        toolkit = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS).importPackages("org.mpi2nccl");
+    }
+
+    /** For each floor: its classes use nothing of the floors above. */
+    static ArchRule floors() {
+        List<ArchRule> rules = new ArrayList<>();
+        for (int i = 0; i < FLOORS.size() - 1; i++) {
+            List<String> above = new ArrayList<>();
+            for (int j = i + 1; j < FLOORS.size(); j++) above.addAll(FLOORS.get(j));
+            rules.add(noClasses().that().resideInAnyPackage(packages(FLOORS.get(i)))
+                    .should().dependOnClassesThat().resideInAnyPackage(packages(above))
+                    .because("floor " + i + " " + FLOORS.get(i) + " sits below " + above).allowEmptyShould(true));
+        }
+        return CompositeArchRule.of(rules);
+    }
+
+    private static String[] packages(List<String> names) {
+        return names.stream().map(n -> "org.mpi2nccl." + n + "..").toArray(String[]::new);
+    }
+
+    @Test
+    void everyPackageSitsOnItsFloor() {
+        List<String> listed = FLOORS.stream().flatMap(List::stream).toList();
+        List<String> found = toolkit.stream().map(c -> c.getPackageName().split("\\.")).filter(p -> p.length > 2)
+                .map(p -> p[2]).distinct().sorted().toList();
+        assertTrue(listed.containsAll(found), "packages on no floor: " + found.stream().filter(p -> !listed.contains(p)).toList()
+                + ": put each on the floor of what it uses, in FLOORS");
+        floors().check(toolkit);
+    }
+
+    @Test
+    void noPackagesUseEachOtherInACircle() {
+        slices().matching("org.mpi2nccl.(**)").should().beFreeOfCycles().check(toolkit);
+    }
+
+    @Test
+    void aWrongWayImportFailsTheCheckAndIsNamed() {
+        JavaClasses wrong = new ClassFileImporter().importClasses(WrongWayImport.class,
+                org.mpi2nccl.kernel.output.Display.class);
+        AssertionError e = assertThrows(AssertionError.class, () -> floors().check(wrong));
+        assertTrue(e.getMessage().contains(WrongWayImport.class.getName())
+                && e.getMessage().contains("org.mpi2nccl.kernel.output.Display"), e.getMessage());
+        System.out.println("a wrong-way import, as the check reports it: "
+                + Arrays.stream(e.getMessage().split("\n")).filter(l -> l.contains("WrongWayImport")).findFirst().orElse(""));
+    }
+}
