@@ -78,16 +78,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public String describe() {
-        CudaDevice d = context.device;
-        String gemm;
-        try {
-            gemm = "cuBLAS" + (context.cublas().tf32() ? " TF32" : " float32");
-        } catch (RuntimeException e) {
-            gemm = "cuBLAS unavailable (" + e.getMessage() + ")";
-        }
-        return device + " (" + d.name + ", compute " + d.computeCapability() + ", " + d.multiprocessors + " SMs, PTX "
-                + context.ptxTarget() + ", GEMM: " + gemm + "; memory: " + context.allocatorDescription()
-                + "; kernel launches: " + context.launchDescription() + ")";
+        return device + " (" + context.describe() + ")";
     }
 
     // ---- memory -----------------------------------------------------------------------------------------

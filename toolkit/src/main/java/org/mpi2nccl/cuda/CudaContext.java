@@ -205,6 +205,19 @@ public final class CudaContext {
         }
     }
 
+    /** The GPU, its PTX target, GEMM library, allocator and kernel launches, in words (a backend's description). */
+    String describe() {
+        String gemm;
+        try {
+            gemm = "cuBLAS" + (cublas().tf32() ? " TF32" : " float32");
+        } catch (RuntimeException e) {
+            gemm = "cuBLAS unavailable (" + e.getMessage() + ")";
+        }
+        return device.name + ", compute " + device.computeCapability() + ", " + device.multiprocessors + " SMs, PTX "
+                + ptxTarget() + ", GEMM: " + gemm + "; memory: " + allocatorDescription() + "; kernel launches: "
+                + launchDescription();
+    }
+
     /** How kernels are launched here, in words (for the doctor and the benchmarks). */
     public String launchDescription() {
         return DriverLaunch.DESCRIPTION;

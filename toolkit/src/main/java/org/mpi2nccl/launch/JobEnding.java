@@ -81,4 +81,10 @@ final class JobEnding {
     private static String exitCode(Process main) {
         return main.isAlive() ? "" : " with status " + main.exitValue();
     }
+
+    /** A rank JVM that could not start (its own words, each said once): the options given to the rank JVMs. */
+    static MpjLaunchException couldNotStart(List<String> startErrors) {
+        return new MpjLaunchException("a rank JVM could not start: " + String.join(" | ", startErrors.stream().distinct().toList())
+                + ": check the rank JVM options (jvmArgs, --jvm-arg)");
+    }
 }

@@ -167,4 +167,15 @@ final class JobRecords {
         for (int r = 0; r < statuses.length; r++) if (!deaths.hasEnded(r)) out.add(r);
         return out;
     }
+
+    /**
+     * Which ranks' JVMs stayed after main returned: those the daemon did not see end ({@code daemonReports}: it
+     * reports ends), else "some ranks".
+     */
+    String lingeringNote(boolean daemonReports, java.time.Duration grace) {
+        List<Integer> stayed = notEnded();
+        String who = daemonReports && !stayed.isEmpty() ? "ranks " + stayed : "some ranks";
+        return "warning: " + who + " returned from main without MPI.Finalize(): their JVMs did not end and were"
+                + " stopped " + MpjSaid.human(grace) + " after the last main returned; end main with MPI.Finalize()";
+    }
 }

@@ -244,7 +244,7 @@ public final class RunningJob implements AutoCloseable {
                 }
             }
         }
-        String finalizeNote = lingering ? lingeringNote() : null;
+        String finalizeNote = lingering ? records.lingeringNote(daemon != null, FINALIZE_GRACE) : null;
         records.stopping();
         // The main process may have ended a moment before its last lines were read: drain them first.
         if (!main.isAlive()) joinPumps(Duration.ofSeconds(2));
@@ -298,25 +298,13 @@ public final class RunningJob implements AutoCloseable {
         }
         // A JVM that cannot start also ends (exit status 1): its own words say more than the status.
         boolean threw = failed.stream().anyMatch(f -> !RankFailure.DIED.equals(f.type()));
-        RuntimeException why = !startErrors.isEmpty() && !threw
-                ? new MpjLaunchException("a rank JVM could not start: "
-                        + String.join(" | ", startErrors.stream().distinct().toList())
-                        + ": check the rank JVM options (jvmArgs, --jvm-arg)")
+        RuntimeException why = !startErrors.isEmpty() && !threw ? JobEnding.couldNotStart(startErrors)
                 : JobEnding.why(spec, result, failed, timedOut, stopRequested, mpjSaid, main, daemon, stallReport);
         if (why == null) {
             future.complete(result);
         } else {
             future.completeExceptionally(why);
         }
-    }
-
-    /** Which ranks' JVMs stayed after main returned: those the daemon did not see end (when it reports ends). */
-    private String lingeringNote() {
-        List<Integer> stayed = records.notEnded();
-        String who = daemon != null && !stayed.isEmpty() ? "ranks " + stayed : "some ranks";
-        return "warning: " + who + " returned from main without MPI.Finalize(): their JVMs did not end and were"
-                + " stopped " + MpjSaid.human(FINALIZE_GRACE) + " after the last main returned; end main with"
-                + " MPI.Finalize()";
     }
 
     // --- the caller's side ------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.ReLU;
 import org.mpi2nccl.nn.Sequential;
 import org.mpi2nccl.tensor.Device;
-import org.mpi2nccl.tensor.NDArray;
 import org.mpi2nccl.tensor.Rng;
 
 /**
@@ -160,16 +159,7 @@ public final class Lesson03 {
 
     /** The examples {@code indices} of {@code d} as one batch on {@code device}: gathered on the host, copied once. */
     public static Batch batch(int[] indices, Dataset d, Device device) {
-        int f = d.featureSize();
-        float[] x = new float[indices.length * f], y = new float[indices.length];
-        for (int i = 0; i < indices.length; i++) {
-            d.features(indices[i], x, i * f);
-            y[i] = d.label(indices[i]);
-        }
-        int[] shape = new int[1 + d.featureShape().length];
-        shape[0] = indices.length;
-        System.arraycopy(d.featureShape(), 0, shape, 1, shape.length - 1);
-        return new Batch(NDArray.of(device, x, shape), NDArray.of(device, y, indices.length));
+        return Batch.of(d, indices, device);
     }
 
     /** The toolkit's share of step {@code step} for rank {@code rank} (DistributedSampler; stages 2-4 train on it). */
@@ -183,17 +173,6 @@ public final class Lesson03 {
         int[] mine = new int[perRank];
         System.arraycopy(all, step * perRank, mine, 0, perRank);
         return mine;
-    }
-
-    /** Every share is a non-empty array of examples of the data set (so that a batch can be made of it). */
-    private static boolean trainable(int[][][] s, int n) {
-        for (int[][] step : s) {
-            for (int[] mine : step) {
-                if (mine == null || mine.length == 0) return false;
-                for (int e : mine) if (e < 0 || e >= n) return false;
-            }
-        }
-        return true;
     }
 
     static int perRank(int size) {
@@ -227,7 +206,7 @@ public final class Lesson03 {
         Run ref = reference(on, times);
         Lesson03Meter meter = new Lesson03Meter(comm);
         double d = Double.NaN;
-        if (trainable(s, order.length)) {
+        if (Lesson03Diagnosis.trainable(s, order.length)) {
             Module net = model(on.device());
             try {
                 Run trained = Lesson03Training.train(on, net, k -> s[k][rank], () -> () -> {

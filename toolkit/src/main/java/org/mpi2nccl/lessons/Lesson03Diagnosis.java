@@ -200,4 +200,15 @@ final class Lesson03Diagnosis {
     static String fmt(double x) {
         return String.format(Locale.ROOT, "%.1e", x);
     }
+
+    /** Every share is a non-empty array of examples of the data set (so that a batch can be made of it). */
+    static boolean trainable(int[][][] s, int n) {
+        for (int[][] step : s) {
+            for (int[] mine : step) {
+                if (mine == null || mine.length == 0) return false;
+                for (int e : mine) if (e < 0 || e >= n) return false;
+            }
+        }
+        return true;
+    }
 }
