@@ -61,19 +61,25 @@ public abstract class Module implements AutoCloseable {
         return out;
     }
 
-    /** Every parameter, depth first in registration order. */
+    /** Every parameter, depth first in registration order; one shared by two layers (tied) once. */
     public final List<Tensor> parameters() { return new ArrayList<>(namedParameters().values()); }
 
-    /** Parameters by dotted path ("0.weight", "features.3.bias"). */
+    /**
+     * Parameters by dotted path ("0.weight", "features.3.bias"). A parameter shared by several layers (tied weights,
+     * one layer registered twice) appears once, under its first path, as in PyTorch: an optimizer updates it once and
+     * a data-parallel step averages its gradient once.
+     */
     public final Map<String, Tensor> namedParameters() {
         Map<String, Tensor> out = new LinkedHashMap<>();
-        collectParameters("", out);
+        collectParameters("", out, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
         return out;
     }
 
-    private void collectParameters(String prefix, Map<String, Tensor> out) {
-        params.forEach((n, t) -> out.put(prefix + n, t));
-        children.forEach((n, m) -> m.collectParameters(prefix + n + ".", out));
+    private void collectParameters(String prefix, Map<String, Tensor> out, java.util.Set<Tensor> seen) {
+        params.forEach((n, t) -> {
+            if (seen.add(t)) out.put(prefix + n, t);
+        });
+        children.forEach((n, m) -> m.collectParameters(prefix + n + ".", out, seen));
     }
 
     /** Buffers by dotted path. */

@@ -32,6 +32,25 @@ class ModuleTest {
     }
 
     @Test
+    void aLayerUsedTwiceHasItsParametersOnceAndTheirGradientSumsBothUses() {
+        Linear shared = new Linear(4, 4, cpu, new Rng(3));
+        Sequential tied = new Sequential(shared, new ReLU(), shared);
+        assertEquals(List.of("0.weight", "0.bias"), List.copyOf(tied.namedParameters().keySet()), "tied: first path only");
+        assertEquals(2, tied.parameters().size());
+        assertEquals(4 * 4 + 4, tied.parameterCount());
+        // the same network with two copies of the layer: the shared weight's gradient is the sum of the copies'
+        Linear first = new Linear(4, 4, cpu, new Rng(3)), second = new Linear(4, 4, cpu, new Rng(3));
+        Sequential untied = new Sequential(first, new ReLU(), second);
+        float[] input = {1, -2, 3, 0.5f};
+        tied.forward(Tensor.leaf(NDArray.of(cpu, input, 1, 4), false)).sum().backward();
+        untied.forward(Tensor.leaf(NDArray.of(cpu, input, 1, 4), false)).sum().backward();
+        float[] g = shared.namedParameters().get("weight").grad().toArray();
+        float[] a = first.namedParameters().get("weight").grad().toArray();
+        float[] b = second.namedParameters().get("weight").grad().toArray();
+        for (int i = 0; i < g.length; i++) assertEquals(a[i] + b[i], g[i], 1e-5f, "weight gradient " + i);
+    }
+
+    @Test
     void sameSeedSameWeightsOtherSeedOtherWeights() {
         float[] a = Models.mlp(32, cpu, 7).state().get("1.weight").toArray();
         float[] b = Models.mlp(32, cpu, 7).state().get("1.weight").toArray();
