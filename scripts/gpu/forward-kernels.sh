@@ -11,7 +11,7 @@ set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "$0")" && pwd)
 T0=$SECONDS
-BUDGET=${BUDGET:-300}
+TIME_LIMIT=${TIME_LIMIT:-300}
 FINAL_OUT=${OUT:-/tmp/out}
 WORK=${WORK:-/tmp/forward-kernels}
 source "$here/find-bundle.sh"
@@ -21,7 +21,7 @@ rm -rf "$WORK"; mkdir -p "$WORK" "$FINAL_OUT"
 OUT=$WORK
 source "$here/cuda-common.sh"     # torch_python (kernel_times.py needs only python3)
 TAR=forward-kernels.tgz
-source "$here/budget.sh"
+source "$here/time-limit.sh"
 EPOCHS=${EPOCHS:-1}; EXAMPLES=${EXAMPLES:-20000}; REPLAYS=${REPLAYS:-3}
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 [ -n "$NCU" ] || { note "forward-kernels: no Nsight Compute (ncu) on this machine"; exit 2; }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs the project's GPU checks on the device machine, in one call:
+# Runs the project's GPU checks on a GPU machine, in one call:
 #   tar xJf build/mpi2nccl-bundle.tar.xz -C /tmp && bash scripts/gpu/gpu-suite.sh [STEP...]
 # Each step is scripts/gpu/STEP.sh, run with BUNDLE=/tmp/bundle and its own OUT folder; its files come
-# back as $OUT/STEP.tgz (the device tool returns at most 8 files) and its log as $OUT/STEP.log.
+# back as $OUT/STEP.tgz (one file to copy back) and its log as $OUT/STEP.log.
 # Steps default to $DEFAULT_STEPS below; a step's time limit is STEP_TIMEOUT seconds (default 240).
 set -uo pipefail
 export BUNDLE=${BUNDLE:-/tmp/bundle}

@@ -10,7 +10,7 @@
 #   lessons  lessons 04, 05 and 07 executed with the bundle's `mpi2nccl execute` (skipped, saying so, where the
 #            bundle has no such command)
 # Everything lands in $OUT/multi-gpu.tgz (unpack it and run `mpi2nccl scaling-report DIR --out results/TOPIC`),
-# with $OUT/summary.txt beside it: the device machine returns at most 8 files.
+# with $OUT/summary.txt beside it: one file to copy back.
 #
 # Usage, from the repository root on the GPU machine (the bundle: $BUNDLE, else ./bundle, else /tmp/bundle, else
 # build/mpi2nccl-bundle.tar.xz unpacked to /tmp):
@@ -20,7 +20,7 @@
 # /usr/share/datasets/fashion-mnist data/, then carry "data"), or set FASHION_DIR. Without it that set is skipped.
 #
 # Settings (environment), with the defaults chosen to fit about 9 minutes on 2 GPUs:
-#   PARTS="tests dp bw lessons"   which parts, in this order     BUDGET=540   seconds for the whole run; a step that
+#   PARTS="tests dp bw lessons"   which parts, in this order     TIME_LIMIT=540   seconds for the whole run; a step that
 #   GPUS (nvidia-smi's count)     use fewer GPUs                              would start with too little left is
 #   ROUNDS=2 EPOCHS=5 CIFAR_EPOCHS=2 WARMUP=1000 DP_SETS="fashion cifar"      skipped, saying so
 #   DP_ROUTES=nccl,mpi   DP_EXAMPLES (e.g. "--train-examples 20000 --test-examples 2000": fewer examples per epoch)
@@ -34,7 +34,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 here=$(cd "$(dirname "$0")" && pwd)
 T0=$SECONDS
 DRY=${DRY:-0}
-BUDGET=${BUDGET:-540}
+TIME_LIMIT=${TIME_LIMIT:-540}
 FINAL_OUT=${OUT:-/tmp/out}
 WORK=${WORK:-/tmp/multi-gpu}
 PARTS=${PARTS:-tests dp bw lessons}
@@ -48,11 +48,11 @@ OUT=$WORK
 # shellcheck source=cuda-common.sh
 source "$here/cuda-common.sh"     # gpu_count, gpu_counts, torch_python, use_torch_nccl, junit_totals
 
-# ---- progress, time budget, packing -------------------------------------------------------------------------------
+# ---- progress, time limit, packing -------------------------------------------------------------------------------
 TAR=multi-gpu.tgz
 RESERVE=15        # seconds kept for the merge and the tar at the end
-# shellcheck source=budget.sh
-source "$here/budget.sh"          # note, left, step, pack (on exit)
+# shellcheck source=time-limit.sh
+source "$here/time-limit.sh"          # note, left, step, pack (on exit)
 # only this run's JVMs (the bundle's runtime) and peers: anything left is listed and ended, by process id
 leftovers() {
   local pids
@@ -89,7 +89,7 @@ for d in "$FASHION_DIR" "$PWD/data/fashion-mnist" "$BUNDLE/data/fashion-mnist" /
   if [ -n "$d" ] && { [ -s "$d/train-images-idx3-ubyte.gz" ] || [ -s "$d/train-images-idx3-ubyte" ]; }; then FASHION_DIR=$d; break; fi
 done
 
-note "multi-gpu $( [ "$DRY" = 1 ] && echo "DRY (1-GPU parts, tiny sizes) ")$(date -u +%FT%TZ) on $(hostname): $N GPU(s); parts: $PARTS; budget $BUDGET s"
+note "multi-gpu $( [ "$DRY" = 1 ] && echo "DRY (1-GPU parts, tiny sizes) ")$(date -u +%FT%TZ) on $(hostname): $N GPU(s); parts: $PARTS; time limit $TIME_LIMIT s"
 note "bundle $BUNDLE, built from $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '? (no COMMIT file)'); repository at $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/   /' | tee -a "$SUMMARY"
 nvidia-smi topo -m > "$WORK/topology.txt" 2>&1
@@ -105,7 +105,7 @@ note "bandwidth on GPU counts ${BW_COUNTS:-none} ($BW_COLLECTIVES, $BW_MIN B .. 
   echo "commit=$(cat "$BUNDLE/COMMIT" 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"; echo "date=$(date -u +%FT%TZ)"
   echo "gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"; echo "driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
   echo "torch=$("$PY" -c 'import torch; print(torch.__version__, "NCCL", ".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null)"
-  echo "command=$(env | grep -E '^(DRY|PARTS|BUDGET|GPUS|ROUNDS|EPOCHS|CIFAR_EPOCHS|WARMUP|DP_SETS|DDP_LOADERS|BW_[A-Z]+|LESSONS|TESTS_FILTER)=' | sort | sed -E 's/^([A-Z_]+)=(.* .*)$/\1="\2"/' | tr '\n' ' ')bash scripts/gpu/multi-gpu.sh"
+  echo "command=$(env | grep -E '^(DRY|PARTS|TIME_LIMIT|GPUS|ROUNDS|EPOCHS|CIFAR_EPOCHS|WARMUP|DP_SETS|DDP_LOADERS|BW_[A-Z]+|LESSONS|TESTS_FILTER)=' | sort | sed -E 's/^([A-Z_]+)=(.* .*)$/\1="\2"/' | tr '\n' ' ')bash scripts/gpu/multi-gpu.sh"
 } > "$WORK/machine.txt"
 has_torch() { "$PY" -c 'import torch' 2>/dev/null; }
 

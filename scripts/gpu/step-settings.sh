@@ -7,14 +7,14 @@
 # busbw with more calls per size is multi-gpu.sh's part, e.g. PARTS=bw BW_MIN=1M BW_MAX=64M BW_ITERS=100 BW_MIN_ITERS=100.
 # Usage, from the repository root on the GPU machine (the bundle as multi-gpu.sh finds it):
 #   OUT=$OUT bash scripts/gpu/step-settings.sh
-# Settings (environment): BUDGET=360  EPOCHS=6  EXAMPLES=50000  BATCH=128 (per rank)  RANKS (default 1,2,N)
+# Settings (environment): TIME_LIMIT=360  EPOCHS=6  EXAMPLES=50000  BATCH=128 (per rank)  RANKS (default 1,2,N)
 #   SETTINGS: one setting a line, "name: [VAR=value ...] options of mpi2nccl run" (default: the list below); the
 #   VAR=value words lead and go to the run's environment, which the rank JVMs inherit (NCCL reads its settings there)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "$0")" && pwd)
 T0=$SECONDS
-BUDGET=${BUDGET:-360}
+TIME_LIMIT=${TIME_LIMIT:-360}
 FINAL_OUT=${OUT:-/tmp/out}
 WORK=${WORK:-/tmp/step-settings}
 source "$here/find-bundle.sh"
@@ -25,7 +25,7 @@ OUT=$WORK
 source "$here/cuda-common.sh"     # gpu_count
 TAR=step-settings.tgz
 RESERVE=10
-source "$here/budget.sh"          # note, left, step, pack (on exit)
+source "$here/time-limit.sh"          # note, left, step, pack (on exit)
 
 N=$(gpu_count)
 [ "${N:-0}" -ge 2 ] 2>/dev/null || { note "step-settings: $N GPU(s) here; the sweep needs 2 or more"; exit 2; }
@@ -43,9 +43,9 @@ host-collectives: --no-graph-collectives
 default-again:"}
 { echo "gpus=$N"; echo "commit=$(cat "$BUNDLE/COMMIT" 2>/dev/null)"; echo "date=$(date -u +%FT%TZ)"
   echo "gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-  echo "command=$(env | grep -E '^(BUDGET|RANKS|EPOCHS|EXAMPLES|BATCH)=' | sort | tr '\n' ' ')bash scripts/gpu/step-settings.sh"
+  echo "command=$(env | grep -E '^(TIME_LIMIT|RANKS|EPOCHS|EXAMPLES|BATCH)=' | sort | tr '\n' ' ')bash scripts/gpu/step-settings.sh"
 } > "$WORK/machine.txt"
-note "step-settings $(date -u +%FT%TZ): $N x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); bundle $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '?'); ranks $RANKS; budget $BUDGET s"
+note "step-settings $(date -u +%FT%TZ): $N x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); bundle $(cat "$BUNDLE/COMMIT" 2>/dev/null || echo '?'); ranks $RANKS; time limit $TIME_LIMIT s"
 
 mkdir -p "$WORK/settings"
 while IFS= read -r line; do

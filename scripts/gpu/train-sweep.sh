@@ -5,7 +5,7 @@
 # GPU time goes at the largest batch: the toolkit's kernels under Nsight Compute (ncu), PyTorch's under torch.profiler.
 # Everything lands in $OUT/train-sweep.tgz with $OUT/summary.txt beside it; unpack the tar and run
 #   mpi2nccl train-sweep-report DIR --out results/TOPIC
-# for the table of medians and ratios, the CSV and the chart (the device machine may lack fonts for the chart).
+# for the table of medians and ratios, the CSV and the chart (the GPU machine may lack fonts for the chart).
 #
 # First, with TESTS=1 (the default), the tests that launch every kernel the backend uses: a sweep of wrong kernels
 # would be no figure at all. With UNFUSED=1 every round also times the toolkit with Sequential's fused blocks off
@@ -16,7 +16,7 @@
 # Settings: BATCHES=128,512,2048,8192  ROUNDS=3  WARMUP=1.5 (seconds of untimed steps per batch and mode)  TESTS=1
 #   UNFUSED=0
 #   TORCH_MODES=eager,cuda-graph,compile  PROFILE=1 (0: no kernel breakdown; with ROUNDS=0 the breakdown alone)
-#   BUDGET=540 (seconds for the whole run: a step that would start with too little left is skipped, saying so)
+#   TIME_LIMIT=540 (seconds for the whole run: a step that would start with too little left is skipped, saying so)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +28,7 @@ TORCH_MODES=${TORCH_MODES:-eager,cuda-graph,compile}
 PROFILE=${PROFILE:-1}
 TESTS=${TESTS:-1}
 UNFUSED=${UNFUSED:-0}
-BUDGET=${BUDGET:-540}
+TIME_LIMIT=${TIME_LIMIT:-540}
 FINAL_OUT=${OUT:-/tmp/out}
 WORK=${WORK:-/tmp/train-sweep}
 # shellcheck source=find-bundle.sh
@@ -41,12 +41,12 @@ OUT=$WORK
 source "$here/cuda-common.sh"     # header, torch_python
 TAR=train-sweep.tgz
 RESERVE=10
-# shellcheck source=budget.sh
-source "$here/budget.sh"          # note, left, step, pack (on exit)
+# shellcheck source=time-limit.sh
+source "$here/time-limit.sh"          # note, left, step, pack (on exit)
 
 header "train-sweep"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$WORK/machine.txt" 2>&1
-note "GPU: $(head -1 "$WORK/machine.txt"); batches $BATCHES; torch modes $TORCH_MODES; $ROUNDS rounds; budget $BUDGET s"
+note "GPU: $(head -1 "$WORK/machine.txt"); batches $BATCHES; torch modes $TORCH_MODES; $ROUNDS rounds; time limit $TIME_LIMIT s"
 torch_python
 toolkit() {
   step "round-$1/toolkit" 180 "$BUNDLE/bin/mpi2nccl" bench-gpu --only train --batch "$BATCHES" --train-warmup "$WARMUP" \

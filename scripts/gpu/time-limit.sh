@@ -1,18 +1,18 @@
-# Sourced after cuda-common.sh by the GPU scripts that run many steps in one device call (multi-gpu.sh,
-# train-sweep.sh): a time budget, a runner that never starts a step it cannot finish, and the packing of everything
-# into one tar at the end (the device machine returns at most 8 files). The caller sets T0=$SECONDS, BUDGET (seconds), WORK (where the steps
+# Sourced after cuda-common.sh by the GPU scripts that run many steps in one run on a GPU machine (multi-gpu.sh,
+# train-sweep.sh): a time limit, a runner that never starts a step it cannot finish, and the packing of everything
+# into one tar at the end (one file to copy back). The caller sets T0=$SECONDS, TIME_LIMIT (seconds), WORK (where the steps
 # write), SUMMARY, FINAL_OUT and TAR (the tar's name), and may set RESERVE (seconds kept for the end, default 15)
 # and MIN (the fewest seconds worth starting a step with, default 20).
 ts() { printf '[%s +%3ds]' "$(date -u +%H:%M:%S)" $((SECONDS - T0)); }
 note() { printf '%s %s\n' "$(ts)" "$*" | tee -a "$SUMMARY"; }
-left() { echo $((BUDGET - (SECONDS - T0))); }
+left() { echo $((TIME_LIMIT - (SECONDS - T0))); }
 # step NAME LIMIT CMD...: runs CMD with its output in $WORK/NAME.txt, for at most LIMIT seconds and never past the
-# budget; a step that would get under MIN seconds is skipped (status 125). The status and seconds go to the summary,
+# time limit; a step that would get under MIN seconds is skipped (status 125). The status and seconds go to the summary,
 # and a failed step's first errors and last lines with them.
 step() {
   local name=$1 limit=$2; shift 2
   local avail=$(( $(left) - ${RESERVE:-15} )) t0=$SECONDS rc
-  if [ "$avail" -lt "${MIN:-20}" ]; then note "== $name: SKIPPED (budget: $(left) s left of $BUDGET)"; return 125; fi
+  if [ "$avail" -lt "${MIN:-20}" ]; then note "== $name: SKIPPED (time limit: $(left) s left of $TIME_LIMIT)"; return 125; fi
   [ "$limit" -gt "$avail" ] && limit=$avail
   mkdir -p "$(dirname "$WORK/$name.txt")"
   note "== $name (limit $limit s)"
