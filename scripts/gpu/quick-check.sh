@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole project's GPU side in one short run (about 4 minutes on 2 GPUs), for when device time is scarce:
+# The whole project's GPU side in one short run (about 4 minutes on 2 GPUs), for a short time on a GPU machine:
 #  1. junit     every JUnit test tagged "gpu": CUDA runtime and backend, CUDA vs CPU, the kernel's rank engines on
 #               their GPUs, NCCL (bootstraps, collectives, split, groups, timeouts), data-parallel equivalence
 #  2. nccl      the bandwidth harness, NCCL all-reduce 8 B .. 1 GiB on 2 ranks, beside torch.distributed in the same
