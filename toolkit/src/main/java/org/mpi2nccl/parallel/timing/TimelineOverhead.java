@@ -130,10 +130,7 @@ public final class TimelineOverhead {
     }
 
     private static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+        return new org.apache.commons.math3.stat.descriptive.rank.Median().evaluate(v);
     }
 
     private static String fmt(double[] v) {
