@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.parallel.DataChecks;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import org.mpi2nccl.launch.JobBuilder;
 import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;

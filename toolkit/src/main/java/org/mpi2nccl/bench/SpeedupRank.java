@@ -19,7 +19,7 @@ import org.mpi2nccl.parallel.DataChecks;
 import org.mpi2nccl.parallel.DataParallel;
 import org.mpi2nccl.parallel.DistributedSampler;
 import org.mpi2nccl.parallel.DistributedTraining;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import org.mpi2nccl.parallel.gpu.GpuDataParallel;
 import org.mpi2nccl.parallel.gpu.GpuOptions;
 import org.mpi2nccl.parallel.timing.TimeBreakdown;

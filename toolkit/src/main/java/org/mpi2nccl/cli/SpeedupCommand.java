@@ -14,7 +14,7 @@ import org.mpi2nccl.bench.SpeedupReport;
 import org.mpi2nccl.bench.SpeedupResults;
 import org.mpi2nccl.bench.TerminalProgress;
 import org.mpi2nccl.data.FashionMnist;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

@@ -1,7 +1,7 @@
 package org.mpi2nccl.comm;
 
 import java.util.Arrays;
-import org.mpi2nccl.cuda.CudaBackend;
+import org.mpi2nccl.tensor.DeviceMemoryBackend;
 import org.mpi2nccl.tensor.NDArray;
 
 /**
@@ -85,7 +85,7 @@ public final class Tensors {
                 recv.backend().copyFromHost((float[]) r.array(), 0, recv.storage(), recv.offset(), r.length());
             }
         } else {
-            CudaBackend gpu = (CudaBackend) any.backend();
+            DeviceMemoryBackend gpu = (DeviceMemoryBackend) any.backend();
             gpu.synchronize();                        // the arrays' pending writes are queued on the backend's stream
             CommBuffer s = send == null ? null : device(gpu, send);
             CommBuffer r = inPlace ? s : recv == null ? null : device(gpu, recv);
@@ -102,7 +102,7 @@ public final class Tensors {
         return h;
     }
 
-    private static DeviceBuffer device(CudaBackend gpu, NDArray a) {
+    private static DeviceBuffer device(DeviceMemoryBackend gpu, NDArray a) {
         return DeviceBuffer.wrap(gpu.deviceAddress(a.storage()) + a.offset() * 4L, a.size(), DataType.FLOAT32,
                 a.device().index());
     }

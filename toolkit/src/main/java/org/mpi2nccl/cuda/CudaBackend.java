@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpi2nccl.tensor.Backend;
+import org.mpi2nccl.tensor.DeviceMemoryBackend;
 import org.mpi2nccl.tensor.BinaryOp;
 import org.mpi2nccl.tensor.ConvGeometry;
 import org.mpi2nccl.tensor.Device;
@@ -25,7 +26,7 @@ import org.mpi2nccl.tensor.UnaryOp;
  * <p>Besides the contract it offers the fused kernels a model can use directly on this device (softmax,
  * log-softmax, log-sum-exp and their gradients), see {@link FusedOps}.
  */
-public final class CudaBackend implements Backend {
+public final class CudaBackend implements DeviceMemoryBackend {
     private static final Map<Integer, CudaBackend> OPEN = new HashMap<>();
 
     private final CudaContext context;
@@ -106,6 +107,7 @@ public final class CudaBackend implements Backend {
      * {@code n} floats of {@code parent} from float {@code offset}, as a storage of their own: the same GPU memory
      * (writes through either are seen by both). It owns nothing: {@code parent} must stay open while it is used.
      */
+    @Override
     public Storage view(Storage parent, long offset, long n) {
         checkRange("view", parent, offset, n);
         CudaStorage v = new CudaStorage(this, memory(parent, "view").view(offset * 4, n * 4), n);
@@ -380,6 +382,7 @@ public final class CudaBackend implements Backend {
      * library in place: NCCL all-reduces data-parallel gradient buckets there. The storage must stay open while
      * that library uses the address, and its work must be ordered with this backend's stream.
      */
+    @Override
     public long deviceAddress(Storage s) {
         return address(s, "deviceAddress");
     }

@@ -11,7 +11,7 @@ import org.mpi2nccl.bench.SpeedupConfig;
 import org.mpi2nccl.bench.SpeedupExperiment;
 import org.mpi2nccl.bench.SpeedupResults;
 import org.mpi2nccl.cuda.Cuda;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import org.mpi2nccl.kernel.output.Progress;
 
 /**

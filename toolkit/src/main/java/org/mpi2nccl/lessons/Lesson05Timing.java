@@ -8,7 +8,7 @@ import org.mpi2nccl.bench.BenchRow;
 import org.mpi2nccl.bench.SpeedupConfig;
 import org.mpi2nccl.bench.SpeedupExperiment;
 import org.mpi2nccl.bench.SpeedupResults;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import tech.tablesaw.api.Table;
 
 /**

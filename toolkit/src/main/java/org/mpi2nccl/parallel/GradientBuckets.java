@@ -11,10 +11,10 @@ import org.mpi2nccl.comm.CommBuffer;
 import org.mpi2nccl.comm.DataType;
 import org.mpi2nccl.comm.DeviceBuffer;
 import org.mpi2nccl.comm.HostBuffer;
-import org.mpi2nccl.cuda.CudaBackend;
 import org.mpi2nccl.optim.Optimizer;
 import org.mpi2nccl.tensor.ArrayScope;
 import org.mpi2nccl.tensor.Backend;
+import org.mpi2nccl.tensor.DeviceMemoryBackend;
 import org.mpi2nccl.tensor.NDArray;
 import org.mpi2nccl.tensor.Storage;
 
@@ -154,7 +154,7 @@ public final class GradientBuckets implements AutoCloseable {
                 views = null;
             } else {
                 host = null;
-                CudaBackend gpu = (CudaBackend) backend;
+                DeviceMemoryBackend gpu = (DeviceMemoryBackend) backend;
                 device = backend.allocate(n);
                 backend.fill(device, 0, n, 0f);
                 long address = gpu.deviceAddress(device);

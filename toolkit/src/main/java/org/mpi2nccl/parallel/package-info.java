@@ -15,7 +15,7 @@
  *   <li>{@link org.mpi2nccl.parallel.DistributedTraining}: the epoch loop, loss and accuracy summed over the ranks;</li>
  *   <li>{@link org.mpi2nccl.parallel.EquivalenceCheck}: the proof that N ranks with batch B/N train as one rank with
  *       batch B ({@link org.mpi2nccl.bench.gpu.EquivalenceRank} runs it on MPJ ranks);</li>
- *   <li>{@link org.mpi2nccl.parallel.Route}: MPI, the hand-written ring or NCCL, each a communicator;</li>
+ *   <li>{@link org.mpi2nccl.parallel.gpu.Route}: MPI, the hand-written ring or NCCL, each a communicator;</li>
  *   <li>{@link org.mpi2nccl.parallel.ShardedOptimizer}: lesson 07's next step, the optimizer state sharded over the
  *       ranks (ZeRO stage 1: reduce-scatter the gradients, update a slice, all-gather the parameters);</li>
  *   <li>{@link org.mpi2nccl.parallel.DataChecks}, {@code ModelFingerprint}: what the ranks check together before

@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpi2nccl.parallel.DataParallel;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import org.mpi2nccl.parallel.gpu.GpuOptions;
 
 /** The experiment's settings travel to every rank program as JSON: nothing may be lost on the way. */

@@ -16,7 +16,7 @@ import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpi2nccl.cli.Main;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import tech.tablesaw.api.Table;
 
 /** The experiment end to end on CPU ranks (small), its report, and its errors before training. */

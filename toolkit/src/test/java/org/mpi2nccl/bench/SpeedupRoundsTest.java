@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import tech.tablesaw.api.Row;
 import tech.tablesaw.api.Table;
 

@@ -36,6 +36,16 @@ class LayeringTest {
             List.of("grade"),
             List.of("cli"));
 
+    /**
+     * What a student reads to learn the ideas: tensors, autograd, models, data, the CPU communicators and the
+     * data-parallel step. It runs without a GPU and needs none of the GPU code below.
+     */
+    static final String[] CORE = {"org.mpi2nccl.files..", "org.mpi2nccl.tensor..", "org.mpi2nccl.autograd..",
+            "org.mpi2nccl.data..", "org.mpi2nccl.nn..", "org.mpi2nccl.optim..", "org.mpi2nccl.comm", "org.mpi2nccl.parallel"};
+    /** The GPU runtime and backend, NCCL, the graphed data-parallel step and the GPU timeline. */
+    static final String[] GPU = {"org.mpi2nccl.cuda..", "org.mpi2nccl.comm.nccl..", "org.mpi2nccl.parallel.gpu..",
+            "org.mpi2nccl.parallel.timing.."};
+
     private static JavaClasses toolkit;
 
     @BeforeAll
@@ -69,6 +79,13 @@ class LayeringTest {
         assertTrue(listed.containsAll(found), "packages on no floor: " + found.stream().filter(p -> !listed.contains(p)).toList()
                 + ": put each on the floor of what it uses, in FLOORS");
         floors().check(toolkit);
+    }
+
+    @Test
+    void theCoreNeedsNoGpuCode() {
+        noClasses().that().resideInAnyPackage(CORE).should().dependOnClassesThat().resideInAnyPackage(GPU)
+                .because("the core runs without a GPU: a GPU path plugs in through an interface of the core"
+                        + " (DeviceMemoryBackend, Communicator)").check(toolkit);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.mpi2nccl.parallel;
 
+import org.mpi2nccl.parallel.gpu.Route;
 import mpi.MPI;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;

@@ -13,7 +13,7 @@ import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.parallel.DataParallel;
 import org.mpi2nccl.parallel.DistributedTraining;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import org.mpi2nccl.launch.Report;
 import org.mpi2nccl.nn.Models;
 import org.mpi2nccl.nn.Module;

@@ -13,7 +13,7 @@ import org.mpi2nccl.comm.MpjCommunicator;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.parallel.DataParallel;
 import org.mpi2nccl.parallel.EquivalenceCheck;
-import org.mpi2nccl.parallel.Route;
+import org.mpi2nccl.parallel.gpu.Route;
 import org.mpi2nccl.parallel.timing.Timeline;
 import org.mpi2nccl.parallel.timing.TimelineTrace;
 import org.mpi2nccl.nn.Models;

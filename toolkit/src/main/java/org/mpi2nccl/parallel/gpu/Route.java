@@ -1,4 +1,4 @@
-package org.mpi2nccl.parallel;
+package org.mpi2nccl.parallel.gpu;
 
 import java.util.Locale;
 import org.mpi2nccl.comm.Communicator;
