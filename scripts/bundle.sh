@@ -34,7 +34,10 @@ bundle_runtime() {
 store_jar() {
   local src=$1 dst=$2 tmp
   tmp=$(mktemp -d)
-  (cd "$tmp" && unzip -q -o "$src" && rm -f lib/libJNvPTXCompiler-* lib/libJNvrtc-* && zip -q -0 -r -X "$dst" .)
+  if ! (cd "$tmp" && unzip -q -o "$src" && rm -f lib/libJNvPTXCompiler-* lib/libJNvrtc-* && zip -q -0 -r -X "$dst" .); then
+    rm -rf "$tmp"
+    die "bundle: cannot store $src in the bundle (unzip or zip failed above)"
+  fi
   rm -rf "$tmp"
 }
 

@@ -84,7 +84,7 @@ setup_native() {
 setup_java() {
   local stamp="$BUILD/.java-stamp"
   if [ -f "$stamp" ] && [ -f "$TOOLKIT_JAR" ] && [ -z "$(find "$ROOT/pom.xml" "$ROOT/toolkit/pom.xml" \
-        "$ROOT/toolkit/src/main" "$ROOT/toolkit/src/test" "$BUILD/native" "$ROOT/results" -newer "$stamp" 2>/dev/null | head -1)" ]; then
+        "$ROOT/toolkit/core/pom.xml" "$ROOT/toolkit/core/src" "$ROOT/toolkit/src/main" "$ROOT/toolkit/src/test" "$BUILD/native" "$ROOT/results" -newer "$stamp" 2>/dev/null | head -1)" ]; then
     return 0
   fi
   say "set-up: mvn package (toolkit)"

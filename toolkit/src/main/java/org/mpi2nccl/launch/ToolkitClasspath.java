@@ -5,13 +5,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Where the toolkit's classes and gson come from: what a boot JVM (rank boot, daemon lifeline) needs. */
+/** Where the toolkit's classes, the core's and gson come from: what a boot JVM (rank boot, daemon lifeline) needs. */
 final class ToolkitClasspath {
     private ToolkitClasspath() {}
 
     static List<String> entries() {
         List<String> cp = new ArrayList<>();
-        for (Class<?> c : List.of(ToolkitClasspath.class, com.google.gson.Gson.class)) {
+        for (Class<?> c : List.of(ToolkitClasspath.class, org.mpi2nccl.comm.Communicator.class, com.google.gson.Gson.class)) {
             try {
                 String loc = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
                 if (!cp.contains(loc)) cp.add(loc);

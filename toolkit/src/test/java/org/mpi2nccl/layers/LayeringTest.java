@@ -50,8 +50,9 @@ class LayeringTest {
 
     @BeforeAll
     static void importTheToolkit() {
+        // the core comes as a jar or a classes folder (toolkit/core), the rest as this module's classes
         toolkit = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS).importPackages("org.mpi2nccl");
+                .importPackages("org.mpi2nccl");
     }
 
     /** For each floor: its classes use nothing of the floors above. */
@@ -86,6 +87,17 @@ class LayeringTest {
         noClasses().that().resideInAnyPackage(CORE).should().dependOnClassesThat().resideInAnyPackage(GPU)
                 .because("the core runs without a GPU: a GPU path plugs in through an interface of the core"
                         + " (DeviceMemoryBackend, Communicator)").check(toolkit);
+    }
+
+    @Test
+    void theCoreModuleHoldsTheCoreAndNothingElse() {
+        for (Class<?> c : List.of(org.mpi2nccl.tensor.NDArray.class, org.mpi2nccl.comm.RingAllReduce.class,
+                org.mpi2nccl.parallel.DataParallel.class)) {
+            String where = c.getProtectionDomain().getCodeSource().getLocation().getPath();
+            assertTrue(where.contains("core"), c.getName() + " comes from " + where + ", not the core module");
+        }
+        String gpu = org.mpi2nccl.cuda.CudaBackend.class.getProtectionDomain().getCodeSource().getLocation().getPath();
+        assertTrue(!gpu.contains("/core/") && !gpu.contains("mpi2nccl-core"), "the CUDA backend comes from " + gpu);
     }
 
     @Test
