@@ -44,9 +44,9 @@ import org.mpi2nccl.tensor.NDArray;
  * DistributedDataParallel does without SyncBatchNorm, and the running statistics used for evaluation are averaged
  * over the ranks by {@link #averageBuffers()}.
  *
- * <p>This class is the whole idea and nothing more. Timing the phases of a step ({@code dist.timing}) listens to it
+ * <p>This class is the whole idea and nothing more. Timing the phases of a step ({@code parallel.timing}) listens to it
  * through {@link StepListener}; the GPU machinery of lesson 05's experiment (CUDA graphs, NCCL ordered by CUDA events,
- * fewer NCCL thread blocks beside backward: {@code dist.gpu}) extends it through its protected methods.
+ * fewer NCCL thread blocks beside backward: {@code parallel.gpu}) extends it through its protected methods.
  *
  * <pre>{@code
  * try (DataParallel dp = new DataParallel(model, comm, DataParallel.Options.defaults())) {

@@ -17,7 +17,7 @@ import org.mpi2nccl.tensor.NDArray;
  * The data-parallel training loop of lessons 03 and 05: {@link Training}'s loop with {@link DataParallel#step} in
  * place of the local step, and loss and accuracy summed over all ranks at the end of the epoch (one small all-reduce),
  * so every rank reports the figures of the whole epoch. Where the time of the steps went is the timing package's
- * ({@code dist.timing.StepTimer}).
+ * ({@code parallel.timing.StepTimer}).
  */
 public final class DistributedTraining {
     private DistributedTraining() {}
