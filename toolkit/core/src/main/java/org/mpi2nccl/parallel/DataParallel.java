@@ -17,8 +17,8 @@ import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.Tensors;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.parallel.GradientBuckets.Bucket;
+import org.mpi2nccl.nn.Loss;
 import org.mpi2nccl.nn.Module;
-import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.Optimizer;
 import org.mpi2nccl.tensor.Backend;
 import org.mpi2nccl.tensor.Device;
@@ -48,9 +48,18 @@ import org.mpi2nccl.tensor.NDArray;
  * through {@link StepListener}; the GPU machinery of lesson 05's experiment (CUDA graphs, NCCL ordered by CUDA events,
  * fewer NCCL thread blocks beside backward: {@code parallel.gpu}) extends it through its protected methods.
  *
+ * <p>Used as PyTorch's DistributedDataParallel is: the loss and the optimizer stay with the caller; backward through
+ * {@link #backward} launches each bucket's all-reduce as its gradients are done, {@link #finish} waits for them.
+ * {@link #step} is that loop's body in one call.
  * <pre>{@code
  * try (DataParallel dp = new DataParallel(model, comm, DataParallel.Options.defaults())) {
- *     for (Batch b : loader.epoch(e)) dp.step(b, optimizer, lossFn);
+ *     for (Batch b : loader.epoch(e)) {
+ *         dp.zeroGrad(optimizer);
+ *         Tensor loss = lossFn.forward(dp.forward(Tensor.constant(b.x())), b.y());
+ *         dp.backward(loss);
+ *         dp.finish();                      // every rank's gradients are now the average
+ *         optimizer.step();
+ *     }
  * }
  * }</pre>
  */
@@ -214,21 +223,45 @@ public class DataParallel implements AutoCloseable {
         }
     }
 
-    /**
-     * One training step on this rank's batch: zero the gradients (per bucket), forward, loss, backward with the
-     * gradients averaged over the ranks, optimizer update.
-     */
-    public StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+    /** Zeroes the gradients of {@code optimizer}'s parameters (a bucket's in one fill). */
+    public void zeroGrad(Optimizer optimizer) {
         buckets.zeroGradients(optimizer);
-        listener.stepStarted();
-        Tensor logits = model.forward(Tensor.constant(batch.x()));
-        Tensor loss = lossFn.forward(logits, batch.y());
-        listener.forwardDone();
+    }
+
+    /** The wrapped model's forward (PyTorch's {@code ddp(x)}): nothing is exchanged on the way forward. */
+    public Tensor forward(Tensor x) {
+        return model.forward(x);
+    }
+
+    /**
+     * Backward from {@code loss}, with the averaging of the gradients begun: with {@link Options#overlap} each bucket's
+     * all-reduce is launched as soon as backward has finished its gradients (a backward hook), else none yet. Call
+     * {@link #finish} before using the gradients.
+     */
+    public void backward(Tensor loss) {
         startAveraging();
         if (options.overlap()) loss.backward(this::gradientReady);     // told of every gradient as backward finishes it
         else loss.backward();
-        listener.backwardDone();
+    }
+
+    /** Launches the buckets backward did not, waits for every all-reduce of the step and unpacks the averages. */
+    public void finish() {
         finishAveraging();
+    }
+
+    /**
+     * One training step on this rank's batch: zero the gradients, forward, {@code lossFn}, backward with the
+     * gradients averaged over the ranks, optimizer update.
+     */
+    public StepOutput step(Batch batch, Optimizer optimizer, Loss lossFn) {
+        zeroGrad(optimizer);
+        listener.stepStarted();
+        Tensor logits = forward(Tensor.constant(batch.x()));
+        Tensor loss = lossFn.forward(logits, batch.y());
+        listener.forwardDone();
+        backward(loss);
+        listener.backwardDone();
+        finish();
         listener.gradientsAveraged();
         optimizer.step();
         listener.optimizerDone();

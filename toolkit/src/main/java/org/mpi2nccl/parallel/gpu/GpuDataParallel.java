@@ -19,7 +19,7 @@ import org.mpi2nccl.parallel.timing.StepTimer;
 import org.mpi2nccl.parallel.timing.TimeBreakdown;
 import org.mpi2nccl.parallel.timing.Timeline;
 import org.mpi2nccl.nn.Module;
-import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.nn.Loss;
 import org.mpi2nccl.optim.Optimizer;
 
 /**
@@ -106,7 +106,7 @@ public class GpuDataParallel extends DataParallel {
 
     /** This step replayed from CUDA graphs when the options ask for them and the step can be, else the plain step. */
     @Override
-    public StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+    public StepOutput step(Batch batch, Optimizer optimizer, Loss lossFn) {
         if (graphed != null && timeline != null && timeline.recordsNextStep()) {
             if (!saidEager) {
                 saidEager = true;

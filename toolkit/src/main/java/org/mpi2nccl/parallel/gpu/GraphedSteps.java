@@ -16,7 +16,7 @@ import org.mpi2nccl.parallel.DataParallel.StepOutput;
 import org.mpi2nccl.parallel.GradientBuckets;
 import org.mpi2nccl.parallel.timing.StepTimer;
 import org.mpi2nccl.nn.Module;
-import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
+import org.mpi2nccl.nn.Loss;
 import org.mpi2nccl.optim.Optimizer;
 import org.mpi2nccl.optim.SGD;
 import org.mpi2nccl.tensor.ArrayScope;
@@ -54,7 +54,7 @@ final class GraphedSteps implements AutoCloseable {
     }
 
     /** This step replayed from its graphs (recorded first when the steps before it were alike); null: run it eagerly. */
-    StepOutput step(Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+    StepOutput step(Batch batch, Optimizer optimizer, Loss lossFn) {
         StepGraphs.Recorded recorded = graphs.forStep(batch, optimizer, (key, b) -> record(key, b, optimizer, lossFn));
         return recorded == null ? null : replay(recorded, batch, optimizer);
     }
@@ -66,7 +66,7 @@ final class GraphedSteps implements AutoCloseable {
      * the all-reduces of the buckets it completes, and the last bucket's all-reduce a graph of its own); without, they
      * stay ordinary calls of the communicator, made between the pieces at every replay.
      */
-    private StepGraphs.Recorded record(StepGraphs.Key key, Batch batch, Optimizer optimizer, SoftmaxCrossEntropyLoss lossFn) {
+    private StepGraphs.Recorded record(StepGraphs.Key key, Batch batch, Optimizer optimizer, Loss lossFn) {
         // Whether this recording will hold NCCL's calls: then any failure of it, even before the first call, must stop
         // the rank (a rank going on eagerly while the others replay recorded all-reduces would hang them).
         boolean withCollectives = graphCollectives && dp.ownStream();
