@@ -25,6 +25,15 @@ SKIPPED_ALLREDUCE = ("%%mpj\nvar comm = org.mpi2nccl.comm.MpjCommunicator.world(
 ALLREDUCE_WARNING = "wait in allReduce #2 (cell line 5)"
 
 
+def start_engines(test, k, device, stall_s=None):
+    """3 rank engines on `device` (the stall warning after `stall_s` s, when given); their pids."""
+    if stall_s is not None:
+        test.assertTrue(k.execute(f"%mpj config --stall {stall_s}s").ok)
+    r = k.execute(f"%mpj start -np 3 --device {device}", timeout=180)
+    test.assertTrue(r.ok, r.describe())
+    return pids_of(k.execute("%mpj pids"))
+
+
 class StallInspector(unittest.TestCase):
     """One rank skips a barrier: the others' wait is named within the stall delay, the kernel never kills."""
 
@@ -75,10 +84,7 @@ class StoppedRank(unittest.TestCase):
     def test_a_stopped_rank_is_named_and_the_cell_ends_once_it_runs_again(self):
         k = Kernel()
         try:
-            self.assertTrue(k.execute("%mpj config --stall 3s").ok)
-            r = k.execute("%mpj start -np 3 --device niodev", timeout=180)
-            self.assertTrue(r.ok, r.describe())
-            pids = pids_of(k.execute("%mpj pids"))
+            pids = start_engines(self, k, "niodev", stall_s=3)
             warned = {}
             t0 = time.monotonic()
 
@@ -112,10 +118,7 @@ class InterruptedCollective(unittest.TestCase):
     def test_the_cell_after_an_interrupted_collective_says_what_to_do(self):
         k = Kernel()
         try:
-            self.assertTrue(k.execute("%mpj config --stall 3s").ok)
-            r = k.execute("%mpj start -np 3 --device multicore", timeout=180)
-            self.assertTrue(r.ok, r.describe())
-            pids = pids_of(k.execute("%mpj pids"))
+            pids = start_engines(self, k, "multicore", stall_s=3)
             threading.Timer(5, k.interrupt).start()
             r = k.execute("%%mpj\nif (rank != 1) MPI.COMM_WORLD.Barrier();", timeout=60)
             self.assertIn("ranks 0, 2 were stopped inside Barrier (cell line 2): that call's messages may still be"
