@@ -268,35 +268,67 @@ public final class Lesson06 {
 
     // ---- the exercise: uneven shards ------------------------------------------------------------------------------
 
-    /** How many batches rank {@code rank} holds: the shards differ (rank 0 has one more batch than the others). */
+    /**
+     * How many batches rank {@code rank} holds: the shards differ, rank 0 has five more than the others (so that no
+     * average, rounded either way, happens to equal the smallest count on 2, 3 or 4 ranks).
+     */
     public static int batchesOn(int rank) {
-        return rank == 0 ? 5 : 4;
+        return rank == 0 ? 9 : 4;
     }
 
-    /** Checks the number of steps a rank plans to take: the same on every rank, and no rank past its data. */
+    /**
+     * Checks the number of steps every rank plans to take: the same on every rank, and no rank past its data.
+     * Collective (a {@code %%mpj} cell runs it on every rank): the ranks' numbers are gathered first, so a rank whose
+     * own number happens to be safe is told when another rank's is not.
+     */
     public static Check checkSteps(int rank, int size, int steps) {
-        int min = Integer.MAX_VALUE, max = 0;
-        for (int r = 0; r < size; r++) {
+        int[] mine = {steps}, all = new int[size];
+        MPI.COMM_WORLD.Allgather(mine, 0, 1, MPI.INT, all, 0, 1, MPI.INT);
+        return checkSteps(rank, all);
+    }
+
+    /** The verdict for rank {@code rank}, given the steps every rank plans ({@code stepsByRank[r]}: rank r's). */
+    public static Check checkSteps(int rank, int[] stepsByRank) {
+        int steps = stepsByRank[rank], min = Integer.MAX_VALUE, max = 0;
+        boolean agreed = true;
+        for (int r = 0; r < stepsByRank.length; r++) {
             min = Math.min(min, batchesOn(r));
             max = Math.max(max, batchesOn(r));
+            agreed &= stepsByRank[r] == steps;
         }
         String title = String.format(Locale.ROOT, "rank %d: %d steps", rank, steps);
-        if (steps == min) {
+        if (agreed && steps == min) {
             return Check.right(title, "every rank takes " + min + " steps, each with one all-reduce: the collectives pair up"
-                    + " (rank 0's extra batch waits for the next epoch, as a DROP tail policy does).");
+                    + " (rank 0's extra batches wait for the next epoch, as a DROP tail policy does).");
         }
         String why;
-        if (steps == batchesOn(rank) && batchesOn(rank) != min) {
+        if (agreed) {
+            why = steps == max ? "every rank agrees on the largest count: the ranks with fewer batches run out of data."
+                    : steps > min ? "every rank agrees on " + steps + ", but some rank holds fewer batches and runs out of data:"
+                            + " an average is not safe, the smallest count is (MPI.MIN)."
+                    : "every rank agrees on " + steps + ", fewer batches than any rank holds: data is skipped for nothing.";
+        } else if (steps == batchesOn(rank) && steps != min) {
             why = "that is this rank's own batch count: rank " + rank + " would call a " + steps + "th all-reduce that no other"
                     + " rank answers, and wait for ever (here: until the timeout, like the 'skip' run above).";
         } else if (steps == batchesOn(rank)) {
-            why = "right on this rank by luck: it is this rank's own count. Rank 0 has " + batchesOn(0) + " and would"
-                    + " wait for an all-reduce nobody answers. Agree on one number over all ranks (a collective).";
+            why = "safe on this rank by luck: it is this rank's own count, and " + plans(stepsByRank) + ". Agree on one"
+                    + " number over all ranks with a collective.";
         } else if (steps == max) {
             why = "the largest count: the ranks with fewer batches would run out of data while rank 0 waits.";
         } else {
-            why = "the ranks must agree on the smallest count (Allreduce with MPI.MIN), " + min + " here.";
+            why = "the ranks plan different numbers (" + plans(stepsByRank) + "): they must agree on the smallest count"
+                    + " (Allreduce with MPI.MIN).";
         }
         return Check.wrong(title + " is not safe", why);
+    }
+
+    /** "rank 0 plans 9 steps, ranks 1, 2 plan 4". */
+    private static String plans(int[] stepsByRank) {
+        java.util.Map<Integer, List<Integer>> byCount = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
+        for (int r = 0; r < stepsByRank.length; r++) byCount.computeIfAbsent(stepsByRank[r], k -> new ArrayList<>()).add(r);
+        List<String> parts = new ArrayList<>();
+        byCount.forEach((n, ranks) -> parts.add((ranks.size() == 1 ? "rank " + ranks.get(0) + " plans " : "ranks "
+                + String.join(", ", ranks.stream().map(String::valueOf).toList()) + " plan ") + n));
+        return String.join(", ", parts);
     }
 }

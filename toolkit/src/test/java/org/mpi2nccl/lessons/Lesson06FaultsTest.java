@@ -47,12 +47,26 @@ class Lesson06FaultsTest {
 
     @Test
     void lesson06StepsCheckAndNcclTables() {
-        assertTrue(Lesson06.checkSteps(0, 2, 4).passed());
-        assertTrue(Lesson06.checkSteps(1, 2, 4).passed());
-        assertTrue(Lesson06.checkSteps(0, 2, 5).explanation().contains("no other rank answers"));
-        assertFalse(Lesson06.checkSteps(1, 2, 5).passed());
-        assertTrue(Lesson06.checkSteps(1, 2, 4).passed());
-        assertTrue(Lesson06.checkSteps(0, 2, 3).explanation().contains("MPI.MIN"));
+        assertTrue(Lesson06.checkSteps(0, new int[] {4, 4}).passed());
+        assertTrue(Lesson06.checkSteps(1, new int[] {4, 4, 4}).passed());
+        assertTrue(Lesson06.checkSteps(0, new int[] {9, 4}).explanation().contains("no other rank answers"));
+        // the unchanged starter (each rank its own count): rank 1's 4 is safe alone, but rank 0 plans 9
+        Check starter = Lesson06.checkSteps(1, new int[] {9, 4});
+        assertFalse(starter.passed());
+        assertTrue(starter.explanation().contains("rank 0 plans 9"), starter.explanation());
+        // an integer mean agreed by every rank, on 2, 3 and 4 ranks: (9 + 4 (size - 1)) / size is not the smallest count
+        for (int size = 2; size <= 4; size++) {
+            int mean = (9 + 4 * (size - 1)) / size;
+            int[] all = new int[size];
+            java.util.Arrays.fill(all, mean);
+            Check c = Lesson06.checkSteps(size - 1, all);
+            assertFalse(c.passed(), "an integer mean " + mean + " on " + size + " ranks");
+            assertTrue(c.explanation().contains("an average is not safe"), c.explanation());
+        }
+        Check max = Lesson06.checkSteps(1, new int[] {9, 9});
+        assertTrue(max.explanation().contains("largest count"), max.explanation());
+        Check mixed = Lesson06.checkSteps(0, new int[] {3, 4});
+        assertTrue(mixed.explanation().contains("MPI.MIN") && !mixed.passed(), mixed.explanation());
         List<String> log = List.of(
                 "[rank 0] host:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
                 "[rank 0] host:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0",
