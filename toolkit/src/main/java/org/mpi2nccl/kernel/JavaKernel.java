@@ -160,7 +160,9 @@ public final class JavaKernel extends BaseKernel {
                     "%%" + cellMagic.name()));
         }
         CellValue value = CellValue.NONE;
-        for (MagicCell.Part part : MagicCell.parts(code)) {
+        List<MagicCell.Part> parts = MagicCell.parts(code);
+        MpjMagics.refuseLineFormWithCode(parts);
+        for (MagicCell.Part part : parts) {
             if (part instanceof MagicCell.Code) {
                 MagicCell.Code c = (MagicCell.Code) part;
                 value = shell().eval(c.source(), c.firstLine());

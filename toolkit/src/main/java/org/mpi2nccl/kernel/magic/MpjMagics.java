@@ -200,6 +200,20 @@ public final class MpjMagics {
         return "stopped " + e.size() + " rank engines";
     }
 
+    /**
+     * A cell that opens with {@code %mpj} and no action (or with options: {@code %mpj -np 2}) and has code below it
+     * was meant for the ranks: {@code %%mpj}. Running that code in the kernel instead would look like it worked.
+     */
+    public static void refuseLineFormWithCode(List<MagicCell.Part> parts) {
+        if (parts.size() < 2 || !(parts.get(0) instanceof MagicCell.LineMagic m) || !m.name().equals("mpj")) return;
+        boolean noAction = m.args().isEmpty() || m.args().get(0).startsWith("-");
+        if (noAction && parts.get(1) instanceof MagicCell.Code) {
+            throw new IllegalArgumentException("line 1 is %mpj" + (m.args().isEmpty() ? "" : " " + String.join(" ", m.args()))
+                    + " with code below it, which would run in the kernel, not on the ranks: start the cell with %%mpj"
+                    + " (two %) to run it on every rank engine");
+        }
+    }
+
     /** {@code %%mpj [-np N] [--device D]} with the cell's body. */
     public DisplayData cell(List<String> args, String body, PrintStream out, PrintStream err) throws CellError {
         CellOptions o = parse(new CellOptions(), args);

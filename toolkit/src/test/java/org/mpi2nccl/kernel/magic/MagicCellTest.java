@@ -32,4 +32,17 @@ class MagicCellTest {
         assertEquals(1, parts.size());
         assertInstanceOf(MagicCell.Code.class, parts.get(0));
     }
+
+    @Test
+    void percentMpjWithCodeBelowItIsRefusedAsAMisspelledCellMagic() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> MpjMagics.refuseLineFormWithCode(MagicCell.parts("%mpj\nint x = rank;\nx")));
+        assertTrue(e.getMessage().contains("start the cell with %%mpj (two %)"), e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> MpjMagics.refuseLineFormWithCode(MagicCell.parts("%mpj -np 2\nrank")));
+        // an action, or nothing below: a line magic as meant
+        MpjMagics.refuseLineFormWithCode(MagicCell.parts("%mpj start -np 4\nint a = 1;"));
+        MpjMagics.refuseLineFormWithCode(MagicCell.parts("%mpj"));
+        MpjMagics.refuseLineFormWithCode(MagicCell.parts("int a = 1;\n%mpj status"));
+    }
 }
