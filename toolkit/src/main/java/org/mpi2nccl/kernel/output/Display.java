@@ -36,7 +36,7 @@ public final class Display {
         if (value instanceof DisplayData) {
             return (DisplayData) value;
         }
-        return RENDERER.render(value);
+        return withoutMath(RENDERER.render(value));
     }
 
     /** What {@code value} looks like in the given formats, e.g. {@code "image/svg+xml"}. */
@@ -44,7 +44,17 @@ public final class Display {
         if (mimeTypes.length == 0) {
             return render(value);
         }
-        return RENDERER.renderAs(value, mimeTypes);
+        return withoutMath(RENDERER.renderAs(value, mimeTypes));
+    }
+
+    /**
+     * The toolkit's HTML is never mathematics: Jupyter's MathJax would set a Java name such as {@code Lesson03$Share}
+     * or a sum of dollars in italics. Its class {@code tex2jax_ignore} (MathJax 2 and 3, Notebook and Lab) keeps it out.
+     */
+    static DisplayData withoutMath(DisplayData d) {
+        Object html = d == null ? null : d.getData(MIMEType.TEXT_HTML);
+        if (html != null) d.putHTML("<div class=\"tex2jax_ignore\">" + html + "</div>");
+        return d;
     }
 
     /** Shows {@code value} now, and returns the id under which {@link #update} replaces it. */
