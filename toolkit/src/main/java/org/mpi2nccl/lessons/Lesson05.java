@@ -82,7 +82,7 @@ public final class Lesson05 {
         return e.routes().contains(Route.NCCL) ? Route.NCCL.label() : Route.MPI.label();
     }
 
-    /** A {@link ProgressReporter} that draws the kernel's in-cell progress bar. */
+    /** A {@link ProgressReporter} that draws the kernel's in-cell progress bar, one run at a time (a finished run's goes). */
     public static ProgressReporter inCell() {
         return (label, total) -> {
             Progress p = Progress.start(label, total);
@@ -94,7 +94,7 @@ public final class Lesson05 {
 
                 @Override
                 public void close() {
-                    p.close();
+                    p.clear();
                 }
             };
         };

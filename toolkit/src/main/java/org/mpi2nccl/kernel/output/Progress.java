@@ -88,6 +88,15 @@ public final class Progress implements AutoCloseable {
         }
     }
 
+    /**
+     * Ends the bar and takes it off the page: for work made of many runs (an experiment's), where finished bars would
+     * pile up under the cell and only the running one says anything.
+     */
+    public synchronized void clear() {
+        closed = true;
+        Display.update(displayId, new DisplayData(""));
+    }
+
     private void show() {
         lastShownNanos = System.nanoTime();
         Display.update(displayId, snapshot());

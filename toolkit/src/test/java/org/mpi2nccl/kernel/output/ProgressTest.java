@@ -65,6 +65,20 @@ class ProgressTest {
     }
 
     @Test
+    void aClearedBarLeavesNothingOnThePageAndTakesNoMoreUpdates() {
+        Progress p = Progress.start("run 3 of 18", 10);
+        p.set(10);
+        p.clear();
+        DisplayData last = updates.get(updates.size() - 1);
+        assertEquals(shown.get(0).getDisplayId(), updatedIds.get(updatedIds.size() - 1), "the bar's own output");
+        assertEquals("", last.getData(MIMEType.TEXT_PLAIN));
+        assertNull(last.getData(MIMEType.TEXT_HTML));
+        int n = updates.size();
+        p.close();
+        assertEquals(n, updates.size(), "closing a cleared bar shows it no more");
+    }
+
+    @Test
     void emptyProgressIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> Progress.start("nothing", 0));
     }
