@@ -1,6 +1,8 @@
 package org.mpi2nccl.lessons;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -51,15 +53,36 @@ public final class Lesson01 {
     }
 
     /**
-     * Checks one rank's answer and explains the usual wrong ones. Run it on every rank (in a {@code %%mpj} cell):
-     * each rank must end up with the mean.
+     * Checks the ranks' answers and explains the usual wrong ones. Collective (a {@code %%mpj} cell runs it on every
+     * rank): the answers are gathered first, so every rank hears when another rank does not hold the mean (Reduce
+     * leaves it on the root alone).
      */
     public static Check checkGlobalMean(int rank, int size, double[] local, double answer) {
         Grading.record("global-mean", answer);
-        double right = globalMean(size);
+        double[] mine = {answer}, all = new double[size];
+        mpi.MPI.COMM_WORLD.Allgather(mine, 0, 1, mpi.MPI.DOUBLE, all, 0, 1, mpi.MPI.DOUBLE);
+        return checkGlobalMean(rank, local, all);
+    }
+
+    /** The verdict for rank {@code rank} (holding {@code local}), given every rank's answer ({@code answers[r]}). */
+    public static Check checkGlobalMean(int rank, double[] local, double[] answers) {
+        int size = answers.length;
+        double right = globalMean(size), answer = answers[rank];
         String who = "rank " + rank + ": ";
+        List<Integer> wrong = new ArrayList<>();
+        for (int r = 0; r < size; r++) if (!close(answers[r], right)) wrong.add(r);
+        if (wrong.isEmpty()) {
+            return Check.right(who + "global mean " + fmt(answer), "every value of every rank counted once, on every rank.");
+        }
+        if (!wrong.contains(0)) {
+            return Check.wrong(who + (close(answer, right) ? "the mean here, " : fmt(answer) + ", ") + "but not on "
+                    + (wrong.size() == 1 ? "rank " : "ranks ") + join(wrong), "rank 0 holds the mean and the other ranks"
+                    + " do not: Reduce delivers the result to the root only (the others keep what they sent, or"
+                    + " leftovers); Allreduce gives it to every rank, and every rank needs it.");
+        }
         if (close(answer, right)) {
-            return Check.right(who + "global mean " + fmt(answer), "every value of every rank counted once.");
+            return Check.wrong(who + "the mean here, but not on " + (wrong.size() == 1 ? "rank " : "ranks ") + join(wrong),
+                    "every rank must end with the mean: one collective that gives the result to all of them.");
         }
         double localMean = Arrays.stream(local).average().orElse(Double.NaN);
         double meanOfMeans = 0;
@@ -80,14 +103,14 @@ public final class Lesson01 {
             why = "that is the total divided by the number of ranks: divide by the total number of values instead.";
         } else if (close(answer, globalSum)) {
             why = "that is the sum of all values: divide it by how many values there are in total.";
-        } else if (rank != 0) {
-            why = "expected " + fmt(right) + ". If rank 0 has it and the other ranks do not: Reduce delivers the"
-                    + " result to the root only (the others keep leftovers of the reduction); Allreduce gives it to"
-                    + " every rank.";
         } else {
-            why = "expected " + fmt(right) + ".";
+            why = "not the mean of every rank's values: add up every rank's sum and count with one collective, then divide.";
         }
         return Check.wrong(who + fmt(answer) + " is not the global mean", why);
+    }
+
+    private static String join(List<Integer> ranks) {
+        return String.join(", ", ranks.stream().map(String::valueOf).toList());
     }
 
     private static boolean close(double a, double b) {

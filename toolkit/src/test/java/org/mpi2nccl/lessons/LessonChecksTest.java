@@ -56,8 +56,9 @@ class LessonChecksTest {
     @Test
     void globalMeanRightAnswer() {
         double right = Lesson01.globalMean(4);
+        double[] all = {right, right, right, right};
         for (int r = 0; r < 4; r++) {
-            assertTrue(Lesson01.checkGlobalMean(r, 4, Lesson01.localData(r), right).passed());
+            assertTrue(Lesson01.checkGlobalMean(r, Lesson01.localData(r), all).passed());
         }
     }
 
@@ -75,8 +76,18 @@ class LessonChecksTest {
         assertTrue(explain(local, sum / 4).contains("divided by the number of ranks"));
         assertTrue(explain(local, sum).contains("sum of all values"));
         assertTrue(explain(local, Double.NaN).contains("no answer yet"));
-        assertTrue(explain(local, 3.0).contains("Reduce delivers the result to the root only"));
-        assertFalse(Lesson01.checkGlobalMean(0, 4, Lesson01.localData(0), 3.0).explanation().contains("Reduce"));
+        assertTrue(explain(local, 3.0).contains("not the mean of every rank's values"));
+        assertFalse(explain(local, 3.0).contains(String.format(java.util.Locale.ROOT, "%.6f", Lesson01.globalMean(4))),
+                "the hint does not print the answer");
+        // Reduce: rank 0 holds the mean, ranks 1-3 their own sums' leftovers; every rank is told, rank 0 too
+        double right = Lesson01.globalMean(4);
+        double[] reduced = {right, Arrays.stream(Lesson01.localData(1)).average().getAsDouble(), 0.0, 0.0};
+        for (int r = 0; r < 4; r++) {
+            Check c = Lesson01.checkGlobalMean(r, Lesson01.localData(r), reduced);
+            assertFalse(c.passed(), "rank " + r);
+            assertTrue(c.explanation().contains("Reduce delivers the result to the root only"), c.explanation());
+            assertTrue(c.title().contains("not on ranks 1, 2, 3"), c.title());
+        }
     }
 
     @Test
@@ -86,8 +97,9 @@ class LessonChecksTest {
         assertThrows(IllegalArgumentException.class, () -> Lesson01.localData(-1));
     }
 
+    /** Rank 1's verdict when every rank gave {@code answer}. */
     private static String explain(double[] local, double answer) {
-        Check c = Lesson01.checkGlobalMean(1, 4, local, answer);
+        Check c = Lesson01.checkGlobalMean(1, local, new double[] {answer, answer, answer, answer});
         assertFalse(c.passed());
         return c.explanation();
     }
