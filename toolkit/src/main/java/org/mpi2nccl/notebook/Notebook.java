@@ -24,7 +24,8 @@ import java.util.UUID;
  * one it has, or a new one) and the minor version is raised to 5, as nbformat's own upgrade does.
  */
 public final class Notebook {
-    private static final Gson GSON = new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create();
+    // nulls kept: nbformat requires "execution_count": null on a code cell that has not run
+    private static final Gson GSON = new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create();
 
     private final JsonObject json;
 

@@ -88,6 +88,8 @@ class NotebookExecutorTest {
         assertEquals("error", outputs(stopped, 1).get(0).getAsJsonObject().get("output_type").getAsString());
         assertEquals(0, outputs(stopped, 2).size(), "the cell after the error does not run");
         assertTrue(stopped.cells().get(2).get("execution_count").isJsonNull());
+        // as written: nbformat wants the key, null, on a cell that did not run (the file must validate)
+        assertTrue(stopped.toJson().contains("\"execution_count\": null"), "the unrun cell's count is written as null");
 
         Notebook going = Notebook.parse(text, "test");
         NotebookExecutor.Result r2 = executor(60, true).run(going, null);
