@@ -275,11 +275,19 @@ public final class Lesson04 {
         double alg = BusBandwidth.algbw(bytes, seconds);
         double a = answers[2];
         String why;
-        if (Double.isNaN(a) || a == 0) {
+        boolean allZero = java.util.Arrays.stream(answers).allMatch(x -> x == 0);
+        if (Double.isNaN(a)) {
             why = "no answer yet: return the bus bandwidth in GB/s.";
+        } else if (allZero) {
+            why = "0 on every rank count: no answer yet (the starter returns 0), or a factor computed in integer"
+                    + " arithmetic ((n - 1) / n is 0 when n is an int: write 2.0 * (n - 1) / n).";
+        } else if (a == 0) {
+            why = "0 on " + n + " ranks: a factor was computed in integer arithmetic ((n - 1) / n is 0 for ints): write"
+                    + " the factor with a double, e.g. 2.0 * (n - 1) / n.";
         } else if (close(a, alg)) {
-            why = "that is the algorithm bandwidth (bytes / time). Multiply by 2(n-1)/n: an all-reduce is a reduce-scatter"
-                    + " and an all-gather, each moving (n-1)/n of the data over every link.";
+            why = "that is the algorithm bandwidth (bytes / time): the factor 2(n-1)/n is missing, or it was computed in"
+                    + " integer arithmetic (2 * (n - 1) / n is 1 for every n when n is an int: write 2.0 * (n - 1) / n)."
+                    + " An all-reduce is a reduce-scatter and an all-gather, each moving (n-1)/n of the data over every link.";
         } else if (close(a, alg * 2)) {
             why = "the factor is 2(n-1)/n, not 2: each rank keeps 1/n of the data it does not have to send.";
         } else if (close(a, alg * (n - 1) / n)) {

@@ -49,6 +49,11 @@ class CommLessonsTest {
         assertTrue(Lesson04.checkBusBandwidth((b, s, n) -> b / s / 1e9 * (n - 1) / n).explanation().contains("one half"));
         assertTrue(Lesson04.checkBusBandwidth((b, s, n) -> b / s / (1L << 30) * 2 * (n - 1) / n).explanation().contains("2^30"));
         assertTrue(Lesson04.checkBusBandwidth((b, s, n) -> 0).explanation().contains("no answer yet"));
+        // the factor in int arithmetic: 2 * (n - 1) / n is 1 for every n; (n - 1) / n is 0
+        String intFactor = Lesson04.checkBusBandwidth((b, s, n) -> b / s / 1e9 * (2 * (n - 1) / n)).explanation();
+        assertTrue(intFactor.contains("integer arithmetic") && intFactor.contains("2.0 * (n - 1) / n"), intFactor);
+        String intHalf = Lesson04.checkBusBandwidth((b, s, n) -> b / s / 1e9 * 2 * ((n - 1) / n)).explanation();
+        assertTrue(intHalf.contains("integer arithmetic"), intHalf);
     }
 
     @Test
