@@ -134,8 +134,13 @@ record Lesson07Probe(boolean threw, String hint) {
                     + " (velocity.length) and pad the gradients with zeros to size x " + shard + " floats.";
         }
         if (size > 1 && matches(got, right, start, end) && (!matches(got, right, 0, start) || !matches(got, right, end, n))) {
-            return shape + "only your own slice [" + start + ", " + end + ") is right: the other ranks' slices are missing."
-                    + " All-gather the updated slices so that every rank has the whole model.";
+            boolean unchanged = matches(got, start(n), 0, start) && matches(got, start(n), end, n);
+            return shape + "only your own slice [" + start + ", " + end + ") is right" + (unchanged
+                    ? ": the other ranks' slices never arrived. All-gather the updated slices so that every rank has the"
+                    + " whole model."
+                    : ". The other slices changed, so something was gathered, but not the other ranks' updated"
+                    + " parameters: gather the updated slices after the update (the other ranks' checks say whether"
+                    + " their own updates are right).");
         }
         int first = 0;
         while (first < n && close(got[first], right[first])) first++;

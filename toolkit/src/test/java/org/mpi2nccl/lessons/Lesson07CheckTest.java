@@ -34,7 +34,8 @@ class Lesson07CheckTest {
     /**
      * The sharded step, right ("right") or with one usual mistake: "sum" (not divided), "gathered" (all-gathers the
      * gradients), "tail" (slices of n / size), "whole" (every rank updates every parameter), "no-gather", "global-index"
-     * (velocity indexed by the parameter's number, which only rank 0's slice can do).
+     * (velocity indexed by the parameter's number, which only rank 0's slice can do), "rank-1-doubles" (rank 1 alone
+     * takes twice the step: the others gather a wrong slice from it).
      */
     private static Lesson07.FlatStep step(Communicator c, String mistake) {
         return (params, grads, velocity) -> {
@@ -54,7 +55,8 @@ class Lesson07CheckTest {
             c.reduceScatter(HostBuffer.of(padded), HostBuffer.of(mine), mistake.equals("sum") ? Reduction.SUM : Reduction.AVG);
             for (int i = 0; i < shard && start + i < n; i++) {
                 velocity[at + i] = Lesson07.MOMENTUM * velocity[at + i] + mine[i];
-                slice[i] = params[start + i] - Lesson07.LR * velocity[at + i];
+                float lr = mistake.equals("rank-1-doubles") && c.rank() == 1 ? 2 * Lesson07.LR : Lesson07.LR;
+                slice[i] = params[start + i] - lr * velocity[at + i];
             }
             if (mistake.equals("no-gather")) {
                 System.arraycopy(slice, 0, params, start, Math.min(shard, n - start));
@@ -98,6 +100,10 @@ class Lesson07CheckTest {
         allSay(check(3, "tail"), "miss the tail");
         allSay(check(2, "whole"), "update the whole model");
         allSay(check(3, "no-gather"), "All-gather the updated slices");
+        // rank 0 gathered: it must not be told to all-gather, but that another rank's slice came wrong
+        Check gathered = check(2, "rank-1-doubles").get(0);
+        assertTrue(!gathered.passed() && gathered.explanation().contains("something was gathered")
+                && !gathered.explanation().contains("never arrived"), gathered.toString());
         List<Check> oneRankFails = check(2, "global-index");        // rank 1 throws, rank 0 waits in the all-gather
         for (Check k : oneRankFails) System.out.println(k);
         allSay(oneRankFails, "velocity[i - start]");
