@@ -218,7 +218,7 @@ public final class Lesson07 {
         } catch (RuntimeException e) {                  // the communicator broke under the student's collectives
             String hint = probe.hint() != null ? probe.hint() : Lesson07Probe.explainThrown(e, shard);
             return Check.wrong(who + "the sharded step is not right yet", hint + (comm.isBroken() ? " The communicator is"
-                    + " broken now: run %mpj stop, then the cells again from %mpj start." : ""));
+                    + " broken now: run %mpj restart, then the cells again from the one after %mpj start." : ""));
         }
         if (probe.hint() != null) return Check.wrong(who + "the sharded step is not right yet", probe.hint());
         if (failed != null) return Check.wrong(who + "the sharded step failed in training", failed);
