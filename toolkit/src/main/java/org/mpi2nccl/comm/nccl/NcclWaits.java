@@ -24,6 +24,7 @@ import org.mpi2nccl.comm.CollectiveCall;
 import org.mpi2nccl.comm.CollectiveTimeoutException;
 import org.mpi2nccl.comm.CommException;
 import org.mpi2nccl.comm.Deadline;
+import org.mpi2nccl.comm.Durations;
 
 /**
  * Every wait of the NCCL communicator, each bounded by a {@link Deadline}: NCCL's own state (non-blocking mode:
@@ -204,18 +205,12 @@ final class NcclWaits {
         } catch (ExecutionException e) {
             return true;    // best effort: the error being reported matters more
         } catch (TimeoutException e) {
-            System.err.println(what + " did not return within " + seconds(grace) + " (NCCL waits for GPU work that"
+            System.err.println(what + " did not return within " + Durations.format(grace) + " (NCCL waits for GPU work that"
                     + " never ends); the error that made it necessary is reported all the same");
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
-    }
-
-    /** "60 s", "0.3 s". */
-    static String seconds(Duration d) {
-        long ms = d.toMillis();
-        return ms % 1000 == 0 ? ms / 1000 + " s" : ms / 1000.0 + " s";
     }
 }

@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import org.mpi2nccl.comm.CollectiveTimeoutException;
 import org.mpi2nccl.comm.CommException;
 import org.mpi2nccl.comm.Deadline;
+import org.mpi2nccl.comm.Durations;
 
 /**
  * Bounds NCCL's blocking calls. In NCCL's blocking mode a call returns once its work is queued, and NCCL may wait
@@ -113,7 +114,7 @@ final class NcclWatchdog implements AutoCloseable {
             abortedAt = 0;
             Supplier<String> w = what;
             stuck.accept("rank " + rank + ": " + (w == null ? "an NCCL call" : w.get()) + " did not return within "
-                    + NcclWaits.seconds(deadline.timeout()) + ", nor " + NcclWaits.seconds(NcclWaits.ABORT_GRACE) + " after"
+                    + Durations.format(deadline.timeout()) + ", nor " + Durations.format(NcclWaits.ABORT_GRACE) + " after"
                     + " ncclCommAbort: NCCL waits for GPU work that never ends (a copy or kernel of a peer that hangs)."
                     + " Ending this process, as PyTorch's NCCL watchdog does: nothing inside it can free that thread.");
             return;

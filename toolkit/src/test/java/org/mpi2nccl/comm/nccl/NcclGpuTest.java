@@ -144,7 +144,7 @@ class NcclGpuTest {
         assertTrue(s < 70, "the job ran " + s + " s:\n" + text(r));
         if (!r.succeeded()) {
             String all = text(r) + "\n" + r;
-            assertTrue((all.contains("CollectiveTimeoutException") || all.contains("nor 5 s after ncclCommAbort"))
+            assertTrue((all.contains("CollectiveTimeoutException") || all.contains("nor 5.0 s after ncclCommAbort"))
                     && all.contains("allReduce"), all);
         }
     }
