@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.mpi2nccl.launch.StallReports;
 
 /**
  * Lesson 01, MPI basics: each rank holds a different amount of data ({@link #localData}); the exercise asks for
@@ -76,12 +77,12 @@ public final class Lesson01 {
         }
         if (!wrong.contains(0)) {
             return Check.wrong(who + (close(answer, right) ? "the mean here, " : fmt(answer) + ", ") + "but not on "
-                    + (wrong.size() == 1 ? "rank " : "ranks ") + join(wrong), "rank 0 holds the mean and the other ranks"
+                    + StallReports.label(wrong), "rank 0 holds the mean and the other ranks"
                     + " do not: Reduce delivers the result to the root only (the others keep what they sent, or"
                     + " leftovers); Allreduce gives it to every rank, and every rank needs it.");
         }
         if (close(answer, right)) {
-            return Check.wrong(who + "the mean here, but not on " + (wrong.size() == 1 ? "rank " : "ranks ") + join(wrong),
+            return Check.wrong(who + "the mean here, but not on " + StallReports.label(wrong),
                     "every rank must end with the mean: one collective that gives the result to all of them.");
         }
         double localMean = Arrays.stream(local).average().orElse(Double.NaN);
@@ -107,10 +108,6 @@ public final class Lesson01 {
             why = "not the mean of every rank's values: add up every rank's sum and count with one collective, then divide.";
         }
         return Check.wrong(who + fmt(answer) + " is not the global mean", why);
-    }
-
-    private static String join(List<Integer> ranks) {
-        return String.join(", ", ranks.stream().map(String::valueOf).toList());
     }
 
     private static boolean close(double a, double b) {

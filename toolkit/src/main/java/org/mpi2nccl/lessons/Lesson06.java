@@ -26,6 +26,7 @@ import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.RunningJob;
+import org.mpi2nccl.launch.StallReports;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.SGD;
@@ -322,13 +323,12 @@ public final class Lesson06 {
         return Check.wrong(title + " is not safe", why);
     }
 
-    /** "rank 0 plans 9 steps, ranks 1, 2 plan 4". */
+    /** "rank 0 plans 9, ranks 1 and 2 plan 4". */
     private static String plans(int[] stepsByRank) {
         java.util.Map<Integer, List<Integer>> byCount = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
         for (int r = 0; r < stepsByRank.length; r++) byCount.computeIfAbsent(stepsByRank[r], k -> new ArrayList<>()).add(r);
         List<String> parts = new ArrayList<>();
-        byCount.forEach((n, ranks) -> parts.add((ranks.size() == 1 ? "rank " + ranks.get(0) + " plans " : "ranks "
-                + String.join(", ", ranks.stream().map(String::valueOf).toList()) + " plan ") + n));
+        byCount.forEach((n, ranks) -> parts.add(StallReports.label(ranks) + (ranks.size() == 1 ? " plans " : " plan ") + n));
         return String.join(", ", parts);
     }
 }

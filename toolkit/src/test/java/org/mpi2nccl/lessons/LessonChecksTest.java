@@ -86,7 +86,7 @@ class LessonChecksTest {
             Check c = Lesson01.checkGlobalMean(r, Lesson01.localData(r), reduced);
             assertFalse(c.passed(), "rank " + r);
             assertTrue(c.explanation().contains("Reduce delivers the result to the root only"), c.explanation());
-            assertTrue(c.title().contains("not on ranks 1, 2, 3"), c.title());
+            assertTrue(c.title().contains("not on ranks 1, 2 and 3"), c.title());
         }
     }
 
