@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The CPU all-reduce against Open MPI on this machine: float32 sums on 2 ranks from 4 KiB to 64 MiB, in place and
-# out of place, through the toolkit's ring communicator over shared memory (`ring-shm`, which runs ShmAllReduce)
+# out of place, through the toolkit's ring communicator over shared memory (`shm`, which runs ShmAllReduce; older builds called it `ring-shm`)
 # and through Open MPI (mpi4py_allreduce.py on Debian's openmpi-bin, python3-mpi4py and python3-numpy, installed
 # here when missing). The two run ALTERNATELY, ROUNDS times (default 3), so that both see the same load;
 # allreduce_ratios.py then gives each size's busbw ratio (toolkit / Open MPI, the median over the rounds) and which
 # target it meets. Last, 4 ranks on the same cores: every size must complete.
 #   bash scripts/cpu/allreduce-vs-openmpi.sh          # OUT=build/cpu-allreduce ROUNDS=3 DEV=niodev by default
-#   BEFORE=/path/to/other/checkout bash scripts/cpu/allreduce-vs-openmpi.sh   # also that build's ring-shm, each round
+#   BEFORE=/path/to/other/checkout bash scripts/cpu/allreduce-vs-openmpi.sh   # also that build's shared-memory all-reduce, each round (COMM=ring-shm for a build that still calls it that)
 # Small sizes get many warm-up calls: the JVM compiles the collective's code after some thousands of calls, and a
 # training loop runs in that steady state. Both sides get the same warm-up and timed calls per size.
 set -uo pipefail
@@ -32,7 +32,7 @@ echo "== $(nproc) cores, $(java -version 2>&1 | head -1), $(mpirun --version 2>/
   | tee "$OUT/summary.txt"
 
 toolkit_band() {      # ranks dir first last warm timed seconds
-  ${TOOLKIT_CMD:-toolkit} bandwidth -np "$1" -dev "$DEV" --comms ring-shm -b "$3" -e "$4" -f 4 -w "$5" -n "$6" --min-iters 3 \
+  ${TOOLKIT_CMD:-toolkit} bandwidth -np "$1" -dev "$DEV" --comms "${COMM:-shm}" -b "$3" -e "$4" -f 4 -w "$5" -n "$6" --min-iters 3 \
     --seconds-per-size "$7" --max-host 64M --out "$2" --title "allReduce, $1 CPU ranks" > "$2.txt" 2>&1
 }
 openmpi_band() {      # csv first last warm timed seconds

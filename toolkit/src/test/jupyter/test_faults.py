@@ -18,7 +18,7 @@ from kernel_client import Kernel, descendants, pids_of, wait_gone
 STALL_WARNING = "wait in Barrier (cell line 3)"
 SKIPPED_BARRIER = "%%mpj\nint me = rank;\nif (rank != 1) MPI.COMM_WORLD.Barrier();"
 # The toolkit's communicators number their calls: the warning names the call the waiting ranks are in.
-SKIPPED_ALLREDUCE = ("%%mpj\nvar comm = org.mpi2nccl.comm.MpjCommunicator.world();\n"
+SKIPPED_ALLREDUCE = ("%%mpj\nvar comm = org.mpi2nccl.comm.mpj.MpjCommunicator.world();\n"
                      "var x = org.mpi2nccl.comm.HostBuffer.of(new float[] {rank});\n"
                      "comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);\n"
                      "if (rank != 1) comm.allReduce(x, org.mpi2nccl.comm.Reduction.SUM);")

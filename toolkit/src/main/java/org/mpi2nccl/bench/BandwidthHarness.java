@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 import org.mpi2nccl.comm.Collective;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.StagingTimes;
 

@@ -8,7 +8,7 @@ import java.util.Map;
 import mpi.MPI;
 import org.mpi2nccl.comm.Collective;
 import org.mpi2nccl.comm.DataType;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.launch.Report;
 

@@ -3,10 +3,10 @@ package org.mpi2nccl.bench;
 import java.time.Duration;
 import java.util.List;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.MpjCommunicator;
-import org.mpi2nccl.comm.MpjTransport;
-import org.mpi2nccl.comm.RingCommunicator;
-import org.mpi2nccl.comm.ShmTransport;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjTransport;
+import org.mpi2nccl.comm.ring.RingCommunicator;
+import org.mpi2nccl.comm.shm.ShmTransport;
 import org.mpi2nccl.comm.nccl.NcclCommunicator;
 import org.mpi2nccl.comm.nccl.NcclNatives;
 import org.mpi2nccl.comm.nccl.NcclOptions;
@@ -19,13 +19,14 @@ import org.mpi2nccl.comm.nccl.NcclOptions;
  *       GPU tensors: D2H, MPJ collective, H2D);</li>
  *   <li>{@code ring}, {@code naive}: the hand-written ring / reduce-then-broadcast over MPJ point-to-point,
  *       on Java arrays; {@code ring-staged} on GPU buffers;</li>
- *   <li>{@code ring-shm}: the ring over shared memory between the rank processes (one machine), Java arrays;</li>
+ *   <li>{@code shm}: the all-reduce written for one machine, every rank reading the others' buffers in shared
+ *       memory (no ring), Java arrays;</li>
  *   <li>{@code nccl}: NCCL as nccl-tests and PyTorch run it (calls queued, no metadata check);</li>
  *   <li>{@code nccl-checked}: NCCL with this toolkit's defaults (each call waited for, metadata check).</li>
  * </ul>
  */
 public final class RankCommunicators {
-    public static final List<String> NAMES = List.of("mpj", "mpj-staged", "ring", "ring-staged", "ring-shm", "naive",
+    public static final List<String> NAMES = List.of("mpj", "mpj-staged", "ring", "ring-staged", "shm", "naive",
             "nccl", "nccl-checked");
 
     private RankCommunicators() {
@@ -65,7 +66,8 @@ public final class RankCommunicators {
             case "ring" -> new Made(ring(RingCommunicator.Algorithm.RING, timeout), BenchMemory.host(), true);
             case "ring-staged" -> new Made(ring(RingCommunicator.Algorithm.RING, timeout), BenchMemory.gpu(device), true);
             case "naive" -> new Made(ring(RingCommunicator.Algorithm.NAIVE, timeout), BenchMemory.host(), true);
-            case "ring-shm" -> new Made(RingCommunicator.over(ShmTransport.open(mpj)).timeout(timeout).build(),
+            case "shm" -> new Made(RingCommunicator.over(ShmTransport.open(mpj)).algorithm(RingCommunicator.Algorithm.SHM)
+                    .timeout(timeout).build(),
                     BenchMemory.host(), true);
             case "nccl" -> new Made(NcclCommunicator.overHost(mpj, NcclOptions.fast().device(device).timeout(timeout)),
                     BenchMemory.gpu(device), true);

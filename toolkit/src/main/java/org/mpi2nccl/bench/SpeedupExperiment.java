@@ -40,7 +40,7 @@ public final class SpeedupExperiment {
 
     public SpeedupExperiment(SpeedupConfig config, List<Route> routes, List<Integer> rankCounts) {
         config.validate();
-        if (routes.isEmpty()) throw new IllegalArgumentException("no route to measure: give at least one of mpi, ring, nccl");
+        if (routes.isEmpty()) throw new IllegalArgumentException("no route to measure: give at least one of mpi, shm, ring, nccl");
         if (rankCounts.isEmpty()) throw new IllegalArgumentException("no rank count to measure");
         for (int n : rankCounts) {
             if (n < 1) throw new IllegalArgumentException("rank counts must be >= 1, got " + n);
@@ -94,7 +94,7 @@ public final class SpeedupExperiment {
      * host) and MPI (MPJ Express's Allreduce), so a laptop shows the same contrast as the GPUs.
      */
     public static List<Route> routesFor(String device) {
-        return device.equals("cuda") ? List.of(Route.NCCL, Route.MPI) : List.of(Route.RING, Route.MPI);
+        return device.equals("cuda") ? List.of(Route.NCCL, Route.MPI) : List.of(Route.SHM, Route.MPI);
     }
 
     /** GPUs: 1, 2, 4 ... and all of them; CPUs: {@link #cpuRankCounts()}. */

@@ -28,7 +28,7 @@ public final class BandwidthCommand implements Callable<Integer> {
     int ranks;
 
     @Option(names = "--comms", split = ",", defaultValue = "mpj,ring",
-            description = "communicators, comma-separated: mpj, mpj-staged, ring, ring-staged, ring-shm, naive, nccl, nccl-checked (default ${DEFAULT-VALUE})")
+            description = "communicators, comma-separated: mpj, mpj-staged, ring, ring-staged, shm, naive, nccl, nccl-checked (default ${DEFAULT-VALUE})")
     List<String> comms;
 
     @Option(names = {"-dev", "--device"}, converter = Converters.MpjDeviceConverter.class,

@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
                 "(speedup with the ideal line, efficiency, time breakdown per route, all-reduce phases, accuracy).",
                 "Without options: the embedded default for this machine (GPUs if any, else CPU ranks on a subset)."})
 public final class SpeedupCommand implements Callable<Integer> {
-    @Option(names = "--routes", split = ",", description = "mpi, ring, nccl (default: nccl,mpi with GPUs, mpi without)")
+    @Option(names = "--routes", split = ",", description = "mpi, shm, ring, nccl (default: nccl,mpi with GPUs, shm,mpi without)")
     List<String> routes;
 
     @Option(names = "--ranks", split = ",", description = "rank counts, e.g. 1,2 (default: 1..GPUs, or 1,2[,4] CPU ranks)")

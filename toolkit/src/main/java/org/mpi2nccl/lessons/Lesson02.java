@@ -18,7 +18,7 @@ import org.mpi2nccl.bench.BenchSpec;
 import org.mpi2nccl.bench.RankCommunicators;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.Reduction;
 
 /**

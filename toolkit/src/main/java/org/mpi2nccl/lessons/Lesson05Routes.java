@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.mpi2nccl.comm.LocalRanks;
+import org.mpi2nccl.comm.ring.LocalRanks;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.parallel.DataParallel;

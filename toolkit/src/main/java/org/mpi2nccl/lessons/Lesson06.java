@@ -13,7 +13,7 @@ import mpi.MPI;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.mpi2nccl.comm.HostBuffer;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.comm.nccl.NcclException;
 import org.mpi2nccl.data.Batch;

@@ -14,7 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.mpi2nccl.comm.CpuClique;
+import org.mpi2nccl.comm.ring.CpuClique;
 import org.mpi2nccl.lessons.Lesson06.Cause;
 
 /**

@@ -25,7 +25,7 @@ import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.DataType;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ring.RingCommunicator;
 
 /**
  * The harness on ranks as threads (the ring over a ThreadTransport): every collective measured and checked,

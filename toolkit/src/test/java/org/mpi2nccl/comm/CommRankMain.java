@@ -1,5 +1,10 @@
 package org.mpi2nccl.comm;
 
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjTransport;
+import org.mpi2nccl.comm.ring.RingCommunicator;
+import org.mpi2nccl.comm.shm.ShmTransport;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +13,7 @@ import org.mpi2nccl.launch.Report;
 
 /**
  * A rank program (started by the launcher): runs {@link CommunicatorChecks} on the communicator named by the
- * first argument ("mpj", "ring", "naive", "ring-shm") and reports {@code {rank, size, kind, failures}}; a failed check
+ * first argument ("mpj", "ring", "naive", "ring-shm", "shm") and reports {@code {rank, size, kind, failures}}; a failed check
  * throws, which fails the job naming the rank. Other modes exercise the failure paths and let the
  * communicator's exception end the rank:
  * "mismatch" (rank 1 calls broadcast where the others call allReduce), "skip" (the last rank never makes
@@ -32,6 +37,9 @@ public final class CommRankMain {
                     .algorithm(RingCommunicator.Algorithm.NAIVE).build();
             case "ring-shm" -> RingCommunicator.over(ShmTransport.open(MpjCommunicator.builder().timeout(timeout).build()))
                     .timeout(timeout).chunkBytes(mode.equals("checks") ? 1024 : 512 * 1024).build();
+            case "shm" -> RingCommunicator.over(ShmTransport.open(MpjCommunicator.builder().timeout(timeout).build()))
+                    .algorithm(RingCommunicator.Algorithm.SHM).timeout(timeout)
+                    .chunkBytes(mode.equals("checks") ? 1024 : 512 * 1024).build();
             default -> throw new IllegalArgumentException("unknown communicator " + what);
         };
         int r = c.rank(), p = c.size();

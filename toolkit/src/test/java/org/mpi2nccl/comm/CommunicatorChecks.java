@@ -1,5 +1,7 @@
 package org.mpi2nccl.comm;
 
+import java.util.Random;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -166,12 +168,35 @@ public final class CommunicatorChecks {
         return bad;
     }
 
+    /** Rank r's input: deterministic pseudo-random ints (exact under any summation order). */
     public static int[] input(int rank, int n) {
-        return RingCommunicatorTest.input(rank, n);
+        Random rnd = new Random(1000L * rank + n);
+        int[] a = new int[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = rnd.nextInt(2001) - 1000;
+        }
+        return a;
     }
 
     public static int[] reference(Reduction op, int size, int n) {
-        return RingCommunicatorTest.reference(op, size, n);
+        int[] acc = input(0, n).clone();
+        for (int r = 1; r < size; r++) {
+            int[] x = input(r, n);
+            for (int i = 0; i < n; i++) {
+                acc[i] = switch (op) {
+                    case SUM, AVG -> acc[i] + x[i];
+                    case PROD -> acc[i] * x[i];
+                    case MAX -> Math.max(acc[i], x[i]);
+                    case MIN -> Math.min(acc[i], x[i]);
+                };
+            }
+        }
+        if (op == Reduction.AVG) {
+            for (int i = 0; i < n; i++) {
+                acc[i] /= size;
+            }
+        }
+        return acc;
     }
 
     private static void expect(List<String> bad, String what, Object want, Object got) {

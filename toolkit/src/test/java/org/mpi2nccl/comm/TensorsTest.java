@@ -1,5 +1,7 @@
 package org.mpi2nccl.comm;
 
+import org.mpi2nccl.comm.ring.RingCommunicator;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,7 @@
 package org.mpi2nccl.comm;
 
+import org.mpi2nccl.comm.ring.RingCommunicator;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.time.Duration;

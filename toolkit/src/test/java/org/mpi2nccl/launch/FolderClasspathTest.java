@@ -23,7 +23,7 @@ class FolderClasspathTest {
             "public class UsesToolkit {",
             "    public static void main(String[] args) throws Exception {",
             "        mpi.MPI.Init(args);",
-            "        var comm = org.mpi2nccl.comm.MpjCommunicator.world();",
+            "        var comm = org.mpi2nccl.comm.mpj.MpjCommunicator.world();",
             "        float[] x = {comm.rank() + 1};",
             "        comm.allReduce(org.mpi2nccl.comm.HostBuffer.of(x), org.mpi2nccl.comm.Reduction.SUM);",
             "        Class.forName(\"org.bytedeco.javacpp.Pointer\");",

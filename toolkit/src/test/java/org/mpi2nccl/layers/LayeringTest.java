@@ -91,7 +91,7 @@ class LayeringTest {
 
     @Test
     void theCoreModuleHoldsTheCoreAndNothingElse() {
-        for (Class<?> c : List.of(org.mpi2nccl.tensor.NDArray.class, org.mpi2nccl.comm.RingAllReduce.class,
+        for (Class<?> c : List.of(org.mpi2nccl.tensor.NDArray.class, org.mpi2nccl.comm.ring.RingAllReduce.class,
                 org.mpi2nccl.parallel.DataParallel.class)) {
             String where = c.getProtectionDomain().getCodeSource().getLocation().getPath();
             assertTrue(where.contains("core"), c.getName() + " comes from " + where + ", not the core module");

@@ -62,7 +62,7 @@ class CommLessonsTest {
         assertTrue(Lesson04.gpuStatus().startsWith("no GPU"), Lesson04.gpuStatus());
         byte[] id = Lesson04.clique().uniqueId();
         assertEquals(128, id.length);
-        assertTrue(Lesson04.clique() instanceof org.mpi2nccl.comm.CpuClique, "without a GPU the CPU clique runs the steps");
+        assertTrue(Lesson04.clique() instanceof org.mpi2nccl.comm.ring.CpuClique, "without a GPU the CPU clique runs the steps");
         assertEquals(Lesson04.hex(id, 8).length(), 16 + 3);
         String oldDir = System.getProperty("user.dir");
         BenchResults r = Lesson04.recorded();

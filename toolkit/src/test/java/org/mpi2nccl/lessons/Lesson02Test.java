@@ -20,7 +20,7 @@ import org.mpi2nccl.bench.BenchRow;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ring.RingCommunicator;
 import org.mpi2nccl.comm.ThreadRanks;
 
 /**

@@ -16,7 +16,7 @@ import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ring.RingCommunicator;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.tensor.Device;

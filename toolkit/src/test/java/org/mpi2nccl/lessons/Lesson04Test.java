@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.mpi2nccl.comm.Clique;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.CpuClique;
+import org.mpi2nccl.comm.ring.CpuClique;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.ThreadRanks;
 

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ring.RingCommunicator;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.tensor.Device;
 

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.ring.RingCommunicator;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;

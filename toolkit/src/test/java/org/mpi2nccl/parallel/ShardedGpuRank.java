@@ -4,7 +4,7 @@ import org.mpi2nccl.parallel.gpu.Route;
 import mpi.MPI;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.data.DataLoader;

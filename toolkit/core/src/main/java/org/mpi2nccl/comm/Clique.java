@@ -10,7 +10,7 @@ package org.mpi2nccl.comm;
  *   <li>every rank calls {@link #initRank(int, byte[], int)} ({@code ncclCommInitRank(&comm, size, id, rank)});
  *       it returns once all {@code size} ranks have joined.</li>
  * </ol>
- * Two implementations: NCCL on GPUs (the lesson's adapter over {@code NcclCommunicator}), and {@link CpuClique},
+ * Two implementations: NCCL on GPUs (the lesson's adapter over {@code NcclCommunicator}), and {@link org.mpi2nccl.comm.ring.CpuClique},
  * the same steps for CPU ranks on one machine. Neither hangs: a rank that never joins becomes an error at the
  * timeout, naming what is missing.
  */

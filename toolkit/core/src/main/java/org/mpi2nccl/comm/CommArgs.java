@@ -1,11 +1,11 @@
 package org.mpi2nccl.comm;
 
 /** Checks of the arguments every communicator applies the same way, with messages that say what to fix. */
-final class CommArgs {
+public final class CommArgs {
     private CommArgs() {
     }
 
-    static void sameShape(String what, CommBuffer send, CommBuffer recv) {
+    public static void sameShape(String what, CommBuffer send, CommBuffer recv) {
         notNull(what, "send", send);
         notNull(what, "recv", recv);
         sameKind(what, send, recv);
@@ -15,7 +15,7 @@ final class CommArgs {
         }
     }
 
-    static void sameKind(String what, CommBuffer a, CommBuffer b) {
+    public static void sameKind(String what, CommBuffer a, CommBuffer b) {
         if (a.dataType() != b.dataType()) {
             throw new IllegalArgumentException(what + ": send is " + a.dataType().label() + " but recv is "
                     + b.dataType().label() + "; use one element type");
@@ -26,20 +26,20 @@ final class CommArgs {
         }
     }
 
-    static void notNull(String what, String name, CommBuffer b) {
+    public static void notNull(String what, String name, CommBuffer b) {
         if (b == null) {
             throw new IllegalArgumentException(what + ": " + name + " buffer is null");
         }
     }
 
-    static void rankInRange(String what, String role, int r, int size) {
+    public static void rankInRange(String what, String role, int r, int size) {
         if (r < 0 || r >= size) {
             throw new IllegalArgumentException(what + ": " + role + " " + r + " is not a rank of this communicator"
                     + " (ranks are 0.." + (size - 1) + ")");
         }
     }
 
-    static void gatherShape(String what, CommBuffer part, CommBuffer whole, int size) {
+    public static void gatherShape(String what, CommBuffer part, CommBuffer whole, int size) {
         notNull(what, "send", part);
         notNull(what, "recv", whole);
         sameKind(what, part, whole);
@@ -51,7 +51,7 @@ final class CommArgs {
     }
 
     /** Integer reductions that can overflow silently are fine; reductions on INT8 other than SUM/MAX/MIN too. */
-    static void reducible(String what, DataType t, Reduction op) {
+    public static void reducible(String what, DataType t, Reduction op) {
         if (op == null) {
             throw new IllegalArgumentException(what + ": reduction is null (use Reduction.SUM, AVG, MAX, MIN, PROD)");
         }

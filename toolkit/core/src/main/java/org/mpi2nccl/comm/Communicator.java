@@ -5,7 +5,7 @@ import org.mpi2nccl.tensor.NDArray;
 
 /**
  * A group of ranks that move data together: the one interface behind the MPI route
- * ({@link MpjCommunicator}), the hand-written ring ({@link RingCommunicator}) and NCCL
+ * ({@link org.mpi2nccl.comm.mpj.MpjCommunicator}), the hand-written ring ({@link org.mpi2nccl.comm.ring.RingCommunicator}) and NCCL
  * ({@code org.mpi2nccl.comm.nccl.NcclCommunicator}), so lessons and the trainer swap them freely.
  *
  * <p>Every rank calls the same collectives in the same order with the same sizes. Before each collective the

@@ -1,5 +1,6 @@
 package org.mpi2nccl.comm;
 
+
 /**
  * The arithmetic of a reduction on host arrays: {@code out[i] = a[i] op b[i]}. Plain loops over primitive
  * arrays. {@code AVG} adds here; {@link #divide} finishes it once per element.
@@ -7,7 +8,7 @@ package org.mpi2nccl.comm;
  * <p>The JIT (C2, JDK 17) turns a loop into SIMD instructions only when all three arrays are indexed alike
  * ({@code o[i] = a[i] + b[i]}): with different offsets it cannot rule out that {@code o} is {@code a} a few
  * elements behind, and runs one element at a time. So buffers at equal offsets (the scratch blocks
- * {@link ShmAllReduce} adds in) take that loop: 0.11 ns per float32 sum in the first-level cache against 0.6 ns
+ * {@code ShmAllReduce} adds in) take that loop: 0.11 ns per float32 sum in the first-level cache against 0.6 ns
  * for the offset loop on this 2-core machine.
  */
 public final class HostReduce {

@@ -1,16 +1,18 @@
 package org.mpi2nccl.comm;
 
+import java.util.List;
+
 /**
  * The transport of a sub-communicator made by {@code split}: ranks renumbered 0..n-1 over a subset of the
  * ranks of the root transport (the world), and a tag range of its own (its context) so that its messages
  * never match those of the world or of another sub-communicator. Splitting a sub-communicator again makes
  * a new SubTransport over the same root, so tags never nest.
  */
-final class SubTransport implements Transport {
+public final class SubTransport implements Transport {
     /** Tags a communicator uses are below this; contexts are multiples of it. */
-    static final int TAGS_PER_CONTEXT = 64;
+    public static final int TAGS_PER_CONTEXT = 64;
     /** Largest context: keeps every tag below 2^26, well inside what MPJ Express accepts. */
-    static final int MAX_CONTEXT = (1 << 20) - 1;
+    public static final int MAX_CONTEXT = (1 << 20) - 1;
 
     private final Transport parent;
     private final int[] members;
@@ -22,7 +24,7 @@ final class SubTransport implements Transport {
      * @param members root ranks of the members, in sub-rank order
      * @param context 1 .. {@link #MAX_CONTEXT}; 0 is the root's own
      */
-    SubTransport(Transport parent, int[] members, int rank, int context) {
+    public SubTransport(Transport parent, int[] members, int rank, int context) {
         if (parent instanceof SubTransport) {
             throw new IllegalArgumentException("SubTransport must wrap the root transport");
         }
@@ -33,6 +35,23 @@ final class SubTransport implements Transport {
         this.members = members.clone();
         this.rank = rank;
         this.tagBase = context * TAGS_PER_CONTEXT;
+    }
+
+    /**
+     * The transport of the members of a split, seen from {@code current} (the world or a sub-communicator):
+     * {@code members} are ranks of {@code current} in the new order, {@code me} this rank's place among them.
+     */
+    public static SubTransport of(Transport current, List<Integer> members, int me, int context) {
+        Transport root = current instanceof SubTransport s ? s.root() : current;
+        int[] rootRanks = members.stream().mapToInt(r -> current instanceof SubTransport s ? s.rootRank(r) : r).toArray();
+        return new SubTransport(root, rootRanks, me, context);
+    }
+
+    /** A context id for a child: the same on every member (same parent, same split count, same color). */
+    public static int childContext(int parentContext, int splits, int color) {
+        long h = parentContext * 0x9E3779B97F4A7C15L + splits * 0xC2B2AE3D27D4EB4FL + color * 0x165667B19E3779F9L;
+        h ^= (h >>> 29);
+        return 1 + (int) Math.floorMod(h, (long) MAX_CONTEXT);
     }
 
     @Override
@@ -51,11 +70,11 @@ final class SubTransport implements Transport {
     }
 
     /** The root-transport rank of sub-rank {@code r}. */
-    int rootRank(int r) {
+    public int rootRank(int r) {
         return members[r];
     }
 
-    Transport root() {
+    public Transport root() {
         return parent;
     }
 

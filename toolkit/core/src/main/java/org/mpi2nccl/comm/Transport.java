@@ -2,7 +2,7 @@ package org.mpi2nccl.comm;
 
 /**
  * Point-to-point messages between ranks: the layer a hand-written collective is built on. Two
- * implementations: {@link MpjTransport} (MPI point-to-point through MPJ Express, between rank processes or
+ * implementations: {@link org.mpi2nccl.comm.mpj.MpjTransport} (MPI point-to-point through MPJ Express, between rank processes or
  * MPJ's multicore threads) and {@link ThreadTransport} (ranks as threads of one JVM, for unit tests and for
  * lessons that run every rank inside the notebook).
  *

@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import mpi.MPI;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.data.Dataset;
 import org.mpi2nccl.data.FashionMnist;
 import org.mpi2nccl.data.SyntheticDataset;

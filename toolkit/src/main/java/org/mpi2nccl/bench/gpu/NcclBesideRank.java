@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import mpi.MPI;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.Reduction;
 import org.mpi2nccl.cuda.Cuda;
 import org.mpi2nccl.data.DataLoader;

@@ -9,7 +9,7 @@ import mpi.MPI;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.parallel.DataParallel;
 import org.mpi2nccl.parallel.EquivalenceCheck;

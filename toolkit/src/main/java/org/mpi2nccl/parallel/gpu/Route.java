@@ -2,8 +2,11 @@ package org.mpi2nccl.parallel.gpu;
 
 import java.util.Locale;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.MpjCommunicator;
-import org.mpi2nccl.comm.RingCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjTransport;
+import org.mpi2nccl.comm.ring.RingCommunicator;
+import org.mpi2nccl.comm.shm.SameHost;
+import org.mpi2nccl.comm.shm.ShmTransport;
 import org.mpi2nccl.comm.nccl.NcclCommunicator;
 import org.mpi2nccl.comm.nccl.NcclOptions;
 import org.mpi2nccl.tensor.Device;
@@ -13,14 +16,17 @@ import org.mpi2nccl.tensor.Device;
  * <ul>
  *   <li>{@link #MPI}: MPJ Express's Allreduce on host memory ({@link MpjCommunicator}); GPU gradients are
  *       copied to the host and back around it (the numpy + mpi4py route of the needle course notebook);</li>
- *   <li>{@link #RING}: the all-reduce written from scratch ({@link RingCommunicator}): through shared memory when the
- *       ranks share a machine (what NCCL's SHM transport does), else as a ring over MPJ send/recv;</li>
+ *   <li>{@link #SHM}: the all-reduce written from scratch for one machine ({@link RingCommunicator.Algorithm#SHM}):
+ *       every rank reads the others' gradients in shared memory, as NCCL's SHM transport lets it;</li>
+ *   <li>{@link #RING}: lesson 02's ring all-reduce ({@link RingCommunicator}) over MPJ send/recv, on one machine
+ *       or several;</li>
  *   <li>{@link #NCCL}: NCCL on GPU memory, bootstrapped over MPJ (rank 0's unique id broadcast to the others,
  *       {@link NcclCommunicator}), on a CUDA stream of its own.</li>
  * </ul>
  */
 public enum Route {
-    MPI("MPI (host-staged)"), RING("ring (shared memory on one host, else MPJ)"), NCCL("NCCL");
+    MPI("MPI (host-staged)"), SHM("shared memory, written from scratch (one machine)"),
+    RING("ring over MPJ send/recv, written from scratch"), NCCL("NCCL");
 
     private final String description;
 
@@ -38,7 +44,7 @@ public enum Route {
 
     public static Route parse(String s) {
         for (Route r : values()) if (r.label().equalsIgnoreCase(s.trim())) return r;
-        throw new IllegalArgumentException("unknown route '" + s + "': use mpi, ring or nccl");
+        throw new IllegalArgumentException("unknown route '" + s + "': use mpi, shm, ring or nccl");
     }
 
     /**
@@ -48,7 +54,16 @@ public enum Route {
     public Communicator open(MpjCommunicator host, Device device) {
         return switch (this) {
             case MPI -> host;
-            case RING -> RingCommunicator.overHost(host);
+            case SHM -> {
+                if (!SameHost.all(host)) {
+                    throw new IllegalArgumentException("the shm route reads the other ranks' memory, so every rank must"
+                            + " run on one machine (rank " + host.rank() + " runs on " + SameHost.name()
+                            + " and another rank does not): use the ring or mpi route between machines");
+                }
+                yield RingCommunicator.over(ShmTransport.open(host)).algorithm(RingCommunicator.Algorithm.SHM)
+                        .timeout(host.timeout()).build();
+            }
+            case RING -> RingCommunicator.over(MpjTransport.world()).timeout(host.timeout()).build();
             case NCCL -> {
                 if (device.isCpu()) {
                     throw new IllegalArgumentException("the NCCL route needs the model on a GPU (rank " + host.rank()

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.mpi2nccl.comm.CommBuffer;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.StagingTimes;
 import org.mpi2nccl.parallel.DataParallel;
 

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import org.mpi2nccl.comm.LocalRanks;
+import org.mpi2nccl.comm.ring.LocalRanks;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.data.SyntheticDataset;

@@ -8,7 +8,7 @@ import org.mpi2nccl.comm.CommunicatorChecks;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.DataType;
 import org.mpi2nccl.comm.HostBuffer;
-import org.mpi2nccl.comm.MpjCommunicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.Reduction;
 
 /**

@@ -19,7 +19,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpi2nccl.comm.LocalRanks;
+import org.mpi2nccl.comm.ring.LocalRanks;
 import org.mpi2nccl.cuda.GpuTests;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.parallel.DataParallel;

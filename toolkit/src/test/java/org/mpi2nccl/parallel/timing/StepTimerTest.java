@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.mpi2nccl.comm.LocalRanks;
+import org.mpi2nccl.comm.ring.LocalRanks;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.parallel.DataParallel;
 import org.mpi2nccl.parallel.EquivalenceCheck;

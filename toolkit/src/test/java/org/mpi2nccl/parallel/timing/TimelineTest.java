@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.knowm.xchart.XYChart;
-import org.mpi2nccl.comm.LocalRanks;
+import org.mpi2nccl.comm.ring.LocalRanks;
 import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.parallel.DataParallel;
 import org.mpi2nccl.parallel.EquivalenceCheck;
