@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.mpi2nccl.html.Html;
+import org.mpi2nccl.html.HtmlTable;
 import org.knowm.xchart.internal.chartpart.Chart;
 import tech.tablesaw.api.ColumnType;
 import tech.tablesaw.api.Row;
@@ -69,11 +71,11 @@ public final class SpeedupReport {
                 + "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
                 + "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#eee}td.s{text-align:left}"
                 + "img{max-width:48%;margin:4px}</style></head><body>\n");
-        b.append("<h1>Data-parallel speedup</h1>\n<p>").append(esc(r.settings())).append("<br>Machine: ")
-                .append(esc(r.machine())).append("<br>Command: <code>").append(esc(command)).append("</code></p>\n");
+        b.append("<h1>Data-parallel speedup</h1>\n<p>").append(Html.escape(r.settings())).append("<br>Machine: ")
+                .append(Html.escape(r.machine())).append("<br>Command: <code>").append(Html.escape(command)).append("</code></p>\n");
         if (!r.failures().isEmpty()) {
             b.append("<p style=\"color:#a00\">Failed runs:</p><ul>");
-            for (String f : r.failures()) b.append("<li>").append(esc(f)).append("</li>");
+            for (String f : r.failures()) b.append("<li>").append(Html.escape(f)).append("</li>");
             b.append("</ul>\n");
         }
         b.append("<h2>Summary</h2>\n").append(table(r.summary()));
@@ -99,19 +101,17 @@ public final class SpeedupReport {
 
     /** A table as HTML, numbers rounded for reading (the CSV files keep every digit). */
     static String table(Table t) {
-        StringBuilder b = new StringBuilder("<table><tr>");
-        for (String c : t.columnNames()) b.append("<th>").append(esc(c)).append("</th>");
-        b.append("</tr>\n");
+        HtmlTable html = new HtmlTable().header(t.columnNames().toArray(String[]::new));
         for (Row row : t) {
-            b.append("<tr>");
+            List<HtmlTable.Cell> cells = new ArrayList<>();
             for (Column<?> c : t.columns()) {
-                Object v = row.getObject(c.name());
-                boolean text = c.type() == ColumnType.STRING;
-                b.append(text ? "<td class=\"s\">" : "<td>").append(esc(format(v))).append("</td>");
+                // class s: the page's style sheet aligns text to the left, numbers stay on the right
+                HtmlTable.Cell cell = HtmlTable.cell(format(row.getObject(c.name())));
+                cells.add(c.type() == ColumnType.STRING ? cell.cssClass("s") : cell);
             }
-            b.append("</tr>\n");
+            html.row(cells);
         }
-        return b.append("</table>\n").toString();
+        return html.html() + "\n";
     }
 
     static String format(Object v) {
@@ -121,10 +121,6 @@ public final class SpeedupReport {
                     : String.format(Locale.ROOT, "%.4f", d);
         }
         return String.valueOf(v);
-    }
-
-    private static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
     /** The summary as fixed-width text for the terminal (selected columns, rounded). */

@@ -4,7 +4,8 @@ import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import io.github.spencerpark.jupyter.kernel.display.DisplayDataRenderable;
 import io.github.spencerpark.jupyter.kernel.display.RenderContext;
 import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
-import com.google.common.html.HtmlEscapers;
+import org.mpi2nccl.html.HtmlTable;
+import org.mpi2nccl.html.HtmlTable.Align;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
@@ -68,8 +69,8 @@ public final class MachineReport implements DisplayDataRenderable {
     }
 
     public String html() {
-        StringBuilder sb = new StringBuilder("<table><thead><tr><th>section</th><th>item</th><th>status</th>"
-                + "<th style=\"text-align:left\">detail</th></tr></thead><tbody>");
+        HtmlTable t = new HtmlTable().header(List.of(HtmlTable.cell("section"), HtmlTable.cell("item"),
+                HtmlTable.cell("status"), HtmlTable.cell("detail").align(Align.LEFT)));
         for (Finding f : findings) {
             String colour = switch (f.status()) {
                 case OK -> "#1a7f37";
@@ -77,15 +78,10 @@ public final class MachineReport implements DisplayDataRenderable {
                 case WARN, MISSING -> "#9a6700";
                 case FAIL -> "#cf222e";
             };
-            sb.append("<tr><td>").append(escape(f.section())).append("</td><td>").append(escape(f.item()))
-                    .append("</td><td style=\"color:").append(colour).append("\"><b>").append(f.status())
-                    .append("</b></td><td style=\"text-align:left\">").append(escape(f.detail())).append("</td></tr>");
+            t.row(HtmlTable.cell(f.section()), HtmlTable.cell(f.item()),
+                    HtmlTable.cell(f.status().name()).colour(colour).bold(), HtmlTable.cell(f.detail()).align(Align.LEFT));
         }
-        return sb.append("</tbody></table>").toString();
-    }
-
-    private static String escape(String s) {
-        return s == null ? "" : HtmlEscapers.htmlEscaper().escape(s);
+        return t.html();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.mpi2nccl.grade;
 
-import org.mpi2nccl.kernel.render.Html;
+import org.mpi2nccl.html.Html;
+import org.mpi2nccl.html.HtmlTable;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -48,19 +50,23 @@ final class Gradebook {
         StringBuilder sb = new StringBuilder("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Gradebook</title>"
                 + "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
                 + "padding:4px 8px;vertical-align:top;text-align:left}.pass{background:#e6f4ea}.fail{background:#fce8e6}"
-                + "small{color:#444;display:block;max-width:32em}</style></head><body>\n<h1>Gradebook</h1>\n<table>\n<tr><th>student</th>");
-        for (String e : exercises) sb.append("<th>").append(Html.escape(e)).append("</th>");
-        sb.append("<th>passed</th><th>time</th><th>run</th></tr>\n");
+                + "small{color:#444;display:block;max-width:32em}</style></head><body>\n<h1>Gradebook</h1>\n");
+        List<String> header = new ArrayList<>(List.of("student"));
+        header.addAll(exercises);
+        header.addAll(List.of("passed", "time", "run"));
+        HtmlTable table = new HtmlTable().header(header.toArray(String[]::new));
         for (StudentResult r : results) {
-            sb.append("<tr><td>").append(Html.escape(r.student())).append("</td>");
+            List<HtmlTable.Cell> row = new ArrayList<>(List.of(HtmlTable.cell(r.student())));
             for (Verdict v : r.verdicts()) {
-                sb.append("<td class=\"").append(v.passed() ? "pass" : "fail").append("\">")
-                        .append(v.passed() ? "&#10004; pass" : "&#10008; fail")
-                        .append("<small>").append(Html.escape(v.detail())).append("</small></td>");
+                // a mark, then the hint in a small block under it (the page's style sheet places it)
+                row.add(HtmlTable.rawCell((v.passed() ? "&#10004; pass" : "&#10008; fail") + "<small>"
+                        + Html.escape(v.detail()) + "</small>").cssClass(v.passed() ? "pass" : "fail"));
             }
-            sb.append(String.format(Locale.ROOT, "<td>%d/%d</td><td>%.1f s</td><td>%s</td></tr>%n", r.passed(),
-                    r.verdicts().size(), r.time().toMillis() / 1000.0, Html.escape(r.note())));
+            row.add(HtmlTable.cell(r.passed() + "/" + r.verdicts().size()));
+            row.add(HtmlTable.cell(String.format(Locale.ROOT, "%.1f s", r.time().toMillis() / 1000.0)));
+            row.add(HtmlTable.cell(r.note()));
+            table.row(row);
         }
-        return sb.append("</table>\n</body></html>\n").toString();
+        return sb.append(table.html()).append("\n</body></html>\n").toString();
     }
 }

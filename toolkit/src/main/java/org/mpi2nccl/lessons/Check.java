@@ -3,7 +3,7 @@ package org.mpi2nccl.lessons;
 import io.github.spencerpark.jupyter.kernel.display.DisplayDataRenderable;
 import io.github.spencerpark.jupyter.kernel.display.RenderContext;
 import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
-import org.mpi2nccl.kernel.render.Html;
+import org.mpi2nccl.html.Html;
 
 import java.util.Set;
 

@@ -3,7 +3,8 @@ package org.mpi2nccl.kernel.mpj;
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
 import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
 import org.mpi2nccl.kernel.jshell.CellError;
-import org.mpi2nccl.kernel.render.Html;
+import org.mpi2nccl.html.Html;
+import org.mpi2nccl.html.HtmlTable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +74,7 @@ public final class RankResults {
      */
     public DisplayData gathered() {
         StringBuilder text = new StringBuilder();
-        StringBuilder html = new StringBuilder("<table class=\"mpi2nccl-ranks\"><tbody>");
+        HtmlTable html = new HtmlTable().cssClass("mpi2nccl-ranks");
         for (Map.Entry<Integer, DisplayData> e : values.entrySet()) {
             DisplayData d = e.getValue();
             Object plain = d.getData(MIMEType.TEXT_PLAIN);
@@ -85,15 +86,15 @@ public final class RankResults {
                 text.append('\n');
             }
             text.append("[rank ").append(e.getKey()).append("] ").append(plainText.replace("\n", "\n         "));
-            html.append("<tr><td style=\"vertical-align:top\"><b>rank ").append(e.getKey()).append("</b></td><td style=\"text-align:left\">")
-                    .append(richHtml(d, plainText)).append("</td></tr>");
+            // the rank's own output is markup already (an image, a table, escaped text in a pre)
+            html.row(HtmlTable.cell("rank " + e.getKey()).bold().top(),
+                    HtmlTable.rawCell(richHtml(d, plainText)).align(HtmlTable.Align.LEFT));
         }
         if (text.length() == 0) {
             return null;
         }
-        html.append("</tbody></table>");
         DisplayData all = new DisplayData(text.toString());
-        all.putHTML(html.toString());
+        all.putHTML(html.html());
         return all;
     }
 

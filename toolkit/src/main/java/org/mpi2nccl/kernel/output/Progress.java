@@ -1,7 +1,7 @@
 package org.mpi2nccl.kernel.output;
 
 import io.github.spencerpark.jupyter.kernel.display.DisplayData;
-import org.mpi2nccl.kernel.render.Html;
+import org.mpi2nccl.html.Html;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -4,6 +4,8 @@ import io.github.spencerpark.jupyter.kernel.display.RenderContext;
 import io.github.spencerpark.jupyter.kernel.display.Renderer;
 import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
 import org.mpi2nccl.autograd.Tensor;
+import org.mpi2nccl.html.Html;
+import org.mpi2nccl.html.HtmlTable;
 import org.mpi2nccl.tensor.NDArray;
 
 import java.util.Arrays;
@@ -113,15 +115,11 @@ public final class ArrayRenderer {
             StringBuilder sb = new StringBuilder("<div class=\"mpi2nccl-array\"><b>").append(Html.escape(title))
                     .append("</b>");
             if (!cells.isEmpty()) {
-                sb.append("<table style=\"font-family:monospace\"><tbody>");
+                HtmlTable grid = new HtmlTable().style("font-family:monospace");
                 for (List<String> row : cells) {
-                    sb.append("<tr>");
-                    for (String v : row) {
-                        sb.append("<td style=\"text-align:right\">").append(Html.escape(v)).append("</td>");
-                    }
-                    sb.append("</tr>");
+                    grid.row(row.stream().map(v -> HtmlTable.cell(v).align(HtmlTable.Align.RIGHT)).toList());
                 }
-                sb.append("</tbody></table>");
+                sb.append(grid.html());
             }
             return sb.append("</div>").toString();
         }

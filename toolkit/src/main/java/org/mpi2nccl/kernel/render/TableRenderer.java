@@ -3,6 +3,8 @@ package org.mpi2nccl.kernel.render;
 import io.github.spencerpark.jupyter.kernel.display.RenderContext;
 import io.github.spencerpark.jupyter.kernel.display.Renderer;
 import io.github.spencerpark.jupyter.kernel.display.mime.MIMEType;
+import org.mpi2nccl.html.Html;
+import org.mpi2nccl.html.HtmlTable;
 import tech.tablesaw.api.Table;
 
 import java.util.List;
@@ -20,8 +22,6 @@ import java.util.List;
  */
 public final class TableRenderer {
     private static volatile int rowLimit = 20;
-    private static final String RIGHT = " style=\"text-align:right\"";
-    private static final String LEFT = " style=\"text-align:left\"";
 
     private TableRenderer() {
     }
@@ -58,27 +58,24 @@ public final class TableRenderer {
         }
         int shown = Math.min(limit, table.rowCount());
         for (TableLayout.Part part : TableLayout.layout(table, shown)) {
-            sb.append("<table><thead><tr>");
-            for (TableLayout.Col c : part.cols()) {
-                sb.append("<th").append(c.numeric() ? RIGHT : LEFT).append(">")
-                        .append(Html.escape(TableLayout.keepUnits(c.header()))).append("</th>");
-            }
-            sb.append("</tr></thead><tbody>");
-            int rows = part.cols().isEmpty() ? 0 : part.cols().get(0).cells().size();
+            List<TableLayout.Col> cols = part.cols();
+            HtmlTable t = new HtmlTable().header(cols.stream()
+                    .map(c -> HtmlTable.cell(TableLayout.keepUnits(c.header())).align(align(c))).toList());
+            int rows = cols.isEmpty() ? 0 : cols.get(0).cells().size();
             for (int r = 0; r < rows; r++) {
-                sb.append("<tr>");
-                for (TableLayout.Col c : part.cols()) {
-                    sb.append("<td").append(c.numeric() ? RIGHT : LEFT).append(">")
-                            .append(Html.escape(c.cells().get(r))).append("</td>");
-                }
-                sb.append("</tr>");
+                int row = r;
+                t.row(cols.stream().map(c -> HtmlTable.cell(c.cells().get(row)).align(align(c))).toList());
             }
-            sb.append("</tbody></table>");
+            sb.append(t.html());
         }
         if (shown < table.rowCount()) {
             sb.append("<p><i>").append(cutNote(shown, table.rowCount())).append("</i></p>");
         }
         return sb.append("</div>").toString();
+    }
+
+    private static HtmlTable.Align align(TableLayout.Col c) {
+        return c.numeric() ? HtmlTable.Align.RIGHT : HtmlTable.Align.LEFT;
     }
 
     /** The same layout as text: columns padded to their widest cell, numbers to the right. */
