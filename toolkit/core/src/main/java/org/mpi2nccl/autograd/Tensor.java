@@ -13,7 +13,7 @@ import org.mpi2nccl.tensor.Shapes;
 public final class Tensor implements AutoCloseable {
 
     private final NDArray data;
-    private final boolean requiresGrad;
+    private boolean requiresGrad;
     private final Function creator;
     private final Tensor[] inputs;
     private NDArray grad;
@@ -45,6 +45,19 @@ public final class Tensor implements AutoCloseable {
     public NDArray grad() { return grad; }
 
     public boolean requiresGrad() { return requiresGrad; }
+
+    /**
+     * Freezes ({@code false}) or unfreezes a leaf, as PyTorch's {@code requires_grad_}: a frozen parameter gets no
+     * gradient from backward, so an optimizer given the trainable parameters leaves it as it is. Returns this.
+     */
+    public Tensor requiresGrad(boolean on) {
+        if (!isLeaf()) {
+            throw new IllegalStateException("only a leaf (a parameter or an input) can be frozen or unfrozen; this tensor was"
+                    + " computed by " + creator.name() + ": freeze the parameters it came from instead");
+        }
+        requiresGrad = on;
+        return this;
+    }
 
     public boolean isLeaf() { return creator == null; }
 

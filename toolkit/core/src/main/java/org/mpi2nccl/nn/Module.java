@@ -124,6 +124,17 @@ public abstract class Module implements AutoCloseable {
     }
 
     /** Number of learnable scalars. */
+    /** The parameters that learn: those not frozen ({@link #requiresGrad(boolean)}), for an optimizer to take. */
+    public final List<Tensor> trainableParameters() {
+        return parameters().stream().filter(Tensor::requiresGrad).toList();
+    }
+
+    /** Freezes ({@code false}) or unfreezes every parameter of this module and its children, as PyTorch's requires_grad_. */
+    public final Module requiresGrad(boolean on) {
+        for (Tensor t : parameters()) t.requiresGrad(on);
+        return this;
+    }
+
     public final long parameterCount() {
         long n = 0;
         for (Tensor t : parameters()) n += t.size();

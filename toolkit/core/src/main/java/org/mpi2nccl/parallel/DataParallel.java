@@ -34,7 +34,8 @@ import org.mpi2nccl.tensor.NDArray;
  *   <li>at start, rank 0's parameters and buffers are broadcast to all ranks (after checking that every rank built
  *       the same model, {@link ModelFingerprint});</li>
  *   <li>gradients are packed into a few flat buckets ({@link GradientBuckets}, {@link Options#bucketBytes}) and each
- *       bucket is averaged with one all-reduce;</li>
+ *       bucket is averaged with one all-reduce; a parameter shared by two layers (tied) is reduced once, a frozen one
+ *       ({@code requiresGrad(false)}) not at all: it has no gradient, and the broadcast keeps it equal;</li>
  *   <li>with {@link Options#overlap} a bucket's all-reduce starts as soon as backward has finished all its
  *       gradients, while backward computes the rest.</li>
  * </ol>
@@ -143,7 +144,7 @@ public class DataParallel implements AutoCloseable {
      * Collective: every rank of {@code comm} must call it.
      */
     public DataParallel(Module model, Communicator comm, Options options) {
-        this(model, comm, options, GradientBuckets.plan(model.parameters(), options.bucketBytes()));
+        this(model, comm, options, GradientBuckets.plan(model.trainableParameters(), options.bucketBytes()));
     }
 
     /** With {@link Options#defaults()}. */
@@ -158,6 +159,10 @@ public class DataParallel implements AutoCloseable {
         this.options = options;
         List<Tensor> params = model.parameters();
         if (params.isEmpty()) throw new IllegalArgumentException("DataParallel: the model has no parameters to train");
+        if (plan.stream().allMatch(List::isEmpty)) {
+            throw new IllegalArgumentException("DataParallel: every parameter of the model is frozen (requiresGrad false):"
+                    + " unfreeze the layers to train with model.requiresGrad(true) or a layer's own");
+        }
         Device device = params.get(0).device();
         for (Tensor p : params) {
             if (!p.device().equals(device)) {

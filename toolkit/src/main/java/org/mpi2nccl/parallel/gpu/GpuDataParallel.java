@@ -60,7 +60,7 @@ public class GpuDataParallel extends DataParallel {
 
     /** Collective: every rank of {@code comm} must call it, with the same options. */
     public GpuDataParallel(Module model, Communicator comm, DataParallel.Options options, GpuOptions gpu) {
-        super(model, comm, options, plan(model.parameters(), options.bucketBytes(), gpu.lastBucketBytes()));
+        super(model, comm, options, plan(model.trainableParameters(), options.bucketBytes(), gpu.lastBucketBytes()));
         this.gpuOptions = gpu;
         try {
             long modelStream = backend instanceof CudaBackend g ? g.context().streamAddress() : 0;
