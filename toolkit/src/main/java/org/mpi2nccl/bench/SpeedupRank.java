@@ -90,7 +90,7 @@ public final class SpeedupRank {
             }
             warmUp(cfg, dp, trainLoader, lossFn);
             // the forward graph replayed alone after the warm-up and after each epoch: does it slow down as training goes on?
-            double early = cfg.cudaGraphs() ? dp.forwardGraphAloneMicros(PROBE_REPLAYS) : Double.NaN;
+            double early = cfg.cudaGraphs() ? org.mpi2nccl.bench.gpu.ForwardGraphProbe.micros(dp, PROBE_REPLAYS) : Double.NaN;
             List<Double> alone = new ArrayList<>();
             float base = cfg.lr;
             int steps = trainLoader.batchesPerEpoch();
@@ -103,7 +103,7 @@ public final class SpeedupRank {
                         if (rank == 0) progress(epoch, b, n, cfg.epochs);
                     });
                     TimeBreakdown times = dp.times().minus(before);
-                    if (cfg.cudaGraphs()) alone.add(dp.forwardGraphAloneMicros(PROBE_REPLAYS));
+                    if (cfg.cudaGraphs()) alone.add(org.mpi2nccl.bench.gpu.ForwardGraphProbe.micros(dp, PROBE_REPLAYS));
                     DistributedTraining.EvalResult te = DistributedTraining.evaluate(dp, testLoader, lossFn);
                     // every rank reports: rank 0's row goes into the table, all of them into the per-rank file
                     Report.emit(row(batch, route, ranks, device, dp, epoch, opt.lr(), tr, times, te));

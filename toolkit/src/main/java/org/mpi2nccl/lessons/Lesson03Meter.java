@@ -1,5 +1,6 @@
 package org.mpi2nccl.lessons;
 
+import org.mpi2nccl.parallel.StepListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,8 +85,8 @@ public final class Lesson03Meter {
     }
 
     /** The same marks, taken from {@link DataParallel}'s step. */
-    public DataParallel.StepListener listener() {
-        return new DataParallel.StepListener() {
+    public StepListener listener() {
+        return new StepListener() {
             @Override public void stepStarted() { stepStarts(); }
             @Override public void forwardDone() { backwardStarts(); }
             @Override public void backwardDone() { backwardEnds(); }

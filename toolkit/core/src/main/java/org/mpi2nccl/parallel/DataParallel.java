@@ -46,8 +46,10 @@ import org.mpi2nccl.tensor.NDArray;
  * over the ranks by {@link #averageBuffers()}.
  *
  * <p>This class is the whole idea and nothing more. Timing the phases of a step ({@code parallel.timing}) listens to it
- * through {@link StepListener}; the GPU machinery of lesson 05's experiment (CUDA graphs, NCCL ordered by CUDA events,
- * fewer NCCL thread blocks beside backward: {@code parallel.gpu}) extends it through its protected methods.
+ * through {@link StepListener}; how each bucket travels is a {@link CommHook} ({@link #registerCommHook}), where the
+ * GPU machinery of lesson 05's experiment plugs in (NCCL ordered by CUDA events, fewer NCCL thread blocks beside
+ * backward: {@code parallel.gpu}), and a CUDA graph's replay drives the averaging by hand ({@link #beginAveraging},
+ * {@link #launchNext}, {@link #finishAveraging}).
  *
  * <p>Used as PyTorch's DistributedDataParallel is: the loss and the optimizer stay with the caller; backward through
  * {@link #backward} launches each bucket's all-reduce as its gradients are done, {@link #finish} waits for them.
@@ -101,38 +103,14 @@ public class DataParallel implements AutoCloseable {
     /** What one training step produced (the arrays belong to the caller's step scope). */
     public record StepOutput(Tensor logits, Tensor loss) {}
 
-    /**
-     * Told where each step is, for whoever measures the steps (the timing package); the step itself does nothing
-     * with it. {@link #allReduced} is called on the thread that made the all-reduce, the others on the caller's.
-     */
-    public interface StepListener {
-        default void stepStarted() {}
-
-        default void forwardDone() {}
-
-        default void backwardDone() {}
-
-        default void gradientsAveraged() {}
-
-        default void optimizerDone() {}
-
-        /**
-         * Bucket {@code bucket}'s all-reduce is being launched: with overlap, the moment backward finished its last
-         * gradient; without, after backward.
-         */
-        default void bucketLaunched(int bucket) {}
-
-        /** One bucket's all-reduce through {@code via} returned after {@code nanos}. */
-        default void allReduced(Communicator via, CommBuffer buffer, long nanos) {}
-    }
-
-    protected final Module model;
-    protected final Communicator comm;
-    protected final Options options;
-    protected final Backend backend;
-    protected final GradientBuckets buckets;
+    private final Module model;
+    private final Communicator comm;
+    private final Options options;
+    private final Backend backend;
+    private final GradientBuckets buckets;
     /** One rank: the average of one gradient is itself, so nothing is all-reduced (the single-rank baseline). */
-    protected final boolean alone;
+    private final boolean alone;
+    private CommHook hook;
     private final ExecutorService commThread;      // overlap on a communicator whose calls block: they run here
     private final List<Future<?>> inFlight = new ArrayList<>();
     private int nextLaunch;                         // buckets before this one are launched in this step
@@ -153,7 +131,7 @@ public class DataParallel implements AutoCloseable {
     }
 
     /** With the buckets of {@code plan} (each list: one bucket's parameters, in all-reduce order). */
-    protected DataParallel(Module model, Communicator comm, Options options, List<List<Tensor>> plan) {
+    public DataParallel(Module model, Communicator comm, Options options, List<List<Tensor>> plan) {
         this.model = model;
         this.comm = comm;
         this.options = options;
@@ -174,6 +152,7 @@ public class DataParallel implements AutoCloseable {
         this.alone = comm.size() == 1;
         ModelFingerprint.check(model, comm);
         this.buckets = new GradientBuckets(plan, backend);
+        this.hook = new AllReduceHook(comm, backend);
         // NCCL queues its collectives on a CUDA stream and returns: a host thread would have nothing to overlap.
         this.commThread = options.overlap() && !"nccl".equals(comm.kind()) ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "data-parallel-allreduce-rank-" + comm.rank());
@@ -195,6 +174,26 @@ public class DataParallel implements AutoCloseable {
     public int rank() { return comm.rank(); }
 
     public int ranks() { return comm.size(); }
+
+    /** The device the model lives on (its parameters' backend). */
+    public Backend backend() { return backend; }
+
+    /** The gradient buckets, in all-reduce order (their buffers are what the communicator reduces). */
+    public GradientBuckets buckets() { return buckets; }
+
+    /** Whether this is a job of one rank: then nothing is all-reduced (the average of one gradient is itself). */
+    public boolean alone() { return alone; }
+
+    /**
+     * How each bucket travels from now on ({@link CommHook}; PyTorch's {@code register_comm_hook}); the plain
+     * {@link AllReduceHook} until then. Every rank registers an equivalent hook, between steps. The hook is closed
+     * with this step.
+     */
+    public void registerCommHook(CommHook h) {
+        if (h == null) throw new IllegalArgumentException("comm hook is null (the plain one is new AllReduceHook(comm, backend))");
+        if (averaging) throw new IllegalStateException("DataParallel: a comm hook is registered between steps, not during one");
+        this.hook = h;
+    }
 
     /** Number of gradient buckets (all-reduce calls per step). */
     public int bucketCount() { return buckets.size(); }
@@ -244,7 +243,7 @@ public class DataParallel implements AutoCloseable {
      * {@link #finish} before using the gradients.
      */
     public void backward(Tensor loss) {
-        startAveraging();
+        beginAveraging();
         if (options.overlap()) loss.backward(this::gradientReady);     // told of every gradient as backward finishes it
         else loss.backward();
     }
@@ -274,9 +273,11 @@ public class DataParallel implements AutoCloseable {
     }
 
     // ---- averaging the gradients, one all-reduce per bucket ---------------------------------------------------------
+    // Public for a caller that runs backward itself (a replayed CUDA graph): begin, launch what each piece of backward
+    // completed, finish.
 
     /** A step's averaging begins: no gradient final yet, no bucket launched. */
-    protected void startAveraging() {
+    public void beginAveraging() {
         if (averaging) throw new IllegalStateException("DataParallel: a gradient averaging is already under way");
         averaging = true;
         nextLaunch = 0;
@@ -285,8 +286,8 @@ public class DataParallel implements AutoCloseable {
     }
 
     /** Backward has finished {@code leaf}'s gradient (overlap): launches the buckets that are now complete. */
-    protected void gradientReady(Tensor leaf) {
-        for (int n = completeBuckets(leaf, buckets.size()); n > 0; n--) launch(nextBucket(), comm);
+    private void gradientReady(Tensor leaf) {
+        launchNext(bucketsCompletedBy(leaf, buckets.size()));
     }
 
     /**
@@ -294,7 +295,7 @@ public class DataParallel implements AutoCloseable {
      * {@code end}, are now complete. Buckets are launched in bucket order only: every rank must issue the same
      * collectives in the same order, whatever order its backward finished them in.
      */
-    protected final int completeBuckets(Tensor leaf, int end) {
+    public int bucketsCompletedBy(Tensor leaf, int end) {
         Bucket b = buckets.of(leaf);
         if (b == null || alone) return 0;
         b.ready++;
@@ -303,39 +304,38 @@ public class DataParallel implements AutoCloseable {
         return n;
     }
 
-    /** The next bucket to launch in this step (counted as launched). */
-    protected final Bucket nextBucket() {
-        return buckets.get(nextLaunch++);
+    /** Launches the next {@code count} buckets through the hook's communicator for overlap. */
+    public void launchNext(int count) {
+        for (int k = 0; k < count; k++) launch(buckets.get(nextLaunch++), hook.beside());
     }
 
-    /** Buckets launched so far in this step. */
-    protected final int launched() {
+    /** Packs the next {@code count} buckets without launching them (a capture that launches them at every replay). */
+    public void packNext(int count) {
+        for (int k = 0; k < count; k++) buckets.get(nextLaunch++).pack();
+    }
+
+    /** Buckets launched (or packed) so far in this step. */
+    public int launchedBuckets() {
         return nextLaunch;
     }
 
     /** Packs the bucket and starts its all-reduce: on the all-reduce thread when overlapping a blocking call, else here. */
-    protected void launch(Bucket b, Communicator via) {
+    private void launch(Bucket b, Communicator via) {
         listener.bucketLaunched(b.index);
         b.pack();
-        beforeAllReduce();
+        hook.beforeAllReduce();
         if (commThread != null) inFlight.add(commThread.submit(() -> allReduce(b, via)));
         else allReduce(b, via);
     }
 
-    /** Before a collective reads a bucket: a GPU must have finished writing it (its kernels run after the host returns). */
-    protected void beforeAllReduce() {
-        if (!backend.device().isCpu()) backend.synchronize();
-    }
-
-    /** One bucket averaged over the ranks (in place). */
-    protected void allReduce(Bucket b, Communicator via) {
+    /** One bucket averaged over the ranks (in place), timed for the listener when the call ran. */
+    private void allReduce(Bucket b, Communicator via) {
         long t0 = System.nanoTime();
-        via.allReduce(b.buffer(), Reduction.AVG);
-        listener.allReduced(via, b.buffer(), System.nanoTime() - t0);
+        if (hook.allReduce(b, via)) listener.allReduced(via, b.buffer(), System.nanoTime() - t0);
     }
 
     /** Launches what backward did not, waits for every all-reduce of the step and unpacks the averaged gradients. */
-    protected void finishAveraging() {
+    public void finishAveraging() {
         if (alone) {
             averaging = false;
             return;
@@ -345,7 +345,7 @@ public class DataParallel implements AutoCloseable {
             launchRest();
             Duration wait = comm.timeout().plus(WAIT_MARGIN);
             for (int i = 0; i < inFlight.size(); i++) await(inFlight.get(i), i, wait);
-            afterAllReduces();
+            hook.afterAllReduces();
             for (int i = 0; i < buckets.size(); i++) buckets.get(i).unpack();
         } finally {
             inFlight.clear();
@@ -353,18 +353,16 @@ public class DataParallel implements AutoCloseable {
         }
     }
 
-    /** After backward: launches the buckets not launched yet, in bucket order. */
-    protected void launchRest() {
-        while (nextLaunch < buckets.size()) launch(nextBucket(), comm);
+    /** After backward: launches the buckets not launched yet, in bucket order, as the hook groups them. */
+    public void launchRest() {
+        if (alone || nextLaunch >= buckets.size()) return;
+        hook.launchTail(buckets.size() - nextLaunch, () -> {
+            while (nextLaunch < buckets.size()) launch(buckets.get(nextLaunch++), comm);
+        });
     }
 
-    /** Every all-reduce of the step has returned: waits until the communicator's work is done (on a GPU it may still run). */
-    protected void afterAllReduces() {
-        comm.synchronize();
-    }
-
-    /** The step's averaging is over (a recording that ends without {@link #finishAveraging}). */
-    protected final void endAveraging() {
+    /** The step's averaging is over without {@link #finishAveraging} (a capture that ended, or failed). */
+    public void endAveraging() {
         averaging = false;
     }
 
@@ -390,6 +388,7 @@ public class DataParallel implements AutoCloseable {
     @Override
     public void close() {
         if (commThread != null) commThread.shutdownNow();
+        if (hook != null) hook.close();
         buckets.close();
     }
 

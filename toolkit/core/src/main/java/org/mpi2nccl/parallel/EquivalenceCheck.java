@@ -98,8 +98,15 @@ public final class EquivalenceCheck {
 
     /** This rank's part of the same training on {@code comm}'s ranks, batch B/N each. Returns the parameters after. */
     public static float[] dataParallel(Setup s, Communicator comm, Device device, DataParallel.Options options) {
+        return dataParallel(s, comm, device, options, dp -> { });
+    }
+
+    /** The same, with {@code setup} applied to the step before training (a comm hook, a listener). */
+    public static float[] dataParallel(Setup s, Communicator comm, Device device, DataParallel.Options options,
+                                       java.util.function.Consumer<DataParallel> setup) {
         try (Module net = rankModel(s, device, comm.rank());
              DataParallel dp = new DataParallel(net, comm, options)) {
+            setup.accept(dp);
             return train(s, dp);
         }
     }

@@ -57,7 +57,7 @@ public final class NcclBesideRank {
                  SGD soloSgd = new SGD(soloNet.parameters(), 0.01f, 0.9f, 0f);
                  GpuDataParallel solo = new GpuDataParallel(soloNet, self, DataParallel.Options.defaults(), graphs())) {
                 epoch(solo, soloSgd, data, device);
-                double before = solo.forwardGraphAloneMicros(REPLAYS);
+                double before = ForwardGraphProbe.micros(solo, REPLAYS);
 
                 Communicator nccl = Route.NCCL.open(host, device);
                 try {
@@ -66,14 +66,14 @@ public final class NcclBesideRank {
                         nccl.synchronize();
                     }
                     Thread.sleep(pauseMs);
-                    double withNccl = solo.forwardGraphAloneMicros(REPLAYS);
+                    double withNccl = ForwardGraphProbe.micros(solo, REPLAYS);
                     double recordedWithNccl, afterEpoch;
                     try (Module net = Models.cnn(3, 32, 32, 64, device, 3);
                          SGD sgd = new SGD(net.parameters(), 0.01f, 0.9f, 0f);
                          GpuDataParallel dp = new GpuDataParallel(net, nccl, DataParallel.Options.defaults(), graphs())) {
                         epoch(dp, sgd, data, device);
-                        recordedWithNccl = dp.forwardGraphAloneMicros(REPLAYS);
-                        afterEpoch = solo.forwardGraphAloneMicros(REPLAYS);
+                        recordedWithNccl = ForwardGraphProbe.micros(dp, REPLAYS);
+                        afterEpoch = ForwardGraphProbe.micros(solo, REPLAYS);
                     }
                     System.out.println(String.format(Locale.ROOT, "rank %d on %s (%s): forward graph replayed alone, us:"
                                     + " recorded before NCCL %.1f before NCCL, %.1f with %d ranks' NCCL up"

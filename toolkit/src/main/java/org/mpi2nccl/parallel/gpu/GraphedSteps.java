@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.function.IntConsumer;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.cuda.CudaBackend;
-import org.mpi2nccl.cuda.CudaEvent;
 import org.mpi2nccl.cuda.CudaGraph;
 import org.mpi2nccl.cuda.GraphRecording;
 import org.mpi2nccl.data.Batch;
@@ -38,8 +38,6 @@ final class GraphedSteps implements AutoCloseable {
     private final boolean graphCollectives;
     private final int rank;
     private float lastLr = Float.NaN;       // the rate in the current recording's array
-    /** {@code -Dmpi2nccl.profiledReplays=N}: the forward graph replayed alone N more times inside a profiler's range. */
-    private static final int PROFILED_REPLAYS = Integer.getInteger("mpi2nccl.profiledReplays", 0);
 
     GraphedSteps(CudaBackend gpu, GpuDataParallel dp, Module model, GradientBuckets buckets, StepTimer timer, boolean overlap,
                  boolean graphCollectives, int rank) {
@@ -86,12 +84,14 @@ final class GraphedSteps implements AutoCloseable {
             List<Integer> bucketsAfter = new ArrayList<>();
             // NCCL's calls recorded too: backward becomes one graph holding the all-reduces of the buckets it completes
             // (on the NCCL stream, joined to the recording by the hand-off events), the last bucket a graph of its own.
-            if (withCollectives) dp.startRecordingCollectives();
-            else dp.startRecordingPieces(complete -> {
+            dp.beginAveraging();
+            dp.recordingCollectives(withCollectives);
+            IntConsumer cut = complete -> {
                 pieces.add(recording.cut());        // the buckets complete here are reduced after this piece at every replay
                 bucketsAfter.add(complete);
-            });
-            if (overlap) loss.backward(dp::onGradReady);
+            };
+            if (overlap && withCollectives) loss.backward(dp::recordCollectives);
+            else if (overlap) loss.backward(leaf -> dp.recordPiece(leaf, cut));
             else loss.backward();
             CudaGraph collectives = null;
             Predicate<Tensor> inTail = null;
@@ -103,7 +103,7 @@ final class GraphedSteps implements AutoCloseable {
                 // While the tail's all-reduce runs on NCCL's stream, the parameters whose gradients are averaged already
                 // are updated on the model's stream (an SGD step in two parts is the same step): less after the tail.
                 if (launched && optimizer.stepsInParts()) inTail = paramsFrom(dp.launchedBuckets());
-                dp.launchTail();
+                dp.launchRest();
                 if (inTail != null) sgd.step(inTail.negate(), lr);
                 dp.rejoin();
                 for (int i = 0; i < buckets.size(); i++) buckets.get(i).unpack();
@@ -112,7 +112,7 @@ final class GraphedSteps implements AutoCloseable {
                 pieces.add(recording.cut());
                 bucketsAfter.add(0);
             }
-            dp.endRecording();
+            endRecording();
             sgd.step(inTail != null ? inTail : p -> true, lr);
             CudaGraph update = recording.finish();
             int[] after = bucketsAfter.stream().mapToInt(Integer::intValue).toArray();
@@ -120,7 +120,7 @@ final class GraphedSteps implements AutoCloseable {
             return new StepGraphs.Recorded(key, x, y, lr, logits, loss, forward, List.copyOf(pieces), after, collectives, update,
                     recording, arrays.detach());
         } catch (RuntimeException e) {
-            dp.endRecording();
+            endRecording();
             RuntimeException why = rec != null ? rec.abort(e) : e;
             arrays.close();
             if (withCollectives) {
@@ -162,12 +162,18 @@ final class GraphedSteps implements AutoCloseable {
                 dp.launchNext(g.bucketsAfter()[i]);
             }
             timer.backwardDone();
-            dp.completeAveraging();
+            dp.finishAveraging();
         }
         timer.gradientsAveraged();
         g.optimizer().launch();
         timer.optimizerDone();
         return new StepOutput(g.logits(), g.loss());
+    }
+
+    /** The recording has its buckets (or failed): back to running steps. */
+    private void endRecording() {
+        dp.recordingCollectives(false);
+        dp.endAveraging();
     }
 
     /** Whether a tensor is a parameter of bucket {@code first} or a later one. */
@@ -177,35 +183,10 @@ final class GraphedSteps implements AutoCloseable {
         return in::contains;
     }
 
-    /**
-     * The recorded forward graph (zeroing the gradients, forward, loss) replayed {@code replays} times back to back with
-     * nothing else on the GPU: microseconds per replay, or NaN without a recording. Set against the step's forward phase
-     * it says whether the step's surroundings (the phases around it, the other ranks) slow the same graph down. The
-     * batch-norm running statistics the replays update are put back afterwards.
-     */
-    double forwardAloneMicros(int replays) {
+    /** The recorded forward graph of the step shape replayed last, or null before any recording. */
+    CudaGraph currentForward() {
         StepGraphs.Recorded g = graphs.current();
-        if (g == null || replays < 1) return Double.NaN;
-        CudaBackend gpu = graphs.gpu();
-        List<NDArray> kept = new ArrayList<>();
-        try (ArrayScope scope = ArrayScope.open();
-             CudaEvent start = new CudaEvent(gpu.context()); CudaEvent end = new CudaEvent(gpu.context())) {
-            for (NDArray b : model.namedBuffers().values()) kept.add(b.copy());
-            g.forward().launch();       // the first replay after the step's graphs may pay for the switch: not timed
-            start.record();
-            for (int i = 0; i < replays; i++) g.forward().launch();
-            end.record();
-            end.synchronize();
-            double micros = CudaEvent.elapsedMillis(start, end) * 1000.0 / replays;
-            // a few more replays as the range a profiler started with profiling off records, kernel by kernel
-            if (PROFILED_REPLAYS > 0) gpu.context().profiled(() -> {
-                for (int r = 0; r < PROFILED_REPLAYS; r++) g.forward().launch();
-            });
-            int i = 0;
-            for (NDArray b : model.namedBuffers().values()) b.assign(kept.get(i++));
-            gpu.synchronize();
-            return micros;
-        }
+        return g == null ? null : g.forward();
     }
 
     /** Steps replayed from graphs so far. */

@@ -1,5 +1,6 @@
 package org.mpi2nccl.parallel.timing;
 
+import org.mpi2nccl.parallel.StepListener;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.mpi2nccl.comm.CommBuffer;
@@ -10,7 +11,7 @@ import org.mpi2nccl.parallel.DataParallel;
 
 /**
  * Where the time of a {@link DataParallel}'s steps goes ({@link TimeBreakdown}): it listens to the steps
- * ({@link DataParallel.StepListener}) and times their {@link Phase}s with a {@link PhaseClock}, host time on the CPU,
+ * ({@link StepListener}) and times their {@link Phase}s with a {@link PhaseClock}, host time on the CPU,
  * CUDA events on a GPU. It also counts the all-reduce calls and their bytes and, on the MPI route with GPU arrays,
  * splits each call into its copy to the host, MPI's all-reduce and the copy back. Lessons 03 and 05 print and plot
  * these figures.
@@ -21,7 +22,7 @@ import org.mpi2nccl.parallel.DataParallel;
  * System.out.println(timer.times());
  * }</pre>
  */
-public final class StepTimer implements DataParallel.StepListener, AutoCloseable {
+public final class StepTimer implements StepListener, AutoCloseable {
     private final PhaseClock clock;
     private final boolean queuedOnDevice;
     private final long[] phaseNanos = new long[Phase.values().length];

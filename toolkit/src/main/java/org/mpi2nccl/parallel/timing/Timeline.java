@@ -1,5 +1,6 @@
 package org.mpi2nccl.parallel.timing;
 
+import org.mpi2nccl.parallel.StepListener;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -45,7 +46,7 @@ import org.mpi2nccl.tensor.Backend;
  * if (rank == 0) { trace.write(Path.of("trace.json")); display(trace.chart("two steps")); }
  * }</pre>
  */
-public final class Timeline implements DataParallel.StepListener {
+public final class Timeline implements StepListener {
     /**
      * Longs per event: kind, step, bucket, bytes, start, end, flags: {@link #ON_STEP_THREAD} (it ran on the step's
      * own thread), {@link #MARKED} (start and end are numbers of {@link CudaMarks}, not times yet).

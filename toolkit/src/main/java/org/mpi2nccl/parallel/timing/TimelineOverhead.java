@@ -1,5 +1,6 @@
 package org.mpi2nccl.parallel.timing;
 
+import org.mpi2nccl.parallel.StepListener;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -55,7 +56,7 @@ public final class TimelineOverhead {
                  SGD opt = new SGD(net.parameters(), 0.01f, 0.9f, 0f);
                  Batch batch = loader.epoch(0).iterator().next()) {
                 SoftmaxCrossEntropyLoss lossFn = new SoftmaxCrossEntropyLoss();
-                DataParallel.StepListener none = new DataParallel.StepListener() {};
+                StepListener none = new StepListener() {};
                 run(dp, batch, opt, lossFn, 3 * steps);                      // the JIT compiles the step first
                 Timeline timeline = Timeline.attach(dp, rounds * steps);      // records every step it is listening to
                 double[][] medians = new double[3][rounds];                   // [off, on, pair ratio][round], ms

@@ -1,5 +1,6 @@
 package org.mpi2nccl.parallel.gpu;
 
+import org.mpi2nccl.parallel.StepListener;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -99,7 +100,7 @@ class GpuDataParallelTest {
                 assertEquals(0, dp.graphReplays(), "no CUDA graphs on the CPU");
                 assertNull(dp.graphsOff(), "nothing to say on the CPU: graphs are for GPUs");
                 int[] told = new int[1];
-                dp.listen(new DataParallel.StepListener() {
+                dp.listen(new StepListener() {
                     @Override
                     public void optimizerDone() {
                         told[0]++;
