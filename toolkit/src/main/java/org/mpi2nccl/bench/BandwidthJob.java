@@ -3,7 +3,6 @@ package org.mpi2nccl.bench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;
@@ -162,7 +161,7 @@ public final class BandwidthJob {
                 "type=" + type, "op=" + op, "root=" + root, "min=" + min, "max=" + max, "factor=" + factor,
                 "max-host=" + maxHost, "warmup=" + warmup, "iters=" + iters, "min-iters=" + minIters,
                 "seconds-per-size=" + secondsPerSize, "in-place=" + inPlace, "check=" + check));
-        Map<String, String> parsed = BandwidthRankMain.parse(a);
+        BandwidthRankMain.Args parsed = BandwidthRankMain.parse(a);
         BenchSpec first = BandwidthRankMain.spec(parsed);          // bad settings fail here, before any JVM starts
         BandwidthRankMain.collectives(parsed).forEach(first::collective);
         return a;

@@ -10,12 +10,16 @@ import org.mpi2nccl.comm.Collective;
 import org.mpi2nccl.comm.DataType;
 import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.Reduction;
+import org.mpi2nccl.launch.Converters;
+import org.mpi2nccl.launch.RankArgs;
 import org.mpi2nccl.launch.Report;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The bench's rank program (started by {@link BandwidthCommand} through the launcher): makes each named
  * communicator in turn, runs the harness on it, and rank 0 reports every row ({@link Report#emit}).
- * Arguments are {@code key=value} pairs (see {@link BandwidthCommand} for their meaning).
+ * Arguments are {@code key=value} pairs, parsed by picocli ({@link Args}).
  */
 public final class BandwidthRankMain {
     private BandwidthRankMain() {
@@ -23,17 +27,16 @@ public final class BandwidthRankMain {
 
     public static void main(String[] args) throws Exception {
         String[] rest = MPI.Init(args);
-        Map<String, String> a = parse(List.of(rest));
-        Duration timeout = Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeout", "300")));
-        MpjCommunicator mpj = MpjCommunicator.builder().timeout(timeout).build();
+        Args a = parse(List.of(rest));
+        MpjCommunicator mpj = MpjCommunicator.builder().timeout(a.timeout).build();
         BenchSpec base = spec(a);          // the first collective's; the others replace it in turn
-        long hostCap = BenchSpec.parseBytes(a.getOrDefault("max-host", a.getOrDefault("max", "64M")));
+        long hostCap = BenchSpec.parseBytes(a.maxHost != null ? a.maxHost : a.max);
         List<Collective> collectives = collectives(a);
-        for (String name : a.getOrDefault("comms", "mpj,ring").split(",")) {
+        for (String name : a.comms) {
             BenchSpec sized = RankCommunicators.usesGpu(name) && !name.endsWith("-staged") ? base
                     : base.sizes(base.minBytes(), Math.max(base.minBytes(), Math.min(base.maxBytes(), hostCap)), base.factor());
             // one communicator for all the collectives: NCCL's init and the rank JVMs' start are paid once
-            try (RankCommunicators.Made made = RankCommunicators.make(name, mpj, timeout)) {
+            try (RankCommunicators.Made made = RankCommunicators.make(name, mpj, a.timeout)) {
                 if (mpj.rank() == 0) {
                     System.out.println("bench: " + name + " on " + mpj.size() + " ranks, " + made.memory().name() + " memory, "
                             + String.join(", ", collectives.stream().map(Collective::label).toList()) + " "
@@ -59,38 +62,53 @@ public final class BandwidthRankMain {
         MPI.Finalize();
     }
 
-    /** {@code key=value} arguments as a map. */
-    static Map<String, String> parse(List<String> args) {
-        Map<String, String> a = new LinkedHashMap<>();
-        for (String s : args) {
-            int eq = s.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("bandwidth rank: argument '" + s + "' is not key=value");
-            }
-            a.put(s.substring(0, eq), s.substring(eq + 1));
-        }
-        return a;
+    /**
+     * The rank program's arguments, {@code key=value} as {@link BandwidthJob#rankArgs} passes them: each key a picocli
+     * option name below, each a setting of {@link BandwidthJob}.
+     */
+    @Command(name = "BandwidthRankMain")
+    static final class Args {
+        @Option(names = "comms", split = ",", defaultValue = "mpj,ring") List<String> comms;
+        @Option(names = "collective", split = ",", defaultValue = "allReduce") List<String> collective;
+        @Option(names = "type", defaultValue = "float32") String type;
+        @Option(names = "op", defaultValue = "sum") String op;
+        @Option(names = "root", defaultValue = "0") int root;
+        @Option(names = "min", defaultValue = "8") String min;
+        @Option(names = "max", defaultValue = "64M") String max;
+        @Option(names = "factor", defaultValue = "2") double factor;
+        /** Largest size for host and host-staged communicators; none given: {@code max}. */
+        @Option(names = "max-host") String maxHost;
+        @Option(names = "warmup", defaultValue = "5") int warmup;
+        @Option(names = "iters", defaultValue = "20") int iters;
+        @Option(names = "min-iters", defaultValue = "3") int minIters;
+        @Option(names = "seconds-per-size", defaultValue = "5") double secondsPerSize;
+        @Option(names = "in-place", arity = "1", defaultValue = "true") boolean inPlace;
+        @Option(names = "check", arity = "1", defaultValue = "true") boolean check;
+        /** The MPJ communicator's timeout (90s, 5m, or plain seconds). */
+        @Option(names = "timeout", defaultValue = "300", converter = Converters.DurationConverter.class) Duration timeout;
     }
 
-    static BenchSpec spec(Map<String, String> a) {
-        BenchSpec s = BenchSpec.defaults()
+    /** The {@code key=value} arguments; IllegalArgumentException naming a key it does not know or a value that does not parse. */
+    static Args parse(List<String> args) {
+        return RankArgs.parse(new Args(), args);
+    }
+
+    static BenchSpec spec(Args a) {
+        return BenchSpec.defaults()
                 .collective(collectives(a).get(0))
-                .type(DataType.valueOf(a.getOrDefault("type", "float32").toUpperCase(java.util.Locale.ROOT)))
-                .op(Reduction.parse(a.getOrDefault("op", "sum")))
-                .root(Integer.parseInt(a.getOrDefault("root", "0")))
-                .sizes(BenchSpec.parseBytes(a.getOrDefault("min", "8")), BenchSpec.parseBytes(a.getOrDefault("max", "64M")),
-                        Double.parseDouble(a.getOrDefault("factor", "2")))
-                .iterations(Integer.parseInt(a.getOrDefault("warmup", "5")), Integer.parseInt(a.getOrDefault("iters", "20")),
-                        Integer.parseInt(a.getOrDefault("min-iters", "3")), Double.parseDouble(a.getOrDefault("seconds-per-size", "5")))
-                .placements(!a.getOrDefault("in-place", "true").equals("false"), true)
-                .check(!a.getOrDefault("check", "true").equals("false"));
-        return s;
+                .type(DataType.valueOf(a.type.toUpperCase(java.util.Locale.ROOT)))
+                .op(Reduction.parse(a.op))
+                .root(a.root)
+                .sizes(BenchSpec.parseBytes(a.min), BenchSpec.parseBytes(a.max), a.factor)
+                .iterations(a.warmup, a.iters, a.minIters, a.secondsPerSize)
+                .placements(a.inPlace, true)
+                .check(a.check);
     }
 
     /** The collectives to measure, in order: {@code collective=allReduce,allGather,...} (each checked; default allReduce). */
-    static List<Collective> collectives(Map<String, String> a) {
+    static List<Collective> collectives(Args a) {
         List<Collective> out = new ArrayList<>();
-        for (String c : a.getOrDefault("collective", "allReduce").split(",")) {
+        for (String c : a.collective) {
             if (!c.isBlank()) {
                 out.add(Collective.parse(c));
             }

@@ -3,6 +3,7 @@ package org.mpi2nccl.cli;
 import org.mpi2nccl.launch.Converters;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -36,10 +37,10 @@ public final class NodesCommand implements Callable<Integer> {
 
     @Option(names = "--env", paramLabel = "NAME=VALUE",
             description = "a variable for every node, replacing the nodes' own (repeatable), e.g. --env NCCL_SOCKET_IFNAME=eth0")
-    List<String> env = new ArrayList<>();
+    Map<String, String> env = new LinkedHashMap<>();
 
     @Option(names = "--node-env", paramLabel = "K:NAME=VALUE", description = "a variable for node K only (repeatable)")
-    List<String> nodeEnv = new ArrayList<>();
+    Map<String, String> nodeEnv = new LinkedHashMap<>();
 
     @Option(names = "--timeout", defaultValue = "30m", converter = Converters.DurationConverter.class,
             description = "stop the job and remove the nodes after this long (default ${DEFAULT-VALUE})")
@@ -84,27 +85,18 @@ public final class NodesCommand implements Callable<Integer> {
 
     private NodesPlan plan() {
         NodesPlan plan = NodesPlan.of(nodes).gpusPerNode(gpusPerNode).linkRate(linkRate);
-        for (String e : env) {
-            String[] kv = nameValue(e, "--env");
-            plan.env(kv[0], kv[1]);
-        }
-        for (String e : nodeEnv) {
-            int colon = e.indexOf(':');
-            if (colon < 1 || !e.substring(0, colon).matches("\\d+")) {
-                throw new IllegalArgumentException("--node-env '" + e + "' is not K:NAME=VALUE, e.g. 1:NCCL_SOCKET_IFNAME=eth0");
+        env.forEach(plan::env);
+        nodeEnv.forEach((nodeAndName, value) -> {
+            int colon = nodeAndName.indexOf(':');
+            if (colon < 1 || !nodeAndName.substring(0, colon).matches("\\d+")) {
+                throw new IllegalArgumentException("--node-env '" + nodeAndName + "=" + value
+                        + "' is not K:NAME=VALUE, e.g. 1:NCCL_SOCKET_IFNAME=eth0");
             }
-            String[] kv = nameValue(e.substring(colon + 1), "--node-env");
-            plan.env(Integer.parseInt(e.substring(0, colon)), kv[0], kv[1]);
-        }
+            plan.env(Integer.parseInt(nodeAndName.substring(0, colon)), nodeAndName.substring(colon + 1), value);
+        });
         if (!command.isEmpty() && !SimulatedNodes.JOB_COMMANDS.contains(command.get(0))) {
             throw new IllegalArgumentException("the job must be mpjrun or bandwidth (got '" + command.get(0) + "')");
         }
         return plan;
-    }
-
-    private static String[] nameValue(String s, String option) {
-        int eq = s.indexOf('=');
-        if (eq < 1) throw new IllegalArgumentException(option + " '" + s + "' is not NAME=VALUE");
-        return new String[] {s.substring(0, eq), s.substring(eq + 1)};
     }
 }

@@ -90,7 +90,8 @@ public final class DeviceMemory implements AutoCloseable {
         if (r == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
             System.gc();
             try {
-                Thread.sleep(100);          // the Cleaner thread frees what the collection found
+                // the Cleaner thread frees what the collection found; nothing says when it is done: one pause, one retry
+                Thread.sleep(100);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -39,6 +39,7 @@ final class EventWait {
                         + what + " within " + seconds(limitNanos) + " (a collective waiting for a rank that stopped?);"
                         + " set -Dmpi2nccl.gpu.waitSeconds to wait longer");
             }
+            // a poll of the GPU, as the class comment says: cuEventSynchronize would wait with no timeout
             if (now - start < SPIN_NANOS) Thread.onSpinWait();
             else LockSupport.parkNanos(50_000);
         }

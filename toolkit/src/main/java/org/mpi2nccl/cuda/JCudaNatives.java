@@ -132,7 +132,7 @@ public final class JCudaNatives {
                 throw new IOException("another process held the lock on " + target + " for " + LOCK_TIMEOUT_MS / 1000 + " s");
             }
             try {
-                Thread.sleep(10);
+                Thread.sleep(10);       // retries against another process: FileChannel.lock() has no timeout
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while waiting for the lock on " + target, e);

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.mpi2nccl.launch.rank.DaemonBoot;
 import org.mpi2nccl.launch.rank.Wire;
@@ -104,7 +105,8 @@ public final class MpjDaemon implements AutoCloseable {
                         + describeOutput() + ": check that the port is free and MPJ_HOME is complete");
             }
             if (ListeningPorts.of(process.pid()).contains(port)) return;
-            sleep(50);
+            // nothing tells when another process starts listening: look again after a pause that ends if the daemon exits
+            waitForExit(50);
         }
         close();
         throw new MpjLaunchException("the MPJ daemon did not listen on port " + port + " within "
@@ -141,9 +143,9 @@ public final class MpjDaemon implements AutoCloseable {
         ProcessTree.destroy(List.of(process.toHandle()), Duration.ofSeconds(5));
     }
 
-    private static void sleep(long ms) {
+    private void waitForExit(long ms) {
         try {
-            Thread.sleep(ms);
+            process.waitFor(ms, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MpjLaunchException("interrupted while waiting for the MPJ daemon");

@@ -117,7 +117,8 @@ public final class PrivateNetwork implements AutoCloseable {
             Optional<ProcessHandle> in = holder.toHandle().descendants()
                     .filter(h -> { String n = netOf(h.pid()); return n != null && !n.equals(ours); }).findFirst();
             if (in.isPresent()) return new PrivateNetwork(holder, in.get().pid());
-            pause();
+            // nothing tells when a process enters a namespace: look again after a pause that ends if bubblewrap exits
+            waitForExit(holder, 20);
         }
         holder.destroyForcibly();
         throw new MpjLaunchException("the job's private network was not ready within " + START.toSeconds()
@@ -151,9 +152,9 @@ public final class PrivateNetwork implements AutoCloseable {
         }
     }
 
-    private static void pause() {
+    private static void waitForExit(Process p, long ms) {
         try {
-            Thread.sleep(20);
+            p.waitFor(ms, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MpjLaunchException("interrupted while making the job's private network");

@@ -6,7 +6,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The moment a collective must have finished by. Every wait in this package polls against a deadline, so
- * a missing peer becomes an error instead of a hang.
+ * a missing peer becomes an error instead of a hang: what they wait for (an MPJ request, a peer's write to shared
+ * memory, an NCCL communicator, a GPU event) has no blocking call with a timeout.
  */
 public final class Deadline {
     private final long endNanos;

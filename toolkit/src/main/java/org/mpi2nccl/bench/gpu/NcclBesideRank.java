@@ -2,6 +2,7 @@ package org.mpi2nccl.bench.gpu;
 
 import org.mpi2nccl.parallel.gpu.GpuDataParallel;
 import org.mpi2nccl.parallel.gpu.GpuOptions;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import mpi.MPI;
@@ -14,6 +15,7 @@ import org.mpi2nccl.data.SyntheticDataset;
 import org.mpi2nccl.parallel.DataParallel;
 import org.mpi2nccl.parallel.DistributedTraining;
 import org.mpi2nccl.parallel.gpu.Route;
+import org.mpi2nccl.launch.RankArgs;
 import org.mpi2nccl.launch.Report;
 import org.mpi2nccl.nn.Models;
 import org.mpi2nccl.nn.Module;
@@ -21,6 +23,8 @@ import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.SGD;
 import org.mpi2nccl.tensor.Device;
 import org.mpi2nccl.tensor.NDArray;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Does an NCCL communicator with a peer slow down a CUDA graph of its process? The speedup experiment's ranks replay
@@ -45,9 +49,9 @@ public final class NcclBesideRank {
 
     public static void main(String[] args) throws Exception {
         String[] rest = MPI.Init(args);
-        Map<String, String> opts = EquivalenceRank.parse(rest);
-        int allReduces = Integer.parseInt(opts.getOrDefault("allreduces", "2000"));
-        long pauseMs = Long.parseLong(opts.getOrDefault("pausems", "0"));
+        Args opts = RankArgs.parse(new Args(), List.of(rest));
+        int allReduces = opts.allReduces;
+        long pauseMs = opts.pauseMs;
         try (MpjCommunicator host = MpjCommunicator.world()) {
             int rank = host.rank();
             Device device = EquivalenceRank.device("cuda", rank);
@@ -91,6 +95,13 @@ public final class NcclBesideRank {
             }
         }
         MPI.Finalize();
+    }
+
+    /** The program's {@code key=value} arguments, parsed by picocli. */
+    @Command(name = "NcclBesideRank")
+    static final class Args {
+        @Option(names = "allreduces", defaultValue = "2000") int allReduces;
+        @Option(names = "pausems", defaultValue = "0") long pauseMs;
     }
 
     private static GpuOptions graphs() {

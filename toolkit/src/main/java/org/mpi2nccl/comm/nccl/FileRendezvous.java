@@ -113,6 +113,10 @@ public final class FileRendezvous implements Rendezvous {
         return file.resolveSibling(file.getFileName() + ".rank" + rank);
     }
 
+    /**
+     * The pause between looks at the other ranks' files. A look, not a WatchService: the file system may be shared
+     * between machines, and a watch (inotify) does not see what another machine writes there.
+     */
     private static void sleep() {
         try {
             Thread.sleep(20);

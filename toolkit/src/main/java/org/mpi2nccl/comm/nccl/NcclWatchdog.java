@@ -1,12 +1,12 @@
 package org.mpi2nccl.comm.nccl;
 
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
@@ -38,6 +38,8 @@ final class NcclWatchdog implements AutoCloseable {
     private final Runnable abort;
     private final Consumer<String> stuck;
     private final AtomicInteger state = new AtomicInteger(IDLE);
+    /** Completed by the watchdog's thread once its abort has run (when the state becomes ABORTED). */
+    private final CompletableFuture<Void> abortDone = new CompletableFuture<>();
     private volatile Deadline deadline;
     private volatile Supplier<String> what;
     /** When the watchdog finished aborting a call whose caller has not come back yet (0: none). */
@@ -102,9 +104,7 @@ final class NcclWatchdog implements AutoCloseable {
 
     /** The call lost the race to the watchdog: wait for the abort to finish, then say what ran out of time. */
     private CollectiveTimeoutException timedOut(Supplier<String> what, Deadline d) {
-        while (state.get() != ABORTED) {
-            LockSupport.parkNanos(1_000_000);
-        }
+        abortDone.join();
         return new CollectiveTimeoutException(rank, what.get(), d.timeout(),
                 "NCCL to return from the call; aborted with ncclCommAbort by the watchdog");
     }
@@ -132,6 +132,7 @@ final class NcclWatchdog implements AutoCloseable {
         } finally {
             abortedAt = System.nanoTime();
             state.set(ABORTED);
+            abortDone.complete(null);
         }
     }
 

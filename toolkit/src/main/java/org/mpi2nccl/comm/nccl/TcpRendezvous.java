@@ -118,7 +118,7 @@ public final class TcpRendezvous implements Rendezvous {
                     tries.add(e.getMessage());
                 }
                 try {
-                    Thread.sleep(50);
+                    Thread.sleep(50);               // retries against another process: rank 0 may not listen yet
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     throw new CommException("rank " + rank + ": interrupted while connecting to " + describe(), ie);

@@ -298,7 +298,7 @@ public final class JShellEvaluator implements AutoCloseable {
                 return false;
             }
             try {
-                Thread.sleep(20);
+                Thread.sleep(20);       // a period, not a poll: the stop itself is sent again, not only the end looked for
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return !running;

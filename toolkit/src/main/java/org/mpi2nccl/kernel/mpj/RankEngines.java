@@ -234,9 +234,9 @@ public final class RankEngines implements AutoCloseable {
         Set<Integer> dead = new TreeSet<>(List.of(rank));
         long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
         while (System.nanoTime() < until) {
-            EngineEvent ev = events.poll();
+            EngineEvent ev = events.pollUntil(until);
             if (ev == null) {
-                sleep(20);
+                break;                          // the moment is over (or this thread was interrupted)
             } else if (ev.line() != null) {
                 remember(ev.line());
             } else if (ev.message() == null) {
@@ -382,13 +382,5 @@ public final class RankEngines implements AutoCloseable {
 
     static CellError engineError(String message) {
         return new CellError(CellError.Kind.ENGINE, "RankEngineError", message, List.of(message.split("\n")));
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

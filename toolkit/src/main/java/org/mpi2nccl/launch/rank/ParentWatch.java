@@ -33,6 +33,8 @@ public final class ParentWatch {
         Thread t = new Thread(() -> {
             while (true) {
                 try {
+                    // a period: a parent that is not our child has no blocking wait (ProcessHandle.onExit itself sleeps
+                    // in growing steps for such a process), and a new parent (re-parenting to init) has no event at all
                     Thread.sleep(periodMs);
                 } catch (InterruptedException e) {
                     return;

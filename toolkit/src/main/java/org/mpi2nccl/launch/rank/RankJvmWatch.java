@@ -46,6 +46,7 @@ public final class RankJvmWatch {
                     });
                 });
                 try {
+                    // a period: no event tells of a new child process; each one's end comes from exitStatus, not from here
                     Thread.sleep(PERIOD_MS);
                 } catch (InterruptedException e) {
                     return;

@@ -25,7 +25,7 @@ public final class StallReporter {
             long next = stallMs;
             while (main.isAlive()) {
                 try {
-                    Thread.sleep(PERIOD_MS);
+                    Thread.sleep(PERIOD_MS);        // a period: each look samples where main is, over time
                 } catch (InterruptedException e) {
                     return;
                 }

@@ -77,6 +77,21 @@ class NodesPlanTest {
         String[] badEnv = cli("nodes", "--node-env", "x:A=1", "--show");
         assertEquals("2", badEnv[0]);
         assertTrue(badEnv[2].contains("is not K:NAME=VALUE"), badEnv[2]);
+        String[] noValue = cli("nodes", "--env", "NCCL_DEBUG", "--show");
+        assertEquals("2", noValue[0]);
+        assertTrue(noValue[2].contains("'NCCL_DEBUG'") || noValue[2].contains(" NCCL_DEBUG"), noValue[2]);
+        assertEquals(1, noValue[2].strip().lines().count(), noValue[2]);
+    }
+
+    @Test
+    void theCommandsVariablesReachTheNodesValuesKeepingTheirEqualsSigns() {
+        String[] shown = cli("nodes", "--env", "NCCL_SOCKET_IFNAME=eth0", "--env", "NCCL_IB_HCA==mlx5_0",
+                "--node-env", "1:NCCL_SOCKET_IFNAME=eth9", "--show");
+        assertEquals("0", shown[0], shown[2]);
+        List<String> lines = shown[1].lines().toList();
+        assertTrue(lines.get(0).startsWith("node0") && lines.get(0).contains("NCCL_SOCKET_IFNAME=eth0")
+                && lines.get(0).contains("NCCL_IB_HCA==mlx5_0"), lines.get(0));
+        assertTrue(lines.get(1).startsWith("node1") && lines.get(1).contains("NCCL_SOCKET_IFNAME=eth9"), lines.get(1));
     }
 
     private static String[] cli(String... args) {

@@ -152,11 +152,10 @@ class TimelineGpuTest {
 
     /** How many buckets {@link GpuDataParallel#plan} makes for the model and bucket options of {@code args}. */
     static int plannedBuckets(List<String> args) {
-        Map<String, String> a = EquivalenceRank.parse(args.toArray(new String[0]));
-        EquivalenceCheck.Setup s = EquivalenceRank.setup(a);
+        EquivalenceRank.Args a = EquivalenceRank.parse(args.toArray(new String[0]));
+        EquivalenceCheck.Setup s = a.setup();
         try (Module net = EquivalenceCheck.model(s.model(), s.data(), Device.cpu(), s.seed())) {
-            return GpuDataParallel.plan(net.parameters(), Long.parseLong(a.get("bucket-bytes")),
-                    Long.parseLong(a.getOrDefault("last-bucket-bytes", "0"))).size();
+            return GpuDataParallel.plan(net.parameters(), a.dataParallel().bucketBytes(), a.gpu().lastBucketBytes()).size();
         }
     }
 

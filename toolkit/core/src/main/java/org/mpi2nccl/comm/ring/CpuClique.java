@@ -289,6 +289,10 @@ public final class CpuClique implements Clique {
         }
     }
 
+    /**
+     * The pause between looks at the rendezvous folder, or the timeout naming what was waited for. Looks, not a
+     * WatchService: where the JDK's watch is not inotify (macOS) it polls on its own, every few seconds.
+     */
     private void pause(Deadline deadline, int rank, String what, String waitingFor) {
         if (deadline.remainingNanos() == 0) {
             throw new CollectiveTimeoutException(rank, what, timeout, waitingFor);
