@@ -96,7 +96,10 @@ public final class BandwidthJob {
         return this;
     }
 
-    /** Largest size for host and host-staged communicators (they are 100-1000x slower than NCCL). */
+    /**
+     * Largest size for host and host-staged communicators: their data crosses host memory, far slower than NCCL's
+     * GPU-to-GPU links, so large sizes would take most of the run (results/bandwidth-2gpu has both).
+     */
     public BandwidthJob maxHostBytes(String b) {
         this.maxHost = b;
         return this;

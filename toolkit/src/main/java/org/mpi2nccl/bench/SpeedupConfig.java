@@ -88,17 +88,17 @@ public final class SpeedupConfig {
 
     /**
      * The warm-up of CPU ranks. On a machine with one core per rank the JIT's compiler threads share the ranks' cores,
-     * and a 2-rank job's epochs kept getting faster for about 250 steps (2 cores, the lesson CNN, batch 32: 1.03-1.10 s
-     * per epoch over the first 250 steps, 0.79-0.85 s after). With 10 steps the median epoch of a 3-epoch run was one
-     * of those: speedups of 1.04x, 1.05x and 1.12x in three runs against 1.27x, 1.28x and 1.21x with 250 steps, run in
-     * turn, for 2-3 s more per run.
+     * so a multi-rank job's epochs keep getting faster until the JIT has compiled the step's code. A warm-up shorter
+     * than that leaves the median epoch of a short run in the slow stretch and understates the speedup; a longer one
+     * costs little against a run. results/cpu-training ("Warm-up") has the epochs and speedups with 10 and 250
+     * steps.
      */
     public static final int CPU_WARMUP_STEPS = 250;
 
     /**
-     * The warm-up of GPU ranks. A GPU step takes milliseconds, and the host's time between steps keeps falling for
-     * several hundred steps (JIT, GPU memory pool; measured on 2x H200 with Fashion-MNIST): a run with N ranks has
-     * N times fewer steps per epoch, so a shorter warm-up would flatter one rank.
+     * The warm-up of GPU ranks. A GPU step is short, and the host's time between steps keeps falling long after the
+     * first steps (the JIT compiles the host's code, the GPU memory pool grows to the step's working set): a run with
+     * N ranks has N times fewer steps per epoch, so a shorter warm-up would flatter one rank.
      */
     public static final int GPU_WARMUP_STEPS = 1000;
 
@@ -121,8 +121,9 @@ public final class SpeedupConfig {
 
     /**
      * {@link GpuOptions#overlapCtas} (NCCL route only): 4 here, where the library leaves it to NCCL, because
-     * beside 4-CTA all-reduces the lesson CNN's backward lost less time per step on 2x H200, and the step's tail took
-     * no longer.
+     * all-reduces of few CTAs leave backward, which runs beside them, more SMs, while the all-reduce after backward
+     * keeps every SM, so the step's tail is not slowed. results/gpu-scaling/step-settings has NCCL's own CTA count
+     * and 8 CTAs tried against it.
      */
     @Option(names = "--overlap-ctas", description = {"NCCL: the all-reduces beside backward use at most this many CTAs (SMs), through",
             "a second communicator; the one after backward keeps them all (default 4; 0: NCCL's choice)"})
@@ -147,9 +148,8 @@ public final class SpeedupConfig {
     /**
      * Whether buckets are all-reduced while backward runs when nobody said: always beside NCCL (it queues its work on
      * a CUDA stream and needs no host thread); on CPUs only with a second core per rank, since there the all-reduce runs
-     * on a thread of its own, which otherwise takes its core from backward. On the 2-core machine, 2 CPU ranks of
-     * {@code mpi2nccl run} (ring route, 5 pairs of runs alternating, 2-3 rounds each; results/cpu-training) reached
-     * 1.19-1.27x without overlap and 1.08-1.18x with it: backward grew by 0.5-0.65 ms per step against 0.8-1.15 ms.
+     * on a thread of its own, which otherwise takes its core from backward: backward then grows by more than the
+     * overlap hides. results/cpu-training ("Overlap on 2 CPU ranks of 2 cores") has pairs of runs with and without it.
      */
     public static boolean overlapByDefault(boolean gpu, int cores, int ranks) {
         return gpu || cores >= 2 * ranks;

@@ -65,7 +65,7 @@ public final class SpeedupExperiment {
     /**
      * The embedded default: with GPUs, the lesson CNN on Fashion-MNIST over NCCL and MPI on 1, 2, 4 ... all GPUs (steps
      * replayed from CUDA graphs); without, a Fashion-MNIST subset on 1 and 2 CPU ranks (4 where there are 4 cores)
-     * over MPI, small enough to finish in a few minutes on two cores.
+     * over MPI, small enough for a machine of two cores.
      */
     public static SpeedupExperiment defaults() {
         SpeedupConfig c = defaultConfig();

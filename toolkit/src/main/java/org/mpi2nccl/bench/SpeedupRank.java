@@ -47,7 +47,10 @@ import org.mpi2nccl.tensor.NDArray;
 public final class SpeedupRank {
     /** Marks rank 0's progress lines: {@code epoch batch batches epochs}. */
     public static final String PROGRESS = "@@speedup-progress ";
-    /** Replays of the forward graph alone per probe (about 35 ms of a CIFAR-shaped batch of 128 on an H200). */
+    /**
+     * Replays of the forward graph alone per probe: enough that the probe's time is long against the clock's
+     * resolution, few enough to stay short against an epoch (results/gpu-scaling/extra-time has the probes' times).
+     */
     static final int PROBE_REPLAYS = 200;
 
     private SpeedupRank() {}

@@ -9,8 +9,10 @@ import jcuda.driver.CUresult;
 /**
  * Waiting for the GPU to pass an event, with a deadline: a GPU stuck behind a collective whose peer rank
  * stopped would otherwise block the host forever ({@code cuEventSynchronize} has no timeout). Spins for up to
- * {@link #SPIN_NANOS} (a training step's wait, as {@code cuStreamSynchronize} spins by default: a sleep would wake
- * tens of microseconds late, which a 3 ms step measurably pays), then sleeps in 50 us steps.
+ * {@link #SPIN_NANOS} (a training step's wait, as {@code cuStreamSynchronize} spins by default: a sleep wakes late
+ * by the timer slack and up to a sleep step, and every step would pay that), then sleeps in 50 us steps.
+ * results/gpu-waits has the training step timed with this wait, with an unbounded one, and with an earlier version
+ * that started sleeping sooner.
  */
 final class EventWait {
     /** Longest wait, {@code -Dmpi2nccl.gpu.waitSeconds} (default 600 s). */

@@ -32,7 +32,10 @@ import org.mpi2nccl.files.PrivateTempException;
  * folder for the moment it loads.
  */
 public final class JCudaNatives {
-    /** How long a process waits for another one that is writing the library (it takes milliseconds). */
+    /**
+     * How long a process waits for another one that is writing the library: one file copied out of the jar takes
+     * far less, so this only ends a wait on a writer that hangs.
+     */
     private static final long LOCK_TIMEOUT_MS = 60_000;
 
     private JCudaNatives() {}

@@ -18,7 +18,10 @@ import java.util.concurrent.Future;
  * at the number of cores, which is also how many MPI ranks can truly run at once. Lesson 00 plots it.
  */
 public final class CoreScaling {
-    /** Square roots summed in total, whatever the number of threads (about 0.1 s on one core). */
+    /**
+     * Square roots summed in total, whatever the number of threads: enough that starting the threads is small
+     * against it, little enough for a lesson cell to time every thread count several times.
+     */
     static final long WORK = 20_000_000L;
 
     private CoreScaling() {

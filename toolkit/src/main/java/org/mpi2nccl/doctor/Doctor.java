@@ -18,7 +18,7 @@ public final class Doctor {
     private Doctor() {
     }
 
-    /** Runs every check (a second or so; no check throws). */
+    /** Runs every check (each looks at what is installed and starts no job, so all are quick; no check throws). */
     public static MachineReport examine() {
         List<Finding> findings = new ArrayList<>();
         for (DoctorCheck c : CHECKS) {

@@ -58,7 +58,8 @@ public final class JavaKernel extends BaseKernel {
         this.renderer = Display.renderer();
         List<String> classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(s -> !s.isBlank()).collect(Collectors.toList());
-        // JShell takes a couple of seconds to start: do it while Jupyter connects.
+        // Starting JShell (its compiler and the imports) is most of the kernel's start: do it while Jupyter connects.
+        // results/kernel-startup has the start-up times.
         this.evaluator = CompletableFuture.supplyAsync(() -> {
             try {
                 return JShellEvaluator.start(ClassLoader.getSystemClassLoader(), classPath, CommonImports.KERNEL);

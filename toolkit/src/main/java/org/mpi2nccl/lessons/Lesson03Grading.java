@@ -14,11 +14,10 @@ import org.mpi2nccl.nn.Module;
 public final class Lesson03Grading {
     /**
      * The steps whose parameters a grader compares. The lesson's check compares after all 30, from a start where that
-     * is stable; from the orders a grader draws, 30 steps at the lesson's rate amplify the float rounding between one
-     * rank and several past any useful tolerance in about one order of three (measured: 3 of 10). After 5 steps a
-     * right answer still drifted 1.3e-3 from one rank's in one grading class run of about eight; after 3 the drift
-     * stays at rounding, and a wrong answer (a sum for a mean, other examples, a rank's own gradient) is off from the
-     * first step.
+     * is stable; from the orders a grader draws, 30 steps at the lesson's rate can amplify the float rounding between
+     * one rank and several past any useful tolerance, since every step feeds the last one's rounding into the next.
+     * After 5 steps a right answer could still drift now and then; after 3 the drift stays at rounding, and a wrong
+     * answer (a sum for a mean, other examples, a rank's own gradient) is off from the first step.
      */
     static final int STEPS = 3;
 

@@ -40,7 +40,10 @@ public final class Lesson04 {
     public static final String RECORDED = Recorded.BANDWIDTH.folder();
     /** How long a rank waits for the others in the CPU clique's init: a wrong bootstrap fails after this. */
     public static final Duration CPU_TIMEOUT = Duration.ofSeconds(5);
-    /** The same for NCCL's init (its first call on a GPU takes about a second). */
+    /**
+     * The same for NCCL's init, whose first call on a GPU also loads NCCL's kernels, so it is given far more time
+     * (results/bandwidth-2gpu/nccl-init.txt has the inits' times).
+     */
     public static final Duration NCCL_TIMEOUT = Duration.ofSeconds(30);
 
     private Lesson04() {

@@ -39,10 +39,10 @@ public final class Lesson05 {
     /**
      * The live experiment. GPUs: the project's default. No GPU: 1 and 2 CPU ranks over MPI, each rank on one core,
      * after the CPU warm-up ({@link SpeedupConfig#CPU_WARMUP_STEPS}: on one core per rank the JIT compiles beside the
-     * ranks for a few hundred steps). 6000 examples for 3 epochs keep both versions of the lesson within a minute or so
-     * on 2 cores; an epoch still lasts seconds, long against the timer's jitter. With so little training 2 ranks (half
-     * the steps, twice the batch) may end a point or two behind one rank: the lesson's sentence about accuracy says so
-     * from the numbers.
+     * ranks until the step's code is compiled). 6000 examples for 3 epochs keep both versions of the lesson short on
+     * a machine of few cores, while an epoch still lasts long against the timer's jitter. With so little training
+     * 2 ranks (half the steps, twice the batch) may end behind one rank in accuracy: the lesson's sentence about
+     * accuracy says so from the numbers.
      */
     public static SpeedupExperiment liveExperiment() {
         return liveExperiment(LessonLength.current());
@@ -50,7 +50,7 @@ public final class Lesson05 {
 
     /**
      * The live experiment at a length: a short run has one round of 2 epochs on 2000 examples after a 30-step
-     * warm-up, which runs every cell's code in a few seconds; its numbers are rough, and {@link #describe} says so.
+     * warm-up, just enough to run every cell's code; its numbers are rough, and {@link #describe} says so.
      */
     static SpeedupExperiment liveExperiment(LessonLength length) {
         int rounds = length.pick(ROUNDS, 1);

@@ -49,7 +49,10 @@ public final class Lesson06Diagnosis {
         this.faults = faults;
     }
 
-    /** Runs the live faults and reads the recorded NCCL outputs: about 20 s. */
+    /**
+     * Runs the live faults, one 2-rank job each (the skipped collective waits out {@link Lesson06#TIMEOUT}), and
+     * reads the recorded NCCL outputs.
+     */
     static Lesson06Diagnosis make() throws IOException {
         Lesson06.Fault skip = Lesson06.runFault("skip");
         Lesson06.Fault crash = Lesson06.runFault("crash");

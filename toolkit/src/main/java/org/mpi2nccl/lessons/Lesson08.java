@@ -133,7 +133,8 @@ public final class Lesson08 {
 
     /**
      * The CPU ring within node0 and across the link, 16 KiB to 4 MiB (a short run, {@link LessonLength}, stops at
-     * 1 MiB: a 4 MiB all-reduce alone takes a second on the link); null without nodes.
+     * 1 MiB: a link of {@link #LINK_RATE} carries 12.5 MB a second, so the 4 MiB all-reduces are most of the run);
+     * null without nodes.
      */
     public static BenchResults bandwidth(SimulatedNodes nodes) {
         if (nodes == null) return null;

@@ -48,8 +48,9 @@ public final class Deadline {
     /**
      * As {@link #await(BooleanSupplier)}, yielding between polls for up to {@code yieldNanos} before the 50 us sleeps
      * begin. For waits whose end must be seen at once although they last long, e.g. a GPU stream a benchmark times:
-     * there a sleep's 50-100 us overshoot is part of the measured time (2x H200: about 5 us per all-reduce in a loop of
-     * 20, 15% at 2 MiB). Yielding gives the core to any other runnable thread, as CUDA's own wait does by default.
+     * there a sleep's overshoot (up to a sleep step plus the timer slack) is part of the measured time, and a loop of
+     * short collectives pays it on every call. Yielding gives the core to any other runnable thread, as CUDA's own
+     * wait does by default.
      */
     public boolean await(BooleanSupplier done, long yieldNanos) {
         if (done.getAsBoolean()) {

@@ -8,8 +8,8 @@ package org.mpi2nccl.comm;
  * <p>The JIT (C2, JDK 17) turns a loop into SIMD instructions only when all three arrays are indexed alike
  * ({@code o[i] = a[i] + b[i]}): with different offsets it cannot rule out that {@code o} is {@code a} a few
  * elements behind, and runs one element at a time. So buffers at equal offsets (the scratch blocks
- * {@code ShmAllReduce} adds in) take that loop: 0.11 ns per float32 sum in the first-level cache against 0.6 ns
- * for the offset loop on this 2-core machine.
+ * {@code ShmAllReduce} adds in) take that loop: it adds a vector register's worth of floats per instruction where
+ * the offset loop adds one, which is most of the difference while the data sits in the first-level cache.
  */
 public final class HostReduce {
     private HostReduce() {

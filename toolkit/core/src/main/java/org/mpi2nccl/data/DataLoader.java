@@ -30,7 +30,7 @@ public final class DataLoader {
     private final int prefetch;
     // Gathering buffers of full batches, handed back once a batch is on its device (NDArray.of copies them): a
     // training loop then does not leave a batch's worth of floats to the garbage collector every step, whose
-    // pauses (6-10 ms on the GPU machine) are longer than the host runs ahead of the GPU.
+    // pauses can last longer than the host runs ahead of the GPU, which then idles.
     private final Queue<float[][]> spare = new ConcurrentLinkedQueue<>();
 
     /** Shuffled with {@code seed} when {@code shuffle}, else sequential. */

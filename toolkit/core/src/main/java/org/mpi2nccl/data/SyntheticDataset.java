@@ -4,8 +4,8 @@ import org.mpi2nccl.tensor.CounterRandom;
 
 /**
  * A seeded random data set of any feature shape (e.g. CIFAR-shaped 3x32x32 for timing runs without the
- * files). Features are uniform with mean 0 and variance 1 (a few nanoseconds per value, so making 50000
- * CIFAR-shaped examples takes a fraction of a second); each label is the class whose fixed random "teacher"
+ * files). Features are uniform with mean 0 and variance 1 (each value a few arithmetic operations of a counter-based
+ * generator, so even a set of CIFAR's size is made quickly); each label is the class whose fixed random "teacher"
  * direction the example is closest to, so a model can learn it. Example i is a function of (seed, i) only;
  * labels are remembered once computed.
  */

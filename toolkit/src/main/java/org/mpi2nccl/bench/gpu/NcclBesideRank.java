@@ -28,7 +28,8 @@ import picocli.CommandLine.Option;
 
 /**
  * Does an NCCL communicator with a peer slow down a CUDA graph of its process? The speedup experiment's ranks replay
- * their forward graph alone 4% slower in a 2-GPU NCCL job than in a 1-GPU one, and PyTorch's graphed step does not
+ * their forward graph alone slower in a 2-GPU NCCL job than in a 1-GPU one (results/gpu-scaling/extra-time has the
+ * times and what was ruled out), and PyTorch's graphed step does not
  * slow down beside NCCL ({@code scripts/gpu/nccl_beside.py}); but PyTorch's graph was recorded before NCCL came up
  * and the ranks' after. This rank times both, in one process, on the lesson CNN (32, 64 channels, CIFAR-shaped batches
  * of 128, SGD with momentum), each figure the forward graph replayed 200 times alone:

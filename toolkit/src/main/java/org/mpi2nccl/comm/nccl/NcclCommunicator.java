@@ -43,8 +43,8 @@ import org.mpi2nccl.comm.Reduction;
  * <p>Safety, kept in other files: init gives up at the timeout; a collective whose GPU work does not finish within
  * the timeout (a rank died or skipped it) is aborted with {@code ncclCommAbort} and raises {@link
  * CollectiveTimeoutException} naming it ({@link NcclCalls}, {@link NcclWaits}). The communicator uses NCCL's
- * blocking mode, as PyTorch does: in its non-blocking mode NCCL hands every call to a background thread (on 2x H200
- * a 1 MiB all-reduce took about 300 us that way, torch.distributed 34 us); {@link NcclOptions#blocking} switches to
+ * blocking mode, as PyTorch does: in its non-blocking mode NCCL hands every call to a background thread, and the
+ * hand-over and the polling cost a small collective more than its GPU work; {@link NcclOptions#blocking} switches to
  * it, with every call polled. In blocking mode NCCL can also wait inside a call (for room behind a kernel that never
  * ends): {@link NcclWatchdog} aborts the communicator of a call still inside NCCL at its deadline. Before each
  * collective the ranks compare the call's metadata ({@link NcclMetadataCheck}, {@link NcclOptions#verifyCalls});

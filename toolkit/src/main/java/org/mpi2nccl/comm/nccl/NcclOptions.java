@@ -12,7 +12,7 @@ import java.time.Duration;
  *                     stream (as in PyTorch and nccl-tests) and {@link NcclCommunicator#synchronize()} waits
  * @param blocking     NCCL's own blocking mode (default true, as PyTorch): calls return once their GPU work is
  *                     queued. false: NCCL's non-blocking mode, where every call is handed to a background thread
- *                     and polled (a 1 MiB all-reduce took about 300 us so on 2x H200; torch.distributed: 34 us)
+ *                     and polled (the hand-over and the polling then cost a small collective more than its GPU work)
  * @param stream       a CUDA stream (cudaStream_t address) to run on, shared with other GPU work; 0 = own stream
  * @param maxCtas      at most this many CTAs (thread blocks, one SM each) per collective, NCCL's config.maxCTAs: fewer
  *                     SMs taken from kernels running beside the collectives, at the cost of bandwidth; 0 = NCCL's choice

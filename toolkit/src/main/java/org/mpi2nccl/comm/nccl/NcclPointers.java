@@ -38,7 +38,7 @@ final class NcclPointers {
 
     /**
      * Checks {@code send} and {@code recv} (either may be null); {@code always}: ask CUDA even about a buffer seen
-     * before (about 1 us per query), else only about new buffers (the fast path).
+     * before (a driver call per buffer and call), else only about new buffers (the fast path).
      */
     void check(CollectiveCall call, CommBuffer send, CommBuffer recv, boolean always) {
         checkOne(call, "send", send, always);

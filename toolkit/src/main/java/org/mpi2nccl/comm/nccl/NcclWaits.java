@@ -103,8 +103,8 @@ final class NcclWaits {
 
     /**
      * How long a stream wait polls with the core yielded between polls before it sleeps in 50 us steps. A sleep
-     * overshoots the GPU's end by 50-100 us, which a timed loop of collectives counts (2x H200: +5 us per all-reduce
-     * of 2-32 MiB in a loop of 20 against torch.distributed, whose synchronize spins as CUDA's default wait does).
+     * overshoots the GPU's end by up to a sleep step plus the timer slack, which a timed loop of collectives counts
+     * against every call, while torch.distributed's synchronize spins as CUDA's default wait does and pays nothing.
      * 250 ms covers the benchmark's loops up to 20 x 1 GiB; longer waits (a dead peer) sleep.
      */
     static final long STREAM_YIELD_NANOS = 250_000_000L;

@@ -83,8 +83,8 @@ public final class JShellEvaluator implements AutoCloseable {
         // The class path goes in before the source analysis exists. Making the analysis starts JShell's class
         // indexer on a background thread; its first look at the compiler's class path, when none is set yet,
         // stores the JVM's default (java.class.path) and can overwrite ours set meanwhile: the cells then miss
-        // every jar outside java.class.path ("package tech.tablesaw.api does not exist", 1 rank engine start in
-        // about 12 under MPJ multicore, whose JVM class path is only the toolkit and gson). JDK-8177650 is the
+        // every jar outside java.class.path ("package tech.tablesaw.api does not exist", now and then on a rank
+        // engine's start under MPJ multicore, whose JVM class path is only the toolkit and gson). JDK-8177650 is the
         // same indexer reading a file manager that is not configured yet.
         if (!classPath.isEmpty()) {
             evaluator.addToClasspath(String.join(File.pathSeparator, classPath));

@@ -9,7 +9,7 @@ import java.util.List;
  *
  * <p>The kernel cuts a {@code %%mpj} cell once ({@link JShellEvaluator#split}) and sends the pieces to the rank
  * engines: cutting needs JShell's source analysis, whose first use starts a background index of every class on
- * the class path (for completion), a second or more of CPU per JVM that rank engines never use.
+ * the class path (for completion): CPU spent in every JVM on an index that rank engines never use.
  */
 public record SplitCell(String cell, int firstLine, List<Part> parts) {
     public SplitCell {

@@ -26,10 +26,9 @@ final class EngineJvmOptions {
 
     /**
      * On a machine with few cores, engines compile with C1 only. An engine spends its first seconds in javac
-     * (JShell compiling the imports on every rank), and C2 compiling javac's hot methods took a core's worth of
-     * CPU away from the ranks: on 2 cores, 4 engines used 5.5 s of CPU to start with C2 and 3.2 s without, and
-     * a 2-rank training cell of 3 epochs took 7-10 s with C2 and 4.3 s without. Notebook cells are
-     * too short for C2's faster code to pay back its compile time there. With more cores the compiler threads
+     * (JShell compiling the imports on every rank), and C2 compiling javac's hot methods takes CPU from the ranks
+     * on the same few cores, at start and again in the first cells. Notebook cells are too short for C2's faster
+     * code to pay back its compile time there. With more cores the compiler threads
      * run beside the ranks, so C2 stays.
      */
     static List<String> defaults() {

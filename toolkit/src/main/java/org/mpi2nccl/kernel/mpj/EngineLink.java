@@ -19,8 +19,8 @@ import java.nio.file.Path;
  */
 final class EngineLink implements AutoCloseable {
     /**
-     * The longest socket path used here. Linux's sun_path holds 108 bytes, but what bind takes is less in practice
-     * (106 measured on this project's VM): 100 leaves room.
+     * The longest socket path used here. Linux's sun_path holds 108 bytes, the terminating NUL included, and bind
+     * has refused paths a little shorter than that: 100 leaves room.
      */
     private static final int MAX_PATH = 100;
     private static final String SOCKET = "kernel.sock";

@@ -74,7 +74,8 @@ public final class RankEngine {
     public static void main(String[] args) throws Exception {
         ThreadGroup rankGroup = Thread.currentThread().getThreadGroup();
         List<String> classPath = classPathOf(RankEngine.class.getClassLoader());
-        // JShell takes a second or two to start: start it while MPI and the kernel link come up.
+        // Starting JShell (its compiler and the imports) is the slowest part of an engine's start: start it while MPI
+        // and the kernel link come up.
         CompletableFuture<JShellEvaluator> jshell = CompletableFuture.supplyAsync(() -> {
             try {
                 return JShellEvaluator.startForRank(RankEngine.class.getClassLoader(), classPath, CommonImports.RANK,

@@ -35,8 +35,9 @@ final class ShmAllReduce {
     /** Elements added per pass: small enough that the two terms stay in the first-level cache. */
     private static final int PASS_BYTES = 16 * 1024;
     /**
-     * From this size on a block goes as reduce-scatter + all-gather (2 ranks: 64 KiB 11 us against 12-13 us in one
-     * exchange; 256 KiB 34 us against 41 us, pinned, warm slots).
+     * From this size on a block goes as reduce-scatter + all-gather: each rank then adds and copies 1/p of the block
+     * instead of all of it, which outweighs the second wait once the additions cost more than a wait; below it one
+     * exchange's single wait is cheaper. (results/cpu-allreduce/tried has one exchange up to 1 MiB tried against it.)
      */
     static final int HALVES_FROM_BYTES = 64 * 1024;
 
@@ -121,8 +122,8 @@ final class ShmAllReduce {
      * {@link HostReduce}). Two ranks out of place: the peer's term is read into {@code out} and added to
      * {@code mine} there (three passes over the data). Otherwise both terms are added in two scratch blocks at
      * offset 0, and {@code out} is written only at the end of a pass, so this rank's term can always come from
-     * {@code mine}, in place or not (five passes). Two ranks reduced 1 MiB out of place in 82 us the first way and
-     * 100 us the second (pinned, medians of 3 rounds).
+     * {@code mine}, in place or not (five passes). The sums are bound by memory traffic, so the first way, with fewer
+     * passes, is the faster one wherever it applies.
      */
     private static void reduce(ShmBoard board, Ring ring, int[] regions, int first, HostBuffer mine, HostBuffer out,
                                Reduction op, int result) {

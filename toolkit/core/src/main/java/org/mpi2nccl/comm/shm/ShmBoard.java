@@ -18,9 +18,8 @@ import java.nio.MappedByteBuffer;
  * the same wait that brings the data (the metadata check costs no exchange of its own).
  *
  * <p>Where a post's data goes: the file's data area is two slots, and each claim takes the other slot than the last
- * one, so the same few megabytes are written call after call and stay in the caches. Two ranks on a 2-core machine
- * (each pinned to its core, medians of 3 rounds of 200 calls) reduced 1 MiB in 89 us through two warm slots against
- * 125 us through fresh regions of an 8 MiB ring, 4 MiB in 0.59 ms against 1.08 ms: fresh regions miss every cache,
+ * one, so the same few megabytes are written call after call and stay in the caches. A ring of fresh regions would
+ * never write over lines a peer has just read, but every fresh region misses every cache on its way in and out,
  * and that costs more than taking back the lines a peer has just read.
  *
  * <p>Why it is safe: every post is followed by a wait for every rank's post of the same number, and a rank posts

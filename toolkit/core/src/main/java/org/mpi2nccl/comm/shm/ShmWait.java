@@ -11,14 +11,9 @@ import java.util.function.BooleanSupplier;
  * once), then park for short waits that double up to a millisecond (a peer busy elsewhere costs no CPU).
  *
  * <p>Why the spin is so short: when a third process keeps one core busy, the scheduler runs both ranks on the other
- * core, and then every microsecond one rank spins is taken from the peer it waits for. Two ranks on a 2-core machine
- * under other work (load 3.6-6; medians of 3 rounds of 300 calls, spins alternating in the same run) took for 4 KiB,
- * 64 KiB, 256 KiB and 1 MiB:
- * <pre>
- *   spin 100 us   35-206 us   214-218 us   255 us   418-442 us
- *   spin  20 us       45 us        54 us    87 us        236 us
- *   spin   2 us      9.5 us        18 us    51 us        191 us
- * </pre>
+ * core, and then every microsecond one rank spins is taken from the peer it waits for: a longer spin makes every
+ * size slower on a busy machine, while a spin of a couple of microseconds still catches a peer that is running.
+ * (results/cpu-allreduce/tried has a spin that grew after waits ending just past it, tried against this one.)
  * With each rank on a core of its own nothing else is runnable there, so a yield returns at once and the loop polls
  * as often as a spin would. The same holds for more ranks than cores (4 ranks on a 2-core laptop), where the peer
  * being waited for may need this very core.

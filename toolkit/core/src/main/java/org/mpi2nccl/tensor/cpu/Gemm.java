@@ -53,8 +53,8 @@ final class Gemm {
         }
         if (!javaParallel) {
             // BLAS has its own threads: one product after the other, each spread by BLAS. Splitting over Java
-            // threads as well would run BLAS threads on top of ours (measured 2x slower on 2 cores: OpenBLAS's
-            // threads spin while they wait).
+            // threads as well would run BLAS threads on top of ours, more threads than cores: OpenBLAS's threads
+            // spin while they wait, so each set takes the cores the other needs.
             for (int t = 0; t < batch; t++) one(a, t * strideA, b, t * strideB, c, t * outStride, m, n, k, transA, transB);
             return;
         }
