@@ -17,7 +17,7 @@ import org.mpi2nccl.notebook.Notebook;
  * lessons' own answers and honest ones that only mention a collective keep their marks.
  */
 class HowCheckTest {
-    private static final Path NOTEBOOKS = Path.of("..", "notebooks");
+    private static final Path NOTEBOOKS = org.mpi2nccl.Checkout.notebooks();
 
     private static HowCheck.Rule rule(String lesson, String exercise) throws Exception {
         Notebook nb = Notebook.read(NOTEBOOKS.resolve(lesson));

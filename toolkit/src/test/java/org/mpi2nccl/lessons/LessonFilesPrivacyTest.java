@@ -22,7 +22,7 @@ import org.mpi2nccl.files.PrivateTemp;
  * never at a fixed name another student's lesson would collide with.
  */
 class LessonFilesPrivacyTest {
-    private static final Path NOTEBOOKS = Path.of("..", "notebooks");
+    private static final Path NOTEBOOKS = org.mpi2nccl.Checkout.notebooks();
 
     @Test
     void aTraceGoesToAFolderOfThisProcessInThePrivateFolder() throws Exception {
