@@ -206,7 +206,7 @@ final class Canvas {
     }
 
     /** The JDK's own parser, which never fetches the SVG 1.1 DTD that the DOCTYPE names. */
-    static Document parse(byte[] xml) throws Exception {
+    private static Document parse(byte[] xml) throws Exception {
         DocumentBuilderFactory f = DocumentBuilderFactory.newDefaultInstance();
         f.setNamespaceAware(true);
         f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);

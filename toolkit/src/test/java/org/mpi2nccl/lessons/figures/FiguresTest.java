@@ -104,6 +104,20 @@ class FiguresTest {
     }
 
     @Test
+    void theRingFigureFollowsLesson02sSchedule() {
+        int p = 4, all = (1 << p) - 1;
+        int[][] held = new int[p][p];
+        for (int r = 0; r < p; r++) for (int j = 0; j < p; j++) held[r][j] = 1 << r;
+        for (int s = 0; s < p - 1; s++) held = RingFigure.step(held, RingFigure.sends(s, false), true);
+        for (int r = 0; r < p; r++) {
+            assertEquals(all, held[r][r], "after the reduce-scatter rank " + r + " holds the complete sum of segment " + r);
+            for (int j = 0; j < p; j++) if (j != r) assertTrue(held[r][j] != all, "rank " + r + ", segment " + j);
+        }
+        for (int s = 0; s < p - 1; s++) held = RingFigure.step(held, RingFigure.sends(s, true), false);
+        for (int r = 0; r < p; r++) for (int j = 0; j < p; j++) assertEquals(all, held[r][j], "rank " + r + ", segment " + j);
+    }
+
+    @Test
     void mainWritesEveryFigure(@TempDir Path out) throws Exception {
         Figures.main(new String[] {out.toString()});
         for (Map.Entry<String, Supplier<String>> e : Figures.all().entrySet()) {
