@@ -64,6 +64,7 @@ install_lab() {
   "$JUPYTER_PY" "$ROOT/scripts/lessons/versions.py" --student "$BUILD/lessons/student" \
     --instructor "$BUILD/lessons/instructor" "$ROOT"/notebooks/*.ipynb >/dev/null
   install -m 644 "$BUILD"/lessons/student/*.ipynb "$PREFIX.new/lessons/"
+  cp -r "$BUILD/lessons/student/figures" "$PREFIX.new/lessons/"     # the pictures the lessons' markdown shows
   install -m 755 "$ROOT/scripts/lab/workspace.sh" "$PREFIX.new/bin/mpi2nccl-workspace"
   install -m 755 "$ROOT/scripts/lab/kernel.sh" "$PREFIX.new/bin/mpi2nccl-kernel"
   readlink -f "$(command -v java)" > "$PREFIX.new/java-path"

@@ -40,8 +40,12 @@ def workspace(tmp):
     if first.returncode:
         fail(f"scripts/notebook.sh failed:\n{first.stdout}{first.stderr}")
     lessons = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
-    if sorted(os.listdir(ws)) != lessons:
-        fail(f"the workspace holds {sorted(os.listdir(ws))}, expected every lesson {lessons}")
+    if sorted(os.listdir(ws)) != lessons + ["figures"]:
+        fail(f"the workspace holds {sorted(os.listdir(ws))}, expected every lesson {lessons} and figures/")
+    figures = sorted(os.listdir(os.path.join(ROOT, "notebooks", "figures")))
+    if sorted(os.listdir(os.path.join(ws, "figures"))) != figures:
+        fail(f"the workspace's figures/ holds {sorted(os.listdir(os.path.join(ws, 'figures')))}, expected {figures}:"
+             " the lessons' markdown would show broken pictures")
     for name in lessons:
         if "// BEGIN SOLUTION" in open(os.path.join(ws, name)).read():
             fail(f"{name} in the workspace holds the reference answer: not the student version")
@@ -64,7 +68,8 @@ def workspace(tmp):
     third = subprocess.run(["bash", os.path.join(ROOT, "scripts", "notebook.sh")], env=env, capture_output=True, text=True)
     if third.returncode or os.stat(ws).st_mode & 0o777 != 0o700 or "made " + ws + " private" not in third.stdout:
         fail(f"an open workspace was not made private again ({oct(os.stat(ws).st_mode & 0o777)}):\n{third.stdout}{third.stderr}")
-    print(f"ok   workspace: {len(lessons)} student lessons copied, private to their user (0700, files 0600); a second run"
+    print(f"ok   workspace: {len(lessons)} student lessons and their figures copied, private to their user (0700, files"
+          " 0600); a second run"
           " kept the edited one and restored the deleted one; an open workspace is made private again")
 
 

@@ -23,6 +23,11 @@ for nb in "$lessons"/*.ipynb; do
     copied+=("$name")
   fi
 done
+# The lessons' pictures (figures/, beside them) are no student's work: always the current ones.
+if [ -d "$lessons/figures" ]; then
+  mkdir -p -m 700 "$workspace/figures"
+  install -m 600 "$lessons"/figures/* "$workspace/figures/"
+fi
 echo "Lessons in $workspace (student versions)."
 [ ${#copied[@]} -eq 0 ] || echo "  copied: ${copied[*]}"
 [ ${#kept[@]} -eq 0 ] || echo "  kept as they are (your edits; delete one to get it fresh): ${kept[*]}"

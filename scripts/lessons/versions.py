@@ -16,12 +16,16 @@ A cell with a region is an exercise: it carries the tag "exercise" and metadata 
 that checks it carries the tag "check". Markdown cells may hold a region too (an answer to a question): the student
 sees "*Your answer here.*".
 
+The lessons' markdown shows pictures from figures/ beside them (notebooks/figures, drawn by the toolkit's
+org.mpi2nccl.lessons.figures); that folder is copied beside both versions, so the links work where they are opened.
+
     /usr/bin/python3 scripts/lessons/versions.py --student OUT1 --instructor OUT2 notebooks/*.ipynb
 """
 import argparse
 import copy
 import os
 import re
+import shutil
 import sys
 
 import nbformat
@@ -129,6 +133,10 @@ def main():
             print(f"{name}: {len(exercises(nbformat.read(path, as_version=4)))} exercise(s)")
     except MarkerError as e:
         sys.exit(f"versions.py: {e}")
+    for figures in sorted({os.path.join(os.path.dirname(os.path.abspath(p)), "figures") for p in a.notebooks}):
+        if os.path.isdir(figures):
+            for folder in (a.student, a.instructor):
+                shutil.copytree(figures, os.path.join(folder, "figures"), dirs_exist_ok=True)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import { chromium } from 'playwright-core';
 import { pageFailure, runAll } from './run_all.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,9 @@ function inspect() {
       const info = editor.getScrollInfo();
       if (info.width > info.clientWidth + 1) notes.push(`${name}: code ${info.width} px wide, its editor ${info.clientWidth} px`);
     }
+    for (const img of cell.querySelectorAll('.text_cell_render img')) {   // a lesson's figure (notebooks/figures)
+      if (!img.complete || img.naturalWidth === 0) problems.push(`${name}: a picture that does not load: ${img.getAttribute('src')}`);
+    }
     for (const err of cell.querySelectorAll('.output_error')) {
       const first = (err.innerText || '').split('\n').find(l => l.trim()) || '(empty)';
       problems.push(`${name}: error output: ${first.trim()}`);
@@ -185,6 +188,7 @@ function preparePages(work) {
     const copies = [];
     for (const kind of ['instructor', 'student']) {
       mkdirSync(join(work, 'rendered', kind), { recursive: true });
+      cpSync(join(notebooks, 'figures'), join(work, 'rendered', kind, 'figures'), { recursive: true }); // their pictures
       for (const l of RENDERED) {
         const from = join(ARGS.rendered, kind, l);
         if (!existsSync(from)) throw new Error(`no executed ${kind} version of ${l} in ${ARGS.rendered}: run the lessons first`);
@@ -201,7 +205,10 @@ function preparePages(work) {
     const trust = spawnSync('/usr/bin/python3', ['-c', sign, ...copies], { encoding: 'utf8' });
     if (trust.status !== 0) throw new Error(`signing the executed notebooks failed: ${trust.stderr}`);
   }
-  if (LIVE.length) mkdirSync(join(work, 'live'), { recursive: true });
+  if (LIVE.length) {
+    mkdirSync(join(work, 'live'), { recursive: true });
+    cpSync(join(notebooks, 'figures'), join(work, 'live', 'figures'), { recursive: true });
+  }
   for (const l of LIVE) {
     copyFileSync(join(notebooks, l), join(work, 'live', l)); // autosave writes to the copies
     const stem = basename(l, '.ipynb');
