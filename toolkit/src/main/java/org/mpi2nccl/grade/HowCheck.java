@@ -18,7 +18,8 @@ import org.mpi2nccl.notebook.Notebook;
  * </pre>
  * The student's exercise cell (the only code of theirs that runs: {@link Submission}) is read with its comments and
  * strings left out; a call of a listed name on any object ({@code MPI.COMM_WORLD.Allgather(...)},
- * {@code world.allGather(...)}) fails the exercise, and so does reflection, which could name the call in pieces.
+ * {@code world.allGather(...)}) fails the exercise, and so does reflection, which could name the call in pieces. A
+ * name listed as {@code "type Foo"} forbids any use of the class {@code Foo} (the library's own answer, wrapped).
  * The student's own functions (called without an object, such as {@code allGather(buf)}) are theirs to call.
  *
  * <p>Every exercise, rule or not, is also read for names that would hijack its check ({@link #shadows}).
@@ -50,7 +51,11 @@ final class HowCheck {
     static Optional<String> broken(Rule rule, String code) {
         String bare = withoutCommentsAndStrings(code);
         for (String name : rule.without()) {
-            Matcher m = Pattern.compile("\\.\\s*" + Pattern.quote(name) + "\\s*\\(").matcher(bare);
+            // "type Foo": any use of the class Foo (new Foo(...), Foo.of(...), a field of type Foo); else a call .name(...)
+            boolean type = name.startsWith("type ");
+            if (type) name = name.substring(5);
+            Matcher m = Pattern.compile(type ? "(?<![\\w$])" + Pattern.quote(name) + "(?![\\w$])"
+                    : "\\.\\s*" + Pattern.quote(name) + "\\s*\\(").matcher(bare);
             if (m.find()) {
                 return Optional.of("the answer calls " + name + " (line " + lineOf(bare, m.start()) + " of the exercise"
                         + " cell): this exercise is to build it " + rule.builds() + ", without " + name);
@@ -67,15 +72,19 @@ final class HowCheck {
     /**
      * Why {@code code} hides a name the exercise's checks use, or empty: a class of the student's named like the
      * check's class ({@code class Lesson02 {...}} answering "RIGHT" for it), or a variable named like a package
-     * ({@code org}, which hides {@code org.mpi2nccl...} in a fully qualified call). {@code checks}: the check cells.
+     * ({@code org}, which hides {@code org.mpi2nccl...} in a fully qualified call). {@code checks}: the check cells;
+     * {@code reference}: the lesson's own answer, whose classes are the student's to write (a check that makes the
+     * student's {@code MyDataParallel} names it too).
      */
-    static Optional<String> shadows(String code, List<String> checks) {
+    static Optional<String> shadows(String code, List<String> checks, String reference) {
         String bare = withoutCommentsAndStrings(code);
         java.util.Set<String> used = new java.util.TreeSet<>();
         for (String c : checks) {
             Matcher m = CAPITALIZED.matcher(withoutCommentsAndStrings(c));
             while (m.find()) used.add(m.group());
         }
+        Matcher asked = TYPE_DECLARATION.matcher(withoutCommentsAndStrings(reference));
+        while (asked.find()) used.remove(asked.group(1));
         Matcher type = TYPE_DECLARATION.matcher(bare);
         while (type.find()) {
             if (used.contains(type.group(1))) {
@@ -105,7 +114,7 @@ final class HowCheck {
         List<String> checks = ex.checkIds().stream().map(source::cell).filter(java.util.Objects::nonNull)
                 .map(Notebook::source).toList();
         // named even when the numbers already failed: the instructor learns why a check said RIGHT
-        Optional<String> hijack = shadows(code, checks);
+        Optional<String> hijack = shadows(code, checks, Notebook.source(ours));
         if (hijack.isPresent()) {
             return Verdict.failed(ex.name(), hijack.get() + (v.passed() ? " (which then said RIGHT)" : " (" + v.detail() + ")"));
         }

@@ -33,9 +33,12 @@ public final class Lesson03Meter {
      * @param waited       from the end of backward until the gradients were averaged
      * @param step         the whole step (forward to optimizer update)
      * @param overlapCalls all-reduce calls, over all steps, that started before their step's backward ended
+     * @param stepLow      the step's 25th percentile: with {@code stepHigh}, the middle half of the steps, the spread a
+     *                     comparison of two stages must clear before it says one was faster
+     * @param stepHigh     the step's 75th percentile
      */
     public record Summary(double calls, double compute, double allReduce, double hidden, double waited, double step,
-                          int overlapCalls) {}
+                          int overlapCalls, double stepLow, double stepHigh) {}
 
     private static final int BWD_START = 1, BWD_END = 2, SYNCED = 3, END = 4;
 
@@ -154,7 +157,11 @@ public final class Lesson03Meter {
             total[i] = t[END] - t[0];
         }
         return new Summary(median(nCalls, 1), median(compute, 1e-6), median(busy, 1e-6), median(hidden, 1e-6),
-                median(wait, 1e-6), median(total, 1e-6), overlapping);
+                median(wait, 1e-6), median(total, 1e-6), overlapping, percentile(total, 25), percentile(total, 75));
+    }
+
+    private static double percentile(double[] nanos, double p) {
+        return 1e-6 * new org.apache.commons.math3.stat.descriptive.rank.Percentile(p).evaluate(nanos);   // NaN for none
     }
 
     private static double median(double[] v, double scale) {

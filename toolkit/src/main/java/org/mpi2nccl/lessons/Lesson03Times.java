@@ -113,13 +113,18 @@ public final class Lesson03Times {
         }
         if (bucket != null && overlap != null) {
             double a = bucket.s.step(), b = overlap.s.step();
-            String effect = b < 0.95 * a ? "overlap helped here" : b > 1.05 * a ? "overlap did not help here, it cost time"
-                    : "overlap made no clear difference here";
+            // a claim only when the middle halves of the two stages' steps do not overlap: else the noise decides
+            String effect = overlap.s.stepHigh() < bucket.s.stepLow() ? "overlap helped here"
+                    : overlap.s.stepLow() > bucket.s.stepHigh() ? "overlap did not help here, it cost time"
+                    : String.format(Locale.ROOT, "this machine could not tell them apart: the middle half of the steps"
+                    + " took %.2f-%.2f ms with overlap and %.2f-%.2f ms without, ranges that overlap (other work on the"
+                    + " cores moves a step more than overlap does)", overlap.s.stepLow(), overlap.s.stepHigh(),
+                    bucket.s.stepLow(), bucket.s.stepHigh());
             out.add(String.format(Locale.ROOT, "Overlap: a step took %.2f ms with it and %.2f ms without (stage 3), so %s;"
                     + " %.2f of its %.2f ms of all-reduce ran while backward was still computing, and it waited %.2f ms after"
                     + " backward instead of %.2f ms.", b, a, effect, overlap.s.hidden(), overlap.s.allReduce(), overlap.s.waited(),
                     bucket.s.waited()));
-            if (b >= 0.95 * a) {
+            if (!(overlap.s.stepHigh() < bucket.s.stepLow())) {
                 out.add(String.format(Locale.ROOT, "Overlap pays when backward is long next to the all-reduce and a core"
                         + " is free for the all-reduce thread; here backward took %.2f ms, the all-reduce %.2f ms, and this"
                         + " machine has %d cores for all the ranks and their all-reduce threads.", overlap.s.compute(),

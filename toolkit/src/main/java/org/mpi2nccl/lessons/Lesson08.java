@@ -207,7 +207,9 @@ public final class Lesson08 {
                 new Case(table("lo", "127.0.0.1/8", "eth0", "172.31.0.1/24", "eth1", "10.211.0.1/24"), "10.211.0.2", "eth1"),
                 new Case(table("lo", "127.0.0.1/8", "docker0", "172.17.0.1/16", "ens5", "192.168.1.20/24"), "192.168.1.21", "ens5"),
                 new Case(table("lo", "127.0.0.1/8", "eth0", "10.0.0.5/24", "ib0", "10.1.0.5/16"), "10.1.7.9", "ib0"),
-                new Case(table("lo", "127.0.0.1/8", "eth0", "10.0.0.5/24"), "10.9.9.9", null));
+                new Case(table("lo", "127.0.0.1/8", "eth0", "10.0.0.5/24"), "10.9.9.9", null),
+                // a tunnel whose network is everything: the mask of /0 keeps no bit
+                new Case(table("lo", "127.0.0.1/8", "wg0", "10.200.0.2/0"), "192.0.2.7", "wg0"));
     }
 
     /** True when {@code peer} is in the network {@code cidr} (address/prefix): the check's own, independent answer. */
@@ -239,15 +241,17 @@ public final class Lesson08 {
             }
             String expected = c.expected();
             if (Objects.equals(got, expected)) continue;
-            String title = "case " + n + ": peer " + c.peer() + ", interfaces " + c.interfaces() + ": you chose " + got
-                    + ", the right one is " + expected;
+            // the title says what was chosen, never which one is right: the hint points at the mistake
+            String title = "case " + n + ": peer " + c.peer() + ", interfaces " + c.interfaces() + ": you chose " + got;
             if (expected == null) {
                 return Check.wrong(title, "No interface shares a network with " + c.peer() + ": return null. NCCL would try"
                         + " anyway and fail (Network is unreachable); the fix is in the network, not in NCCL_SOCKET_IFNAME.");
             }
             if (got == null) {
-                return Check.wrong(title, c.peer() + " is in " + expected + "'s network " + c.interfaces().get(expected)
-                        + ". Compare the network parts: the first prefix-length bits of both addresses.");
+                boolean zero = c.interfaces().get(expected).endsWith("/0");
+                return Check.wrong(title, "one of these networks holds " + c.peer() + ". Compare the network parts: the first"
+                        + " prefix-length bits of both addresses." + (zero ? " A /0 network holds every address: its mask"
+                        + " keeps no bit, and in Java -1 << 32 is -1, not 0 (an int shift counts modulo 32)." : ""));
             }
             String cidr = c.interfaces().get(got);
             if (cidr == null) return Check.wrong(title, got + " is not one of this node's interfaces.");
@@ -261,6 +265,6 @@ public final class Lesson08 {
                     + " not the first one that is not lo."));
         }
         return Check.right("pickInterface chose the interface that reaches the peer in all " + n + " cases",
-                "including a /16 network and a node with no way to the peer.");
+                "including a /16 network, a /0 one and a node with no way to the peer.");
     }
 }

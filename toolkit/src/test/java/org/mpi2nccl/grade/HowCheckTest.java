@@ -34,7 +34,8 @@ class HowCheckTest {
     void theLessonsOwnAnswersKeepToTheirRules() throws Exception {
         for (String[] e : List.of(new String[] {"02-allreduce-from-scratch.ipynb", "reduce-scatter"},
                 new String[] {"02-allreduce-from-scratch.ipynb", "all-gather"},
-                new String[] {"07-sharded-optimizer.ipynb", "sharded-step"})) {
+                new String[] {"07-sharded-optimizer.ipynb", "sharded-step"},
+                new String[] {"03-data-parallel-mpi.ipynb", "wrapper"})) {
             assertEquals(Optional.empty(), HowCheck.broken(rule(e[0], e[1]), answer(e[0], e[1])), e[1]);
         }
     }
@@ -53,6 +54,19 @@ class HowCheckTest {
         String plain = "%%mpj\nvoid shardedStep(float[] params, float[] grads, float[] velocity) {\n"
                 + "    ring.allReduce(HostBuffer.of(grads), Reduction.AVG);\n}\n";
         assertTrue(HowCheck.broken(zero, plain).orElseThrow().contains("allReduce (line 3"), "ZeRO-1 by all-reduce");
+    }
+
+    @Test
+    void aWrapperThatHandsTheWorkToTheLibrarysDataParallelFails() throws Exception {
+        HowCheck.Rule wrapper = rule("03-data-parallel-mpi.ipynb", "wrapper");
+        String wrapped = "%%mpj\nclass MyDataParallel implements Lesson03Wrapper.Wrapper {\n"
+                + "    private final org.mpi2nccl.parallel.DataParallel dp;\n"
+                + "    MyDataParallel(Module m, Communicator c, long b, ExecutorService t) { dp = new DataParallel(m, c); }\n}\n";
+        String why = HowCheck.broken(wrapper, wrapped).orElseThrow();
+        assertTrue(why.contains("DataParallel") && why.contains("line 3"), why);
+        String own = "%%mpj\nclass MyDataParallel implements Lesson03Wrapper.Wrapper {\n"
+                + "    // unlike the library's DataParallel, built on planBuckets\n    MyDataParallel dp;\n}\n";
+        assertEquals(Optional.empty(), HowCheck.broken(wrapper, own), "a comment, and a name that only contains it");
     }
 
     @Test
@@ -82,13 +96,19 @@ class HowCheckTest {
         List<String> checks = List.of("%%mpj\nLesson02.checkAllReduce(mpj, buf -> allReduce(buf))");
         String own = "%%mpj\nvoid allGather(float[] buf) { }\n\nclass Lesson02 {\n  static String checkAllReduce(Object w,"
                 + " Object f) { return \"RIGHT\"; }\n}";
-        String why = HowCheck.shadows(own, checks).orElseThrow();
+        String why = HowCheck.shadows(own, checks, "").orElseThrow();
         assertTrue(why.contains("declares its own Lesson02") && why.contains("line 4"), why);
+        // the class the exercise asks for is the student's to write, even where the check names it
+        List<String> wrapperCheck = List.of("%%mpj\nLesson03Wrapper.check(rank, size, comm, (m, c, b, t) -> new MyDataParallel(m, c, b, t))");
+        String asked = "%%mpj\nclass MyDataParallel implements Lesson03Wrapper.Wrapper { }";
+        assertEquals(Optional.empty(), HowCheck.shadows(asked, wrapperCheck, asked), "the asked-for class");
+        String hijack = "%%mpj\nclass MyDataParallel { }\nclass Lesson03Wrapper { static String check(Object... o) { return \"RIGHT\"; } }";
+        assertTrue(HowCheck.shadows(hijack, wrapperCheck, asked).orElseThrow().contains("declares its own Lesson03Wrapper"));
         String pkg = "%%mpj\ndouble globalMean = 0;\nObject org = null;\n";
-        assertTrue(HowCheck.shadows(pkg, List.of("Lesson01.checkGlobalMean(rank, size, local, globalMean)")).orElseThrow()
+        assertTrue(HowCheck.shadows(pkg, List.of("Lesson01.checkGlobalMean(rank, size, local, globalMean)"), "").orElseThrow()
                 .contains("hides the package org"), "a variable named org");
         assertEquals(Optional.empty(), HowCheck.shadows("%%mpj\nimport java.util.*;\nclass Helper { }\n"
-                + "var x = org.mpi2nccl.lessons.Lesson02.segmentStart(7, 2, 1); // class Lesson02\n", checks),
+                + "var x = org.mpi2nccl.lessons.Lesson02.segmentStart(7, 2, 1); // class Lesson02\n", checks, ""),
                 "imports, a helper class of another name, a qualified call and a comment");
     }
 
@@ -102,7 +122,7 @@ class HowCheckTest {
                             .findFirst().orElseThrow();
                     List<String> checks = nb.cells().stream().filter(c -> ex.checkIds().contains(Notebook.id(c)))
                             .map(Notebook::source).toList();
-                    assertEquals(Optional.empty(), HowCheck.shadows(code, checks), lesson.getFileName() + " " + ex.name());
+                    assertEquals(Optional.empty(), HowCheck.shadows(code, checks, code), lesson.getFileName() + " " + ex.name());
                 }
             }
         }

@@ -31,7 +31,7 @@ class Lesson08CheckTest {
     void theFirstInterfaceThatIsNotLoopbackIsNCCLsOwnMistake() {
         Check c = Lesson08.checkPickInterface((m, p) -> m.keySet().stream().filter(n -> !n.equals("lo")).findFirst().orElse(null));
         assertFalse(c.passed());
-        assertTrue(c.title().contains("you chose eth0, the right one is eth1"), c.title());
+        assertTrue(c.title().contains("you chose eth0") && !c.toString().contains("right one"), "the right one is not given away: " + c);
         assertTrue(c.explanation().contains("Network is unreachable") && c.explanation().contains("not the first one"), c.explanation());
     }
 
@@ -47,6 +47,21 @@ class Lesson08CheckTest {
         assertFalse(c.passed());
         assertTrue(c.title().startsWith("case 3"), c.title());
         assertTrue(c.explanation().contains("/16 keeps 16 bits") || c.explanation().contains("network parts"), c.explanation());
+    }
+
+    @Test
+    void aSlash0MaskedByAShiftOf32IsExplained() {
+        Check c = Lesson08.checkPickInterface((m, p) -> {
+            for (var e : m.entrySet()) {
+                String[] cidr = e.getValue().split("/");
+                int mask = -1 << (32 - Integer.parseInt(cidr[1]));        // -1 << 32 is -1 in Java
+                if ((Lesson08.ipv4(cidr[0]) & mask) == (Lesson08.ipv4(p) & mask)) return e.getKey();
+            }
+            return null;
+        });
+        assertFalse(c.passed(), c.toString());
+        assertTrue(c.title().startsWith("case 5") && c.explanation().contains("-1 << 32 is -1"), c.toString());
+        assertFalse(c.toString().contains("wg0's network"), "the hint does not name the right interface: " + c);
     }
 
     @Test
