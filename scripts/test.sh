@@ -18,6 +18,9 @@ With no PART, every part in this order (about 10 minutes on an idle 2-core machi
             the same verdicts; lesson 04's instructor version runs from a folder outside the repository and must
             show the GPU results the toolkit carries; two lessons run at a time, as two students on one
             machine; ./build.sh notebook's workspace
+  answers   the table of wrong answers (notebooks/test/wrong-answers.json) through the lessons' own checks, in the
+            kernel: every wrong answer must get NOT YET with the words its hint names, and the reference answer
+            run right after the wrong ones must say RIGHT without a restart
   browser   the executed lessons rendered in Jupyter Notebook in headless Chromium (no output wider than the
             column, no error, no chart folded away, a chart in every lesson; screenshots in build/browser/), and
             lesson 01 run live there with Run All
@@ -57,15 +60,15 @@ for arg in "$@"; do
     -h|--help|help) usage; exit 0 ;;
     --full) LENGTH=full ;;
     --check-args) CHECK_ONLY=1 ;;   # build.sh: the arguments checked before the set-up runs
-    env|unit|kernel|lessons|browser|lab) PARTS+=("$arg") ;;
+    env|unit|kernel|lessons|answers|browser|lab) PARTS+=("$arg") ;;
     -*) die "test: unknown option '$arg'. Options: --full, --help." ;;
     *)
-      found=$(lesson_file "$arg") || die "test: '$arg' is neither a part (env, unit, kernel, lessons, browser, lab) nor a lesson
+      found=$(lesson_file "$arg") || die "test: '$arg' is neither a part (env, unit, kernel, lessons, answers, browser, lab) nor a lesson
 in notebooks/ (by number or name, e.g. 05 or 05-speedup). ./build.sh test --help lists them."
       LESSONS+=("$found") ;;
   esac
 done
-[ ${#PARTS[@]} -eq 0 ] && [ ${#LESSONS[@]} -eq 0 ] && PARTS=(env unit kernel lessons browser)
+[ ${#PARTS[@]} -eq 0 ] && [ ${#LESSONS[@]} -eq 0 ] && PARTS=(env unit kernel lessons answers browser)
 [ $CHECK_ONLY = 1 ] && exit 0
 
 RUN_DIR="$BUILD/lessons-run"
@@ -110,6 +113,11 @@ test_lessons() {
   lessons_run "$ROOT"/notebooks/*.ipynb
   say "== ./build.sh notebook's workspace"
   (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/outside_repo.py)
+}
+
+test_answers() {
+  say "== wrong answers through the lessons' checks"
+  (cd "$ROOT" && "$JUPYTER_PY" notebooks/test/wrong_answers.py --out "$BUILD/wrong-answers")
 }
 
 # The browser test needs Debian's chromium and playwright-core (pinned in notebooks/test/browser/package.json).
@@ -197,6 +205,7 @@ for part in "${PARTS[@]}"; do
     unit) timed unit test_unit ;;
     kernel) timed kernel test_kernel ;;
     lessons) timed lessons test_lessons ;;
+    answers) timed answers test_answers ;;
     browser) timed browser browser 01 "$ROOT"/notebooks/*.ipynb ;;
     lab) setup_browser; timed lab env MPI2NCCL_LESSON_LENGTH=$LENGTH bash "$ROOT/notebooks/test/lab/lab_test.sh" ;;
   esac

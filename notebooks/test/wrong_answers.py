@@ -64,9 +64,10 @@ def wrong_source(source, row):
     return source
 
 
-def marked(cell, what):
+def marked(cell, what, n):
     c = copy.deepcopy(cell)
     c.metadata[MARK] = what
+    c.id = f"{cell.get('id', 'cell')[:40]}-t{n}"           # ids stay unique
     c.outputs, c.execution_count = [], None
     if "tags" in c.metadata:
         c.metadata["tags"] = [t for t in c.metadata["tags"] if t != "check"]     # not a check of the lesson's own
@@ -82,10 +83,11 @@ def with_wrong_answers(nb, rows):
         last = out.cells.index(checks[-1]) if checks else at
         added = []
         for i, row in enumerate(r for r in rows if r["exercise"] == exercise):
-            wrong = marked(out.cells[at], {"wrong": row["name"]})
+            wrong = marked(out.cells[at], {"wrong": row["name"]}, len(added))
             wrong.source = wrong_source(out.cells[at].source, row)
-            added += [wrong] + [marked(c, {"check-of": row["name"]}) for c in checks]
-        added += [marked(out.cells[at], {"again": exercise})] + [marked(c, {"check-of": "again " + exercise}) for c in checks]
+            added += [wrong] + [marked(c, {"check-of": row["name"]}, len(added) + 1 + k) for k, c in enumerate(checks)]
+        added += [marked(out.cells[at], {"again": exercise}, len(added))] + [
+            marked(c, {"check-of": "again " + exercise}, len(added) + 1 + k) for k, c in enumerate(checks)]
         out.cells[last + 1:last + 1] = added
     return out
 

@@ -22,6 +22,19 @@ final class CheckRanks {
     }
 
     /**
+     * {@code check} run on a communicator of its own, split from {@code comm} and closed after (collective): what the
+     * student's code breaks there (a timeout, an interrupted call) leaves {@code comm} fit for the next check.
+     */
+    static <T> T withOwn(Communicator comm, java.util.function.Function<Communicator, T> check) {
+        Communicator own = own(comm);
+        try {
+            return check.apply(own);
+        } finally {
+            own.close();
+        }
+    }
+
+    /**
      * Every rank's outcome of one phase, agreed over {@code comm} (collective): null on every rank when every rank's
      * {@code mine} was null; else this rank's own reason, or, on a rank that had none, that another rank failed.
      */

@@ -161,7 +161,7 @@ public final class Lesson02 {
                 if (got[k][i] != expected[k][i]) {
                     String what = halfOnly ? "segment " + r + " (elements " + range(from, to) + ") is not the sum over all "
                             + p + " ranks" : "element " + i + " (segment " + Lesson02Diagnosis.segmentOf(n, p, i) + ") is "
-                            + fmt(got[k][i]) + ", not " + fmt(expected[k][i]);
+                            + fmt(got[k][i]) + ", not the sum over all " + p + " ranks";
                     return Check.wrong(who + "with " + n + " element" + (n == 1 ? "" : "s") + ", " + what,
                             Lesson02Diagnosis.explain(r, p, n, labelled[k], halfOnly, i, got[k][i], expected[k][i]));
                 }

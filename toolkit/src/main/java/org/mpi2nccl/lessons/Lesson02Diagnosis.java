@@ -64,8 +64,8 @@ final class Lesson02Diagnosis {
      */
     static String explain(int r, int p, int n, float[] got, boolean halfOnly, int element, float gotValue,
                           float expectedValue) {
-        String values = "Element " + element + ": got " + Lesson02.fmt(gotValue) + ", MPI's Allreduce gives "
-                + Lesson02.fmt(expectedValue) + ". ";
+        // what came out, never what should have: the hint points at the mistake, the answer stays the student's
+        String values = "Element " + element + ": got " + Lesson02.fmt(gotValue) + ". ";
         if (!decodable(p, n)) {
             return values + "At each step send one segment to the right and receive one from the left.";
         }

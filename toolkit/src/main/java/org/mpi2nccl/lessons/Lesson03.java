@@ -189,7 +189,7 @@ public final class Lesson03 {
 
     /** Stage 1: the student's shares, trained with the toolkit's averaging. Collective: run it on every rank. */
     public static Check checkShares(int rank, int size, Communicator comm, Lesson03Times times, Share share) {
-        return checkShares(Setup.notebook(), rank, size, comm, times, share);
+        return CheckRanks.withOwn(comm, own -> checkShares(Setup.notebook(), rank, size, own, times, share));
     }
 
     /** Stage 1 trained where {@code on} says. */
@@ -233,7 +233,7 @@ public final class Lesson03 {
 
     /** Stage 2: the student's per-tensor averaging. Collective: run it on every rank. */
     public static Check checkAveraging(int rank, int size, Communicator comm, Lesson03Times times, Averaging averaging) {
-        return checkAveraging(Setup.notebook(), rank, size, comm, times, averaging);
+        return CheckRanks.withOwn(comm, own -> checkAveraging(Setup.notebook(), rank, size, own, times, averaging));
     }
 
     /** Stage 2 trained where {@code on} says. */
@@ -247,7 +247,7 @@ public final class Lesson03 {
     /** Stage 3: the student's bucket plan and bucketed averaging. Collective: run it on every rank. */
     public static Check checkBuckets(int rank, int size, Communicator comm, Lesson03Times times, Planner planner,
                                      BucketAveraging averaging) {
-        return checkBuckets(Setup.notebook(), rank, size, comm, times, planner, averaging);
+        return CheckRanks.withOwn(comm, own -> checkBuckets(Setup.notebook(), rank, size, own, times, planner, averaging));
     }
 
     /** Stage 3 trained where {@code on} says. */
@@ -264,7 +264,7 @@ public final class Lesson03 {
 
     /** Stage 4: the student's overlapped averaging, on the toolkit's bucket plan. Collective: run it on every rank. */
     public static Check checkOverlap(int rank, int size, Communicator comm, Lesson03Times times, OverlapFactory factory) {
-        return checkOverlap(Setup.notebook(), rank, size, comm, times, factory);
+        return CheckRanks.withOwn(comm, own -> checkOverlap(Setup.notebook(), rank, size, own, times, factory));
     }
 
     /** Stage 4 trained where {@code on} says. */
