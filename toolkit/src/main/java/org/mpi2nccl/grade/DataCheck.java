@@ -34,7 +34,8 @@ final class DataCheck {
     }
 
     /** Lesson 03's stages: a digest of the parameters after training, which every stage must make one rank's. */
-    private static final Reference ONE_RANKS_TRAINING = new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed), 1e-3);
+    private static final Reference ONE_RANKS_TRAINING = new Reference((rank, ranks, seed) -> Lesson03Grading.answer(seed),
+            Lesson03Grading.GRADED_TOLERANCE);
 
     private static final Map<String, Reference> REFERENCES = Map.ofEntries(
             Map.entry("global-mean", new Reference((rank, ranks, seed) -> new double[] {Lesson01.globalMean(ranks, seed)}, 1e-9)),
@@ -45,7 +46,8 @@ final class DataCheck {
             Map.entry("average-gradients", ONE_RANKS_TRAINING),
             Map.entry("buckets", ONE_RANKS_TRAINING),
             Map.entry("overlap", ONE_RANKS_TRAINING),
-            Map.entry(Lesson03Wrapper.EXERCISE, new Reference((rank, ranks, seed) -> Lesson03Wrapper.gradingAnswer(seed), 1e-3)),
+            Map.entry(Lesson03Wrapper.EXERCISE, new Reference((rank, ranks, seed) -> Lesson03Wrapper.gradingAnswer(seed),
+                    Lesson03Grading.GRADED_TOLERANCE)),
             // formulas: equal up to the order of the arithmetic
             Map.entry("bus-bandwidth", new Reference((rank, ranks, seed) -> GradedFunctions.busBandwidthAnswer(seed), 1e-9)),
             Map.entry("speedup-model", new Reference((rank, ranks, seed) -> GradedFunctions.speedupModelAnswer(seed), 1e-9)),

@@ -221,7 +221,7 @@ public final class Lesson03 {
             }
         }
         String who = "rank " + rank + ": ";
-        if (problem == null && d < TOLERANCE) {
+        if (problem == null && d < Lesson03Grading.tolerance()) {
             times.record(Lesson03Times.SHARES, perRank, meter.summary(), false);
             return Check.right(who + "the shares of every step are the one rank's batch", sameAs(d, size));
         }
@@ -336,7 +336,7 @@ public final class Lesson03 {
         double d = Lesson03Grading.difference(run, ref);
         String who = "rank " + rank + ": ";
         Lesson03Meter.Summary s = meter.summary();
-        if (d < TOLERANCE) {
+        if (d < Lesson03Grading.tolerance()) {
             if (n.equals("3") && Math.round(s.calls()) != buckets) {
                 return Check.wrong(who + "right weights, but not bucketed", String.format(Locale.ROOT, "the plan has %d"
                         + " buckets and the step made %.0f all-reduce calls. Flatten each bucket's gradients into one"

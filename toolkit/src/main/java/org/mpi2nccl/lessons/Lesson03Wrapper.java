@@ -147,7 +147,7 @@ public final class Lesson03Wrapper {
                             + " finish() only waits.";
                 }
                 double d = EquivalenceCheck.relativeDifference(got[0], reference(Lesson03.seed()));
-                return d < Lesson03.TOLERANCE ? null : String.format(Locale.ROOT, "after %d steps the weights differ from"
+                return d < Lesson03Grading.tolerance() ? null : String.format(Locale.ROOT, "after %d steps the weights differ from"
                         + " one rank's with the whole batch by %s (relative). The copies were equal after the constructor,"
                         + " so look at the gradients: is every bucket averaged once (the tied weight is one tensor: count"
                         + " it once), divided by comm.size(), and copied back before finish() returns?", STEPS,

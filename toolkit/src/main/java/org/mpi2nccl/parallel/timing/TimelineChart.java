@@ -37,7 +37,8 @@ final class TimelineChart {
         };
     }
 
-    static XYChart of(TimelineTrace trace, String title) {
+    /** {@code endMs}: where the time axis ends (NaN: where the events end). */
+    static XYChart of(TimelineTrace trace, String title, double endMs) {
         int n = trace.ranks();
         XYChart c = new XYChartBuilder().width(820).height(140 + 90 * n).title(title)
                 .xAxisTitle("ms since the ranks met").yAxisTitle("").build();
@@ -47,6 +48,7 @@ final class TimelineChart {
         s.setChartBackgroundColor(Color.WHITE);
         s.setPlotGridHorizontalLinesVisible(false);
         s.setYAxisMin(-0.6).setYAxisMax(n - 0.4);
+        if (!Double.isNaN(endMs)) s.setXAxisMin(0.0).setXAxisMax(endMs);
         // "rank r" at each row's middle; XChart hides every tick label when two are equal, so the others are blanks
         // of different lengths.
         s.setyAxisTickLabelsFormattingFunction(y -> {

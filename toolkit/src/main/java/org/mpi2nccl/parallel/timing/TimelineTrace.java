@@ -148,7 +148,22 @@ public final class TimelineTrace {
 
     /** The timeline as a chart: one row per rank, time in ms. */
     public XYChart chart(String title) {
-        return TimelineChart.of(this, title);
+        return TimelineChart.of(this, title, Double.NaN);
+    }
+
+    /**
+     * The same chart with its time axis from 0 to {@code endMs}: two timelines drawn to one scale ({@link #end}) can
+     * be compared by eye, bar for bar.
+     */
+    public XYChart chart(String title, double endMs) {
+        return TimelineChart.of(this, title, endMs);
+    }
+
+    /** The latest end of any event of these timelines, in ms: the common scale to draw them to. */
+    public static double end(TimelineTrace... traces) {
+        double end = 0;
+        for (TimelineTrace t : traces) for (TimelineEvent e : t.events()) end = Math.max(end, e.endNanos() / 1e6);
+        return end;
     }
 
     /** All-reduces over every rank and step. */

@@ -9,8 +9,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import org.knowm.xchart.HeatMapChart;
-import org.knowm.xchart.HeatMapChartBuilder;
+import org.knowm.xchart.XYChart;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.LongColumn;
 import tech.tablesaw.api.StringColumn;
@@ -271,38 +270,8 @@ public final class RingTrace implements RingObserver {
         return i < 0 ? Integer.MAX_VALUE : i;
     }
 
-    /** {@link #sendGrid} as a heat map: x = step, y = rank, colour = segment sent. */
-    public HeatMapChart stepChart(long seq, int ranks) {
-        int[][] grid = sendGrid(seq, ranks);
-        int steps = grid.length == 0 ? 0 : grid[0].length;
-        int[] xs = new int[steps];
-        for (int i = 0; i < steps; i++) {
-            xs[i] = i;
-        }
-        int[] ys = new int[ranks];
-        for (int i = 0; i < ranks; i++) {
-            ys[i] = i;
-        }
-        // HeatMapChart wants {x, y, value} triples.
-        List<Number[]> cells = new ArrayList<>();
-        for (int r = 0; r < ranks; r++) {
-            for (int s = 0; s < steps; s++) {
-                cells.add(new Number[] {s, r, grid[r][s]});
-            }
-        }
-        HeatMapChart chart = new HeatMapChartBuilder().width(120 + 70 * Math.max(steps, 2)).height(120 + 60 * ranks)
-                .title("segment sent by each rank at each step").xAxisTitle("step").yAxisTitle("rank").build();
-        chart.getStyler().setShowValue(true);
-        chart.getStyler().setPlotContentSize(1);
-        chart.addSeries("segment", box(xs), box(ys), cells);
-        return chart;
-    }
-
-    private static List<Integer> box(int[] a) {
-        List<Integer> l = new ArrayList<>(a.length);
-        for (int v : a) {
-            l.add(v);
-        }
-        return l;
+    /** {@link #sendGrid} as a grid of squares: x = step, y = rank, one colour and legend entry per segment sent. */
+    public XYChart stepChart(long seq, int ranks) {
+        return RingStepChart.of(sendGrid(seq, ranks), ranks);
     }
 }
