@@ -1,6 +1,9 @@
 package org.mpi2nccl.lessons;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutionException;
 import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.HostBuffer;
@@ -44,6 +47,22 @@ final class CheckRanks {
         if (failed[0] == 0) return null;
         return mine != null ? mine : "another rank's answer went wrong here first (its message says how); this rank stopped"
                 + " with it rather than wait in a collective the other had left.";
+    }
+
+    /**
+     * Lets the student's all-reduce thread finish what it was given (at most {@code limit}), then stops it. Before the
+     * ranks agree over the lesson's communicator: MPJ Express runs one collective at a time per process, and one the
+     * student left in flight (a finish() that does not wait) would otherwise run beside the agreement and hang both.
+     */
+    static void quiesce(ExecutorService thread, Duration limit) {
+        thread.shutdown();
+        try {
+            thread.awaitTermination(limit.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            thread.shutdownNow();
+        }
     }
 
     /** Runs one phase of the student's code: its verdict (null when right), or what the code threw, in words. */

@@ -47,7 +47,13 @@ public final class Lesson00 {
             s.append('.');
         }
         int last = threads.length - 1;
-        if (threads[last] > cores) {
+        if (threads[last] > cores && !Double.isNaN(atCores) && speedup[last] > 1.1 * atCores) {
+            // what the table shows comes first: here more threads than cores measured faster, so say why that can be
+            s.append(String.format(Locale.ROOT, " With %d threads (more than the cores) it was %.2fx, faster than with"
+                    + " %d: the run with one thread a core was slowed by other work on the machine, and the extra threads"
+                    + " made up for it by taking turns. On an idle machine extra threads add no speed: run the cell"
+                    + " again to see.", threads[last], speedup[last], cores));
+        } else if (threads[last] > cores) {
             s.append(String.format(Locale.ROOT, " With %d threads (more than the cores) it was %.2fx: extra threads"
                     + " only take turns, they add no speed.", threads[last], speedup[last]));
         }

@@ -289,7 +289,7 @@ public final class Lesson03 {
             }, "Was its bucket launched when its last gradient was ready, and did finish() wait for every bucket's"
                     + " all-reduce (Future.get()) and copy it back before returning?");
         } finally {
-            commThread.shutdownNow();
+            CheckRanks.quiesce(commThread, comm.timeout());
         }
     }
 

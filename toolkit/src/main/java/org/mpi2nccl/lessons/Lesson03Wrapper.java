@@ -139,7 +139,7 @@ public final class Lesson03Wrapper {
             }));
             if (wrong != null) return Outcome.wrong(wrong);
             float[][] got = new float[1][];
-            wrong = CheckRanks.agree(comm, CheckRanks.attempt(() -> {
+            String trained = CheckRanks.attempt(() -> {
                 got[0] = train(net, w[0], meter, rank, size, Lesson03.seed());
                 if (size > 1 && meter.launchedInBackward() == 0) {
                     return "right weights, but every all-reduce started after backward ended: launch a bucket's"
@@ -152,7 +152,9 @@ public final class Lesson03Wrapper {
                         + " so look at the gradients: is every bucket averaged once (the tied weight is one tensor: count"
                         + " it once), divided by comm.size(), and copied back before finish() returns?", STEPS,
                         Lesson03Diagnosis.fmt(d));
-            }));
+            });
+            CheckRanks.quiesce(thread, comm.timeout());     // nothing of the student's in flight while the ranks agree
+            wrong = CheckRanks.agree(comm, trained);
             return wrong != null ? Outcome.wrong(wrong) : new Outcome(null, got[0]);
         } finally {
             thread.shutdownNow();
