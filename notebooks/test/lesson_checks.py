@@ -19,10 +19,14 @@ def images(nb):
                or "<img" in str(o.get("data", {}).get("text/html", "")))
 
 
+def cell_text(cell):
+    """The text a code cell printed: its streams and plain-text results."""
+    return "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []))
+
+
 def check_outputs(nb):
     """The text each check cell printed, one string per check cell."""
-    return ["\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in c.get("outputs", []))
-            for c in nb.cells if c.cell_type == "code" and "check" in c.metadata.get("tags", [])]
+    return [cell_text(c) for c in nb.cells if c.cell_type == "code" and "check" in c.metadata.get("tags", [])]
 
 
 def verdicts(nb):

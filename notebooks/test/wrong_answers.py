@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lessons"))
 import versions  # noqa: E402  (scripts/lessons/versions.py)
-from lesson_checks import VERDICT  # noqa: E402
+from lesson_checks import VERDICT, cell_text  # noqa: E402
 from runners import RUNNERS  # noqa: E402
 
 TABLE = os.path.join(HERE, "wrong-answers.json")
@@ -92,10 +92,6 @@ def with_wrong_answers(nb, rows):
     return out
 
 
-def text(cell):
-    return "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []))
-
-
 def problems(nb, rows):
     found = []
     by_name = {r["name"]: r for r in rows}
@@ -103,7 +99,7 @@ def problems(nb, rows):
         what = c.metadata.get(MARK, {}).get("check-of")
         if what is None:
             continue
-        said = text(c)
+        said = cell_text(c)
         verdicts = [m.group(2) for m in VERDICT.finditer(said)]
         if what.startswith("again "):
             if not verdicts or any(v != "RIGHT" for v in verdicts):

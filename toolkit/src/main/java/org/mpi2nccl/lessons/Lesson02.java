@@ -163,7 +163,7 @@ public final class Lesson02 {
                             + p + " ranks" : "element " + i + " (segment " + Lesson02Diagnosis.segmentOf(n, p, i) + ") is "
                             + fmt(got[k][i]) + ", not the sum over all " + p + " ranks";
                     return Check.wrong(who + "with " + n + " element" + (n == 1 ? "" : "s") + ", " + what,
-                            Lesson02Diagnosis.explain(r, p, n, labelled[k], halfOnly, i, got[k][i], expected[k][i]));
+                            Lesson02Diagnosis.explain(r, p, n, labelled[k], halfOnly, i, got[k][i]));
                 }
             }
         }

@@ -62,8 +62,7 @@ final class Lesson02Diagnosis {
      * Why rank {@code r}'s result is wrong. {@code got} is its labelled buffer after the student's function;
      * {@code halfOnly}: the reduce-scatter check (only segment r counts). The element values are from the random run.
      */
-    static String explain(int r, int p, int n, float[] got, boolean halfOnly, int element, float gotValue,
-                          float expectedValue) {
+    static String explain(int r, int p, int n, float[] got, boolean halfOnly, int element, float gotValue) {
         // what came out, never what should have: the hint points at the mistake, the answer stays the student's
         String values = "Element " + element + ": got " + Lesson02.fmt(gotValue) + ". ";
         if (!decodable(p, n)) {

@@ -3,7 +3,6 @@ package org.mpi2nccl.lessons;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
@@ -381,7 +380,7 @@ public final class Lesson03 {
 
     /** The student's code threw: not written yet (a stub), or what it threw. */
     private static Check failed(int rank, String stage, Throwable e) {
-        while ((e instanceof ExecutionException || e.getClass() == RuntimeException.class) && e.getCause() != null) e = e.getCause();
+        e = CheckRanks.thrown(e);
         if (e instanceof UnsupportedOperationException) {
             return Check.wrong("rank " + rank + ": stage " + stage + " is not written yet", String.valueOf(e.getMessage()));
         }

@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.ring.LocalRanks;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.nn.Flatten;
 import org.mpi2nccl.nn.Linear;
@@ -81,7 +80,7 @@ public final class Lesson03Wrapper {
         String who = "rank " + rank + ": ";
         List<String> runs = new ArrayList<>();
         for (long bytes : BUCKET_SIZES) {
-            Outcome o = run(comm, factory, bytes);
+            CheckRanks.Outcome o = run(comm, factory, bytes);
             if (o.wrong() != null) return Check.wrong(who + "your wrapper is not the one rank's training yet", o.wrong());
             // a graded run: the parameters' digest at the lesson's bucket size, which the grader computes itself
             if (bytes == Lesson03.BUCKET_BYTES) Grading.record(EXERCISE, Lesson03Grading.digest(o.params()));
@@ -90,15 +89,8 @@ public final class Lesson03Wrapper {
         if (rank == 0) {
             for (int n : THREAD_RANKS) {
                 for (long bytes : BUCKET_SIZES) {
-                    List<String> got = LocalRanks.run(n, b -> b.timeout(comm.timeout()), c -> run(c, factory, bytes).wrong());
-                    for (int r = 0; r < n; r++) {
-                        if (got.get(r) != null) {
-                            return Check.wrong(who + "right on " + size + " ranks, wrong on " + n + " ranks as threads",
-                                    "thread rank " + r + " of " + n + ", buckets of " + kib(bytes) + ": " + got.get(r)
-                                    + " Does your class use the communicator it was given (comm.rank(), comm.size()),"
-                                    + " not the cell's rank and size?");
-                        }
-                    }
+                    Check wrong = CheckRanks.onThreadRanks(who, size, n, comm, kib(bytes), c -> run(c, factory, bytes).wrong());
+                    if (wrong != null) return wrong;
                     runs.add(n + " thread ranks, " + kib(bytes));
                 }
             }
@@ -108,15 +100,8 @@ public final class Lesson03Wrapper {
                 + String.join("; ", runs) + ".");
     }
 
-    /** A run's verdict: {@code wrong} null when right, else the first wrong place; the parameters at the end. */
-    record Outcome(String wrong, float[] params) {
-        static Outcome wrong(String why) {
-            return new Outcome(why, null);
-        }
-    }
-
     /** One run of {@link #STEPS} steps on {@code comm}'s ranks. Collective. */
-    static Outcome run(Communicator comm, Factory factory, long bucketBytes) {
+    static CheckRanks.Outcome run(Communicator comm, Factory factory, long bucketBytes) {
         int rank = comm.rank(), size = comm.size();
         ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "lesson03-wrapper-allreduce-rank-" + rank);
@@ -131,13 +116,9 @@ public final class Lesson03Wrapper {
             String wrong = CheckRanks.agree(comm, CheckRanks.attempt(() -> {
                 w[0] = factory.wrap(net, meter.comm(), bucketBytes, meter.watch(thread));
                 if (w[0] == null) return "the factory returned null: return your wrapper (new MyDataParallel(...)).";
-                double start = EquivalenceCheck.relativeDifference(EquivalenceCheck.flatParameters(net),
-                        EquivalenceCheck.flatParameters(rank0));
-                return start == 0 ? null : String.format(Locale.ROOT, "after the constructor this rank's weights differ"
-                        + " from rank 0's by %s: every rank built its model from its own seed here, so the constructor"
-                        + " must broadcast rank 0's parameters to every rank.", Lesson03Diagnosis.fmt(start));
+                return CheckRanks.copiesDiffer(net, rank0);
             }));
-            if (wrong != null) return Outcome.wrong(wrong);
+            if (wrong != null) return CheckRanks.Outcome.wrong(wrong);
             float[][] got = new float[1][];
             String trained = CheckRanks.attempt(() -> {
                 got[0] = train(net, w[0], meter, rank, size, Lesson03.seed());
@@ -155,7 +136,7 @@ public final class Lesson03Wrapper {
             });
             CheckRanks.quiesce(thread, comm.timeout());     // nothing of the student's in flight while the ranks agree
             wrong = CheckRanks.agree(comm, trained);
-            return wrong != null ? Outcome.wrong(wrong) : new Outcome(null, got[0]);
+            return wrong != null ? CheckRanks.Outcome.wrong(wrong) : new CheckRanks.Outcome(null, got[0]);
         } finally {
             thread.shutdownNow();
             own.close();

@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.ring.LocalRanks;
 import org.mpi2nccl.data.Batch;
 import org.mpi2nccl.data.DataLoader;
 import org.mpi2nccl.nn.Module;
@@ -73,7 +72,7 @@ public final class Lesson07Sharded {
         String who = "rank " + rank + ": ";
         List<String> runs = new ArrayList<>();
         for (Kind k : KINDS) {
-            Outcome o = run(comm, factory, k);
+            CheckRanks.Outcome o = run(comm, factory, k);
             if (o.wrong() != null) {
                 return Check.wrong(who + "your sharded optimizer is not plain training yet (" + k.name() + ")", o.wrong());
             }
@@ -84,14 +83,8 @@ public final class Lesson07Sharded {
         if (rank == 0) {
             for (int n : THREAD_RANKS) {
                 for (Kind k : KINDS) {
-                    List<String> got = LocalRanks.run(n, b -> b.timeout(comm.timeout()), c -> run(c, factory, k).wrong());
-                    for (int r = 0; r < n; r++) {
-                        if (got.get(r) != null) {
-                            return Check.wrong(who + "right on " + size + " ranks, wrong on " + n + " ranks as threads",
-                                    k.name() + ", thread rank " + r + " of " + n + ": " + got.get(r) + " Does your class use"
-                                    + " the communicator it was given (comm.rank(), comm.size()), not the cell's rank and size?");
-                        }
-                    }
+                    Check wrong = CheckRanks.onThreadRanks(who, size, n, comm, k.name(), c -> run(c, factory, k).wrong());
+                    if (wrong != null) return wrong;
                 }
                 runs.add(n + " thread ranks");
             }
@@ -100,20 +93,16 @@ public final class Lesson07Sharded {
                 + " constructor, the wrapped optimizer given this rank's slice only; runs: " + String.join("; ", runs) + ".");
     }
 
-    /** A run's verdict: {@code wrong} null when right, else the first wrong place; the parameters at the end. */
-    record Outcome(String wrong, float[] params) {
-    }
-
     /**
-     * The seed of the models' weights: {@link #SEED}, or a grader's own ({@link Grading#seed}), so that a graded run
-     * starts from weights nobody saw and the grader compares the result with its own training.
+     * The random number the models' weights are drawn from: {@link #SEED}, or a grader's own ({@link Grading#seed}),
+     * so that a graded run starts from weights nobody saw and the grader compares the result with its own training.
      */
     static long seed() {
         return Grading.seed() != 0 ? Grading.seed() : SEED;
     }
 
     /** One run of {@link #STEPS} steps on {@code comm}'s ranks. Collective. */
-    static Outcome run(Communicator comm, Factory factory, Kind kind) {
+    static CheckRanks.Outcome run(Communicator comm, Factory factory, Kind kind) {
         int rank = comm.rank(), size = comm.size();
         int n = Lesson07.parameterCount(), shard = Lesson07.shardLength(n, size);
         AtomicLong given = new AtomicLong(-1);
@@ -128,21 +117,15 @@ public final class Lesson07Sharded {
             String wrong = CheckRanks.agree(comm, CheckRanks.attempt(() -> {
                 opt[0] = factory.wrap(net.parameters(), own, counted);
                 if (opt[0] == null) return "the factory returned null: return your optimizer (new MyShardedOptimizer(...)).";
-                double start = EquivalenceCheck.relativeDifference(EquivalenceCheck.flatParameters(net),
-                        EquivalenceCheck.flatParameters(rank0));
-                if (start > 0) {
-                    return "after the constructor this rank's weights differ from rank 0's by " + Lesson03Diagnosis.fmt(start)
-                            + ": every rank built its model from its own seed here, so the constructor must broadcast rank"
-                            + " 0's parameters to every rank.";
-                }
-                if (given.get() == shard) return null;
+                String copies = CheckRanks.copiesDiffer(net, rank0);
+                if (copies != null || given.get() == shard) return copies;
                 return given.get() < 0 ? "the wrapped optimizer was never made: call makeOptimizer.apply(...) in the"
                         + " constructor, on a tensor that holds this rank's slice."
                         : String.format(Locale.ROOT, "the wrapped optimizer was given %d parameters; this rank's slice has"
                         + " %d (ceil(%d / %d)). ZeRO-1 keeps optimizer state for the slice only: make it over one tensor"
                         + " of the slice's length.", given.get(), shard, n, size);
             }));
-            if (wrong != null) return new Outcome(wrong, null);
+            if (wrong != null) return CheckRanks.Outcome.wrong(wrong);
             float[][] got = new float[1][];
             wrong = CheckRanks.agree(comm, CheckRanks.attempt(() -> {
                 got[0] = train(net, opt[0], rank, size);
@@ -154,7 +137,7 @@ public final class Lesson07Sharded {
                         + " before its step, and every rank's slice copied back after the all-gather.", STEPS,
                         Lesson03Diagnosis.fmt(d));
             }));
-            return new Outcome(wrong, wrong == null ? got[0] : null);
+            return new CheckRanks.Outcome(wrong, wrong == null ? got[0] : null);
         } finally {
             own.close();
         }

@@ -132,28 +132,22 @@ class Lesson03WrapperTest {
 
     /** A communicator whose AVG all-reduce sums: the average forgotten. */
     private static Communicator sums(Communicator c) {
-        return (Communicator) java.lang.reflect.Proxy.newProxyInstance(Communicator.class.getClassLoader(),
-                new Class<?>[] {Communicator.class}, (proxy, m, args) -> {
-                    if (m.getName().equals("allReduce") && args != null && args.length == 2 && args[1] == Reduction.AVG) {
-                        m.invoke(c, args[0], Reduction.SUM);
-                        return null;
-                    }
-                    try {
-                        return m.invoke(c, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return dividingBy(c, 1);
     }
 
     /** A communicator that says its size is {@code size} (what a class using the cell's {@code size} would divide by). */
     private static Communicator fixedSize(Communicator c, int size) {
+        return dividingBy(c, size);
+    }
+
+    /** {@code c} with an AVG all-reduce that sums, then divides by {@code divisor} instead of the number of ranks. */
+    private static Communicator dividingBy(Communicator c, int divisor) {
         return (Communicator) java.lang.reflect.Proxy.newProxyInstance(Communicator.class.getClassLoader(),
                 new Class<?>[] {Communicator.class}, (proxy, m, args) -> {
                     if (m.getName().equals("allReduce") && args != null && args.length == 2 && args[1] == Reduction.AVG) {
                         HostBuffer b = (HostBuffer) args[0];
                         c.allReduce(b, Reduction.SUM);
-                        for (int i = 0; i < b.length(); i++) b.setDouble(i, b.getDouble(i) / size);
+                        for (int i = 0; divisor != 1 && i < b.length(); i++) b.setDouble(i, b.getDouble(i) / divisor);
                         return null;
                     }
                     try {

@@ -5,7 +5,6 @@ import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.comm.mpj.MpjTransport;
 import org.mpi2nccl.comm.ring.RingCommunicator;
-import org.mpi2nccl.comm.shm.SameHost;
 import org.mpi2nccl.comm.shm.ShmTransport;
 import org.mpi2nccl.comm.nccl.NcclCommunicator;
 import org.mpi2nccl.comm.nccl.NcclOptions;
@@ -54,15 +53,9 @@ public enum Route {
     public Communicator open(MpjCommunicator host, Device device) {
         return switch (this) {
             case MPI -> host;
-            case SHM -> {
-                if (!SameHost.all(host)) {
-                    throw new IllegalArgumentException("the shm route reads the other ranks' memory, so every rank must"
-                            + " run on one machine (rank " + host.rank() + " runs on " + SameHost.name()
-                            + " and another rank does not): use the ring or mpi route between machines");
-                }
-                yield RingCommunicator.over(ShmTransport.open(host)).algorithm(RingCommunicator.Algorithm.SHM)
-                        .timeout(host.timeout()).build();
-            }
+            // ShmTransport refuses ranks on several machines itself, naming the one on another host
+            case SHM -> RingCommunicator.over(ShmTransport.open(host)).algorithm(RingCommunicator.Algorithm.SHM)
+                    .timeout(host.timeout()).build();
             case RING -> RingCommunicator.over(MpjTransport.world()).timeout(host.timeout()).build();
             case NCCL -> {
                 if (device.isCpu()) {
