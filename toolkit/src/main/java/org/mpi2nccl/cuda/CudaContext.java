@@ -52,6 +52,7 @@ public final class CudaContext {
     private CUmemPoolHandle_st pool;
     private Cublas cublas;
     private PinnedUploads uploads;
+    private final IdleWait idle = new IdleWait(this);
     private volatile CUevent syncEvent;
 
     final AtomicLong liveBytes = new AtomicLong();
@@ -146,6 +147,15 @@ public final class CudaContext {
         String what = "waiting for the GPU (an earlier kernel or copy may have failed)";
         CudaException.check(cuEventRecord(syncEvent(), stream), what);
         EventWait.await(syncEvent, device.ordinal, what, limitNanos);
+    }
+
+    /**
+     * A bounded wait for all work queued on this GPU, NCCL's included, before a driver call that waits for the whole
+     * device with no timeout ({@code cuMemFreeHost}, {@code cuMemFree}): see {@link IdleWait}. Returns false, at once,
+     * when an earlier wait on this GPU ran out of time; the memory is then left to the end of the process.
+     */
+    boolean awaitIdle(String before) {
+        return idle.await(before);
     }
 
     /** The event {@link #synchronize} records: made once, without timing (the cheapest kind). */

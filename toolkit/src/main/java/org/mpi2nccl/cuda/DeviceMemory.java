@@ -322,6 +322,8 @@ public final class DeviceMemory implements AutoCloseable {
 
         private void free() {
             context.makeCurrent();
+            // cuMemFree (a GPU without memory pools) waits for the whole GPU with no timeout: bounded first (IdleWait)
+            if (!streamOrdered && !context.awaitIdle("freeing " + bytes + " bytes of device memory")) return;
             int r = streamOrdered ? cuMemFreeAsync(Handles.device(address), context.stream()) : cuMemFree(Handles.device(address));
             if (r != CUresult.CUDA_SUCCESS && explicit) throw new CudaException(r, "freeing " + bytes + " bytes of device memory");
         }

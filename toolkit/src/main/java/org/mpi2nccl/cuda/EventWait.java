@@ -15,8 +15,17 @@ import jcuda.driver.CUresult;
  * that started sleeping sooner.
  */
 final class EventWait {
-    /** Longest wait, {@code -Dmpi2nccl.gpu.waitSeconds} (default 600 s). */
-    static final long WAIT_NANOS = Long.getLong("mpi2nccl.gpu.waitSeconds", 600) * 1_000_000_000L;
+    /** The system property that sets the longest wait, in seconds. */
+    static final String PROPERTY = "mpi2nccl.gpu.waitSeconds";
+
+    /** GPUs on which a wait ran out of time: their queued work will not finish, so nothing waits for it again. */
+    private static final java.util.Set<Integer> STUCK = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /**
+     * Longest wait, {@code -Dmpi2nccl.gpu.waitSeconds}; by default 60 s, the NCCL communicator's own default timeout,
+     * so that a GPU stuck behind a collective is named as soon as the collective would have been. The launcher sets it
+     * below a job's time limit ({@code JobBuilder}).
+     */
+    static final long WAIT_NANOS = Long.getLong(PROPERTY, 60) * 1_000_000_000L;
 
     static final long SPIN_NANOS = 20_000_000L;
 
@@ -37,6 +46,7 @@ final class EventWait {
             if (r != CUresult.CUDA_ERROR_NOT_READY) CudaException.check(r, what);
             long now = System.nanoTime();
             if (now > deadline) {
+                STUCK.add(gpu);
                 throw new CudaException(CUresult.CUDA_ERROR_NOT_READY, "GPU " + gpu + " did not finish the work queued before "
                         + what + " within " + seconds(limitNanos) + " (a collective waiting for a rank that stopped?);"
                         + " set -Dmpi2nccl.gpu.waitSeconds to wait longer");
@@ -45,6 +55,11 @@ final class EventWait {
             if (now - start < SPIN_NANOS) Thread.onSpinWait();
             else LockSupport.parkNanos(50_000);
         }
+    }
+
+    /** Whether a wait on GPU {@code gpu} ran out of time in this process. */
+    static boolean stuck(int gpu) {
+        return STUCK.contains(gpu);
     }
 
     private static String seconds(long nanos) {

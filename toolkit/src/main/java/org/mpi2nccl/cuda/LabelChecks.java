@@ -132,7 +132,7 @@ final class LabelChecks implements AutoCloseable {
         }
 
         void free() {
-            cuMemFreeHost(host);
+            if (flag.context().awaitIdle("freeing a recorded label check's pinned word")) cuMemFreeHost(host);
             flag.close();
         }
     }
@@ -205,7 +205,7 @@ final class LabelChecks implements AutoCloseable {
         if (flags == null) return;
         context.makeCurrent();
         for (CUevent e : done) cuEventDestroy(e);
-        cuMemFreeHost(host);
+        if (context.awaitIdle("freeing the label checks' pinned words")) cuMemFreeHost(host);
         flags.close();
         flags = null;
     }

@@ -138,8 +138,8 @@ public final class PinnedHostBuffer implements AutoCloseable {
         public void run() {
             freed = true;
             if (bytes == 0) return;
-            context.synchronize();          // no copy may still be reading or writing it
-            cuMemFreeHost(host);
+            // no copy may still be reading or writing it, and cuMemFreeHost's own wait has no timeout (IdleWait)
+            if (context.awaitIdle("freeing " + bytes + " bytes of pinned host memory")) cuMemFreeHost(host);
         }
     }
 }

@@ -35,6 +35,8 @@ final class PinnedUploads implements AutoCloseable {
     private final Slot[] slots = new Slot[SLOTS];
     private int next;
     private long pinnedBytes;
+    private long largest;
+    private int allocations;
 
     private static final class Slot {
         Pointer host;
@@ -79,16 +81,20 @@ final class PinnedUploads implements AutoCloseable {
         }
         if (s.recorded) awaitFree(s, what);
         if (s.capacity < bytes) {
-            if (s.host != null) {
-                CudaException.check(cuMemFreeHost(s.host), "freeing a pinned upload buffer");
-                pinnedBytes -= s.capacity;
+            // cuMemFreeHost waits for the whole GPU with no timeout: a bounded wait comes first (IdleWait). Every
+            // slot grows to the largest upload seen, so that this happens a few times a run, not every other step.
+            if (s.host != null && context.awaitIdle("freeing a pinned upload buffer to grow it for " + what)) {
+                cuMemFreeHost(s.host);
             }
-            long cap = Math.max(bytes, 1L << 20);
+            if (s.host != null) pinnedBytes -= s.capacity;
+            long cap = Math.max(Math.max(bytes, 1L << 20), largest);
             s.host = new Pointer();
             CudaException.check(cuMemHostAlloc(s.host, cap, 0), "allocating " + cap + " bytes of pinned host memory for " + what);
             s.view = s.host.getByteBuffer(0, cap);
             s.capacity = cap;
             pinnedBytes += cap;
+            largest = cap;
+            allocations++;
         }
         return s;
     }
@@ -103,16 +109,21 @@ final class PinnedUploads implements AutoCloseable {
         return pinnedBytes;
     }
 
-    /** Waits for the copies in flight, then frees the pinned buffers and events. */
+    /** Pinned buffers allocated so far, growths included. */
+    synchronized int allocations() {
+        return allocations;
+    }
+
+    /** Waits for the copies in flight, then frees the pinned buffers and events (left to the process's end on a stuck GPU). */
     @Override
     public synchronized void close() {
         context.makeCurrent();
+        boolean idle = context.awaitIdle("freeing the pinned upload buffers");
         for (int i = 0; i < SLOTS; i++) {
             Slot s = slots[i];
             if (s == null) continue;
-            if (s.recorded) awaitFree(s, "closing the upload buffers");
-            if (s.host != null) cuMemFreeHost(s.host);
-            cuEventDestroy(s.done);
+            if (idle && s.host != null) cuMemFreeHost(s.host);
+            if (idle) cuEventDestroy(s.done);
             slots[i] = null;
         }
         pinnedBytes = 0;

@@ -47,6 +47,17 @@ public final class JobBuilder {
     boolean relay;       // a Slurm step's job: every raw line is passed on to this JVM's own output (SlurmStep)
     final List<Consumer<RankLine>> lineListeners = new ArrayList<>();
 
+    /**
+     * The ranks' longest wait for a GPU ({@code -Dmpi2nccl.gpu.waitSeconds}), tied to the job's time limit: 15 s
+     * under it, at most the 60 s default and at least 5 s, so that a GPU stuck behind a collective is named by the
+     * rank that waits for it before the launcher's limit ends the job with no call named. Options in {@link
+     * #jvmArgs} come after it and win.
+     */
+    String gpuWaitOption() {
+        long seconds = Math.max(5, Math.min(60, timeout.toSeconds() - 15));
+        return "-Dmpi2nccl.gpu.waitSeconds=" + seconds;
+    }
+
     JobBuilder(String mainClass, Class<?> mainClassObject) {
         this.mainClass = Objects.requireNonNull(mainClass, "mainClass");
         this.mainClassObject = mainClassObject;

@@ -25,6 +25,7 @@ final class JobCommands {
         cmd.add(java.toString());
         cmd.add(JobBuilder.NATIVE_ACCESS);
         cmd.add(PrivateTemp.jvmOption());
+        cmd.add(spec.gpuWaitOption());
         cmd.addAll(spec.jvmArgs);
         cmd.add("-cp");
         cmd.add(ToolkitClasspath.joined());   // the ranks' class path goes to their own class loaders
@@ -73,6 +74,7 @@ final class JobCommands {
         // Options the starter does not know are handed to every rank JVM.
         cmd.add(JobBuilder.NATIVE_ACCESS);
         if (spec.machinesFile == null) cmd.add(PrivateTemp.jvmOption());   // every rank here: this user's folder exists
+        cmd.add(spec.gpuWaitOption());
         cmd.addAll(spec.jvmArgs);
         cmd.add("-cp");
         cmd.add(String.join(File.pathSeparator, cp));

@@ -82,4 +82,35 @@ class PinnedUploadsTest {
             assertTrue(uploadMs < gpuMs / 4, "the upload waited for the GPU: " + uploadMs + " ms of " + gpuMs + " ms");
         }
     }
+
+    @Test
+    void slotsGrowToTheLargestUploadSoThatGrowingIsRare() {
+        // inputs and labels alternate in a training loop: a slot sized for labels must not be freed and grown
+        // whenever an input batch lands in it, as each free waits for the whole GPU
+        int big = 3 << 18;                                 // 3 MiB of floats
+        try (PinnedUploads uploads = new PinnedUploads(ctx); DeviceMemory m = DeviceMemory.allocateUnscoped(ctx, big * 4L)) {
+            for (int k = 0; k < 5 * PinnedUploads.SLOTS; k++) {
+                long bytes = k % 2 == 0 ? big * 4L : 4;
+                uploads.upload(m.address(), bytes, (b, off) -> b.put(new byte[b.remaining()]), "upload " + k);
+            }
+            ctx.synchronize();
+            assertEquals(PinnedUploads.SLOTS, uploads.allocations(), "one buffer a slot, none grown");
+            assertEquals(PinnedUploads.SLOTS * big * 4L, uploads.pinnedBytes());
+        }
+    }
+
+    @Test
+    void aBoundedWaitForTheWholeGpuReturnsOnceQueuedWorkIsDone() {
+        try (DeviceMemory work = DeviceMemory.allocateUnscoped(ctx, (1L << 28) * 4)) {
+            for (int i = 0; i < 10; i++) work.zero();
+            long t0 = System.nanoTime();
+            assertTrue(ctx.awaitIdle("a test's wait"), "no wait on this GPU has run out of time");
+            double waitedMs = (System.nanoTime() - t0) / 1e6;
+            long t1 = System.nanoTime();
+            ctx.synchronize();
+            double leftMs = (System.nanoTime() - t1) / 1e6;
+            System.out.printf("waited %.1f ms for 10 GiB of memset; the stream then had %.3f ms left%n", waitedMs, leftMs);
+            assertTrue(waitedMs > 1 && leftMs < waitedMs / 10, "waited " + waitedMs + " ms, " + leftMs + " ms left after");
+        }
+    }
 }

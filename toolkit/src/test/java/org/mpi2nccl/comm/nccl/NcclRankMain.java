@@ -92,16 +92,6 @@ public final class NcclRankMain {
                         }
                     }
                 }
-                case "burst" -> {
-                    // as the speedup experiment's ranks: many gradient-sized all-reduces queued, then one wait
-                    try (NcclCommunicator fast = NcclCommunicator.overHost(host, NcclOptions.fast().timeout(timeout));
-                         DeviceArray x = DeviceArray.allocate(nccl.device(), DataType.FLOAT32, 300_000)) {
-                        for (int i = 0; i < 2000; i++) fast.allReduce(x.buffer(), Reduction.SUM);
-                        fast.synchronize();
-                    }
-                    System.out.println("NCCL OK rank " + rank + " of " + size + " burst");
-                    ok = true;
-                }
                 case "env" -> {
                     System.out.println("NCCL ENV rank " + rank + " " + NcclNatives.environment());
                     ok = true;
