@@ -155,7 +155,12 @@ public final class CudaContext {
      * when an earlier wait on this GPU ran out of time; the memory is then left to the end of the process.
      */
     boolean awaitIdle(String before) {
-        return idle.await(before);
+        return idle.await(before, EventWait.WAIT_NANOS);
+    }
+
+    /** As {@link #awaitIdle(String)}, waiting at most {@code limit}. */
+    boolean awaitIdle(String before, java.time.Duration limit) {
+        return idle.await(before, limit.toNanos());
     }
 
     /** The event {@link #synchronize} records: made once, without timing (the cheapest kind). */

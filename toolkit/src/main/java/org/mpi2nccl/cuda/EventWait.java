@@ -18,7 +18,7 @@ final class EventWait {
     /** The system property that sets the longest wait, in seconds. */
     static final String PROPERTY = "mpi2nccl.gpu.waitSeconds";
 
-    /** GPUs on which a wait ran out of time: their queued work will not finish, so nothing waits for it again. */
+    /** GPUs on which a wait ran out of time and none has succeeded since: their queued work may never finish. */
     private static final java.util.Set<Integer> STUCK = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /**
      * Longest wait, {@code -Dmpi2nccl.gpu.waitSeconds}; by default 60 s, the NCCL communicator's own default timeout,
@@ -42,7 +42,10 @@ final class EventWait {
         long deadline = start + limitNanos;
         while (true) {
             int r = cuEventQuery(event);
-            if (r == CUresult.CUDA_SUCCESS) return;
+            if (r == CUresult.CUDA_SUCCESS) {
+                if (!STUCK.isEmpty()) caughtUp(gpu);
+                return;
+            }
             if (r != CUresult.CUDA_ERROR_NOT_READY) CudaException.check(r, what);
             long now = System.nanoTime();
             if (now > deadline) {
@@ -60,6 +63,11 @@ final class EventWait {
     /** Whether a wait on GPU {@code gpu} ran out of time in this process. */
     static boolean stuck(int gpu) {
         return STUCK.contains(gpu);
+    }
+
+    /** GPU {@code gpu} finished what it had queued, after a wait on it had run out of time. */
+    static void caughtUp(int gpu) {
+        STUCK.remove(gpu);
     }
 
     private static String seconds(long nanos) {

@@ -1,10 +1,12 @@
 package org.mpi2nccl.cuda;
 
 import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 
 /**
@@ -28,14 +30,14 @@ final class IdleWait {
     }
 
     /**
-     * Returns once the GPU has finished its queued work; {@code false} at once, without waiting, when an earlier wait
-     * on this GPU ran out of time (the work will not finish: the caller leaves its memory to the end of the process).
+     * Returns once the GPU has finished its queued work, waiting at most {@code limitNanos}; {@code false} at once
+     * when an earlier wait on this GPU ran out of time and the GPU has not caught up since (its work may never
+     * finish: the caller leaves its memory to the end of the process).
      *
-     * @throws CudaException the work did not finish within {@link EventWait}'s limit
+     * @throws CudaException the work did not finish within the limit
      */
-    synchronized boolean await(String before) {
+    synchronized boolean await(String before, long limitNanos) {
         int gpu = context.device.ordinal;
-        if (EventWait.stuck(gpu)) return false;
         // a recording in progress takes everything queued on the stream; an event there would end up in the graph
         if (context.capturing) return true;
         context.makeCurrent();
@@ -44,7 +46,12 @@ final class IdleWait {
             CudaException.check(cuEventCreate(event, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
         }
         CudaException.check(cuEventRecord(event, LEGACY_STREAM), before);
-        EventWait.await(event, gpu, before);
+        if (EventWait.stuck(gpu)) {
+            if (cuEventQuery(event) != CUresult.CUDA_SUCCESS) return false;
+            EventWait.caughtUp(gpu);
+            return true;
+        }
+        EventWait.await(event, gpu, before, limitNanos);
         return true;
     }
 }

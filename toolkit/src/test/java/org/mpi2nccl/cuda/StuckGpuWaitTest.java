@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
 import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuStreamWaitValue32;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,8 +49,17 @@ class StuckGpuWaitTest {
             assertTrue(s >= 2 && s < 4, "ended after " + s + " s");
             assertTrue(e.getMessage().contains("GPU 0 did not finish the work queued before waiting for the GPU")
                     && e.getMessage().contains("within 2 s"), e.getMessage());
+            // a free that would wait for the whole GPU (cuMemFreeHost) waits bounded first, then not at all
+            t0 = System.nanoTime();
+            CudaException idle = assertThrows(CudaException.class, () -> ctx.awaitIdle("a test's free", Duration.ofSeconds(2)));
+            assertTrue(idle.getMessage().contains("did not finish the work queued before a test's free within 2 s"), idle.getMessage());
+            long t1 = System.nanoTime();
+            assertFalse(ctx.awaitIdle("a second free"), "a GPU that ran out of time is not waited for again");
+            double again = (System.nanoTime() - t1) / 1e9;
+            assertTrue((t1 - t0) / 1e9 >= 2 && again < 0.5, "waited " + (t1 - t0) / 1e9 + " s, then " + again + " s");
             flag.putInt(0, 1);
             ctx.synchronize(Duration.ofSeconds(30));
+            assertTrue(ctx.awaitIdle("a free after the GPU ran on"), "a GPU that caught up is waited for again");
             assertArrayEquals(new float[] {1, 2, 3, 4}, data.toFloatArray(), "the GPU runs on once freed");
         } finally {
             flag.putInt(0, 1);
