@@ -162,6 +162,32 @@ public final class Lesson09 {
         }).get(0);
     }
 
+    /**
+     * {@link #train} with the student's units, for a cell that must run before the class is written: the losses, or
+     * null after printing why the class did not train.
+     */
+    public static List<Double> trainOrSay(int ranks, int epochs, Factory factory) {
+        List<List<Double>> losses = new ArrayList<>();
+        String why = CheckRanks.attempt(() -> {
+            losses.add(train(ranks, epochs, factory));
+            return null;
+        });
+        if (why == null) return losses.get(0);
+        System.out.println("MyFsdpUnit did not train yet (" + why + ") Run the check above: it names the first wrong place.");
+        return null;
+    }
+
+    /** Two runs' mean losses per epoch compared, in a sentence; {@code yours} null when the student's did not train. */
+    public static String compare(List<Double> yours, List<Double> library) {
+        StringBuilder s = new StringBuilder("the library's mean loss per epoch:");
+        for (double l : library) s.append(String.format(java.util.Locale.ROOT, " %.4f", l));
+        if (yours == null) return s.append(". Yours: none yet.").toString();
+        double most = 0;
+        for (int e = 0; e < library.size(); e++) most = Math.max(most, Math.abs(yours.get(e) - library.get(e)));
+        return s.append(String.format(java.util.Locale.ROOT, ". Yours differ by %.1e at most: %s", most, most < 1e-4
+                ? "the same training, up to the order of float additions." : "not the same training: look at the check.")).toString();
+    }
+
     /** The shard lengths and padding of each unit on 1 to 4 ranks, one line per rank count. */
     public static String shardPlan() {
         StringBuilder s = new StringBuilder();
