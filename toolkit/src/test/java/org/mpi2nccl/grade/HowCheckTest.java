@@ -35,6 +35,7 @@ class HowCheckTest {
         for (String[] e : List.of(new String[] {"02-allreduce-from-scratch.ipynb", "reduce-scatter"},
                 new String[] {"02-allreduce-from-scratch.ipynb", "all-gather"},
                 new String[] {"07-sharded-optimizer.ipynb", "sharded-step"},
+                new String[] {"09-fully-sharded.ipynb", "fsdp-unit"},
                 new String[] {"03-data-parallel-mpi.ipynb", "wrapper"})) {
             assertEquals(Optional.empty(), HowCheck.broken(rule(e[0], e[1]), answer(e[0], e[1])), e[1]);
         }

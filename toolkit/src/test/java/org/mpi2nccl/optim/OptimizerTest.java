@@ -146,4 +146,18 @@ class OptimizerTest {
         e = assertThrows(IllegalArgumentException.class, () -> new SGD(List.of(Tensor.constant(NDArray.of(new float[] {1}, 1))), 0.1f));
         assertTrue(e.getMessage().contains("requires gradients"), e.getMessage());
     }
+
+    @Test
+    void stateIsCountedFromTheArraysTheOptimizerKeeps() {
+        Tensor a = param(1f, 2f, 3f), b = param(4f, 5f);
+        assertEquals(0, new SGD(List.of(a, b), 0.1f).stateElements(), "plain SGD keeps nothing between steps");
+        SGD momentum = new SGD(List.of(a, b), 0.1f, 0.9f, 0f);
+        assertEquals(5, momentum.stateElements(), "one velocity per parameter");
+        Adam adam = new Adam(List.of(a, b), 0.1f);
+        assertEquals(10, adam.stateElements(), "two moments per parameter");
+        adam.close();
+        momentum.close();
+        assertEquals(0, adam.stateElements(), "closed: nothing kept");
+        assertEquals(0, momentum.stateElements());
+    }
 }

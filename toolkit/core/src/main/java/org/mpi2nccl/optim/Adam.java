@@ -72,6 +72,9 @@ public final class Adam extends Optimizer {
     public long steps() { return step; }
 
     @Override
+    public long stateElements() { return liveElements(m) + liveElements(v); }
+
+    @Override
     public void close() {
         for (NDArray a : m) a.close();
         for (NDArray a : v) a.close();

@@ -50,6 +50,19 @@ public abstract class Optimizer implements AutoCloseable {
 
     public List<Tensor> params() { return params; }
 
+    /**
+     * Floats of state this optimizer keeps between steps (SGD's momentum, Adam's two moments), counted from its live
+     * arrays: what sharding the optimizer (ZeRO) divides by the number of ranks.
+     */
+    public long stateElements() { return 0; }
+
+    /** The sizes of {@code arrays} that are not closed, summed: a subclass's {@link #stateElements()}. */
+    protected static long liveElements(List<org.mpi2nccl.tensor.NDArray> arrays) {
+        long n = 0;
+        for (org.mpi2nccl.tensor.NDArray a : arrays) if (!a.isClosed()) n += a.size();
+        return n;
+    }
+
     /** Frees the optimizer's state. */
     @Override
     public void close() {}

@@ -89,4 +89,7 @@ public final class SGD extends Optimizer {
 
     @Override
     public void close() { for (NDArray v : velocity) v.close(); }
+
+    @Override
+    public long stateElements() { return liveElements(velocity); }
 }

@@ -42,8 +42,7 @@ public final class ShardedOptimizer implements AutoCloseable {
     private final Backend backend;
     private final long count;          // parameters of the model
     private final long shard;          // parameters each rank owns (the last rank's slice may end in padding)
-    private final NDArray flatGrads;   // size x shard: this rank's gradients end to end, then zeros
-    private final NDArray flatParams;  // size x shard: the all-gathered parameters
+    private final Device device;
     private final Tensor slice;        // this rank's slice of the parameters: what the wrapped optimizer updates
     private final Optimizer inner;
 
@@ -69,25 +68,32 @@ public final class ShardedOptimizer implements AutoCloseable {
         this.shard = (n + comm.size() - 1) / comm.size();
         int padded = Math.toIntExact(shard * comm.size());
         for (Tensor p : this.params) Tensors.broadcast(comm, p.data(), 0);
-        this.flatGrads = ArrayScope.outside(() -> NDArray.zeros(device, padded));
-        this.flatParams = ArrayScope.outside(() -> NDArray.zeros(device, padded));
+        this.device = device;
         this.slice = ArrayScope.outside(() -> Tensor.parameter(NDArray.zeros(device, Math.toIntExact(shard))));
-        pack(false, flatParams);
-        backend.copy(flatParams.storage(), comm.rank() * shard, slice.data().storage(), 0, shard);
+        try (NDArray flatParams = NDArray.zeros(device, padded)) {
+            pack(false, flatParams);
+            backend.copy(flatParams.storage(), comm.rank() * shard, slice.data().storage(), 0, shard);
+        }
         slice.ensureGrad();
         this.inner = makeOptimizer.apply(List.of(slice));
     }
 
     /** One update of the whole model from this rank's gradients: reduce-scatter, update of the slice, all-gather. */
     public void step() {
-        pack(true, flatGrads);
-        Tensors.reduceScatter(comm, flatGrads, slice.grad(), Reduction.AVG);
+        int padded = Math.toIntExact(shard * comm.size());
+        // the flat buffers live for the step only: between steps a rank keeps the model, its slice and the slice's state
+        try (NDArray flatGrads = NDArray.zeros(device, padded)) {
+            pack(true, flatGrads);
+            Tensors.reduceScatter(comm, flatGrads, slice.grad(), Reduction.AVG);
+        }
         inner.step();
-        Tensors.allGather(comm, slice.data(), flatParams);
-        long at = 0;
-        for (Tensor p : params) {
-            backend.copy(flatParams.storage(), at, p.data().storage(), 0, p.size());
-            at += p.size();
+        try (NDArray flatParams = NDArray.empty(device, padded)) {
+            Tensors.allGather(comm, slice.data(), flatParams);
+            long at = 0;
+            for (Tensor p : params) {
+                backend.copy(flatParams.storage(), at, p.data().storage(), 0, p.size());
+                at += p.size();
+            }
         }
     }
 
@@ -137,13 +143,11 @@ public final class ShardedOptimizer implements AutoCloseable {
         return shard * comm.size() - count;
     }
 
-    /** Frees the wrapped optimizer's state and the flat buffers (not the model or the communicator). */
+    /** Frees the wrapped optimizer's state and this rank's slice (not the model or the communicator). */
     @Override
     public void close() {
         inner.close();
         slice.close();
-        flatGrads.close();
-        flatParams.close();
     }
 
     @Override

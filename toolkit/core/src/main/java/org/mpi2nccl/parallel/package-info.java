@@ -18,6 +18,8 @@
  *   <li>{@link org.mpi2nccl.parallel.gpu.Route}: MPI, the hand-written ring or NCCL, each a communicator;</li>
  *   <li>{@link org.mpi2nccl.parallel.ShardedOptimizer}: lesson 07's next step, the optimizer state sharded over the
  *       ranks (ZeRO stage 1: reduce-scatter the gradients, update a slice, all-gather the parameters);</li>
+ *   <li>{@link org.mpi2nccl.parallel.FullyShardedDataParallel}: lesson 09's, the parameters and gradients sharded too
+ *       (ZeRO stage 3, FSDP: each unit all-gathered for its forward and again for its backward, freed after);</li>
  *   <li>{@link org.mpi2nccl.parallel.DataChecks}, {@code ModelFingerprint}: what the ranks check together before
  *       training, so that a mistake on one rank is an error on all of them, not a hang.</li>
  * </ul>
