@@ -183,8 +183,12 @@ TRAIN_WARMUP_SECONDS = 3.0   # untimed steps first, as TrainStepBench.trainStep 
 TRAIN_MIN_STEPS = 100         # fewest timed steps; the figure is their median
 
 
-TRAIN_MODES = ("eager", "cuda-graph", "compile")
-MODE_SUFFIX = {"eager": "", "cuda-graph": " cuda graph", "compile": " torch.compile"}
+TRAIN_MODES = ("eager", "cudnn-benchmark", "cuda-graph", "channels-last-graph", "compile")
+MODE_SUFFIX = {"eager": "", "cudnn-benchmark": " cudnn.benchmark", "cuda-graph": " cuda graph",
+               "channels-last-graph": " channels-last cudnn.benchmark cuda graph", "compile": " torch.compile"}
+# the modes that let cuDNN time its convolution algorithms on the first step of each shape and keep the fastest; the
+# others run with cudnn.benchmark off (PyTorch's default), set per mode since the flag is process-wide
+CUDNN_BENCHMARK_MODES = ("cudnn-benchmark", "channels-last-graph")
 
 
 def kernel_table(step, steps, what):
@@ -219,16 +223,22 @@ def captured_step(model, opt, loss_fn, x, y):
 
 def train_step(batch, c1, c2, lr, momentum, reps, mode="eager", warmup_s=TRAIN_WARMUP_SECONDS, profile_steps=0):
     """One training step of the toolkit's lesson CNN, synchronized per step, in one of PyTorch's modes:
-    eager; cuda-graph, the whole step (forward, loss, backward, SGD) captured once and replayed, as in PyTorch's
-    CUDA graphs notes for whole-network capture; compile, the model through torch.compile (default mode, static
-    shapes: one compilation per batch), the optimizer eager. The figure is named as the toolkit's eager step
-    (TrainStepBench), with the mode after it."""
+    eager; cudnn-benchmark, eager with torch.backends.cudnn.benchmark on; cuda-graph, the whole step (forward, loss,
+    backward, SGD) captured once and replayed, as in PyTorch's CUDA graphs notes for whole-network capture;
+    channels-last-graph, the same capture with the model and batch in channels-last (NHWC) memory format and
+    cudnn.benchmark on, the layout and setting PyTorch's performance tuning guide recommends for convolutions;
+    compile, the model through torch.compile (default mode, static shapes: one compilation per batch), the optimizer
+    eager. The figure is named as the toolkit's eager step (TrainStepBench), with the mode after it."""
     torch.manual_seed(0)
     torch._dynamo.reset()
+    torch.backends.cudnn.benchmark = mode in CUDNN_BENCHMARK_MODES
     model = cnn(c1, c2).cuda().train()
+    x = torch.rand(batch, 1, 28, 28, device="cuda")
+    if mode == "channels-last-graph":
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
     loss_fn = torch.nn.CrossEntropyLoss()
-    x = torch.rand(batch, 1, 28, 28, device="cuda")
     y = torch.randint(0, 10, (batch,), device="cuda")
     note = ""
 
@@ -238,7 +248,7 @@ def train_step(batch, c1, c2, lr, momentum, reps, mode="eager", warmup_s=TRAIN_W
         loss.backward()
         opt.step()
 
-    if mode == "eager":
+    if mode in ("eager", "cudnn-benchmark"):
         def step():
             eager_step(model)
             torch.cuda.synchronize()
@@ -252,7 +262,9 @@ def train_step(batch, c1, c2, lr, momentum, reps, mode="eager", warmup_s=TRAIN_W
         def step():
             eager_step(compiled)
             torch.cuda.synchronize()
-    elif mode == "cuda-graph":
+    elif mode in ("cuda-graph", "channels-last-graph"):
+        # with cudnn.benchmark on, the warm-up steps before the capture time the algorithms: the capture then only
+        # looks them up (timing inside a capture is not allowed)
         graph = captured_step(model, opt, loss_fn, x, y)
 
         def step():
@@ -271,7 +283,9 @@ def train_step(batch, c1, c2, lr, momentum, reps, mode="eager", warmup_s=TRAIN_W
     if profile_steps:
         kernel_table(step, profile_steps, f"batch {batch}, {mode}")
     name = f"cnn train step batch {batch} ({c1},{c2}){MODE_SUFFIX[mode]}"
-    how = {"eager": "PyTorch eager", "cuda-graph": "PyTorch, the whole step as one CUDA graph",
+    how = {"eager": "PyTorch eager", "cudnn-benchmark": "PyTorch eager, cudnn.benchmark on",
+           "cuda-graph": "PyTorch, the whole step as one CUDA graph",
+           "channels-last-graph": "PyTorch, channels-last model and batch, cudnn.benchmark on, the whole step as one CUDA graph",
            "compile": "torch.compile(model, dynamic=False), optimizer eager"}[mode]
     return [result("train", name, batch / (ms * 1e-3), "samples/s", ms,
                    f"{how}, SGD momentum, synchronized per step; median of {steps} steps after {warm} warm-up steps "

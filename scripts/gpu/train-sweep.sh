@@ -15,7 +15,7 @@
 #   OUT=$OUT bash scripts/gpu/train-sweep.sh
 # Settings: BATCHES=128,512,2048,8192  ROUNDS=3  WARMUP=1.5 (seconds of untimed steps per batch and mode)  TESTS=1
 #   UNFUSED=0
-#   TORCH_MODES=eager,cuda-graph,compile  PROFILE=1 (0: no kernel breakdown; with ROUNDS=0 the breakdown alone)
+#   TORCH_MODES=eager,cuda-graph,compile (torch_peer.py also has cudnn-benchmark and channels-last-graph)  PROFILE=1 (0: no kernel breakdown; with ROUNDS=0 the breakdown alone)
 #   TIME_LIMIT=540 (seconds for the whole run: a step that would start with too little left is skipped, saying so)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

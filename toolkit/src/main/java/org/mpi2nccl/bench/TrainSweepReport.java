@@ -31,18 +31,21 @@ import tech.tablesaw.api.Table;
 /**
  * The one-GPU training-step sweep of scripts/gpu/train-sweep.sh as a table, a CSV and a chart: the toolkit's step
  * eager and replayed from a CUDA graph ({@code bench-gpu --only train}) beside PyTorch eager, a whole-step CUDA graph
- * and torch.compile (scripts/gpu/torch_peer.py), per batch, over alternating rounds.
+ * and torch.compile, and where the run has them cudnn.benchmark alone and a channels-last whole-step CUDA graph with
+ * cudnn.benchmark (scripts/gpu/torch_peer.py), per batch, over alternating rounds.
  *
  * <p>Ratios are taken within a round (the same minutes on the same GPU), then the median over the rounds; above 1 the
  * toolkit is faster. The graphed step is set against PyTorch's best mode of that round, the eager step against
  * PyTorch eager.
  */
 public final class TrainSweepReport {
-    /** The five ways a step is run: the side, the mode, and what the bench appends to the figure's name. */
+    /** The ways a step is run: the side, the mode, and what the bench appends to the figure's name. */
     public enum Mode {
         TOOLKIT_EAGER("toolkit", "eager", ""), TOOLKIT_GRAPHED("toolkit", "graphed", " graphed"),
         TOOLKIT_EAGER_UNFUSED("toolkit", "eager unfused", " unfused"), TOOLKIT_GRAPHED_UNFUSED("toolkit", "graphed unfused", " unfused graphed"),
-        TORCH_EAGER("torch", "eager", ""), TORCH_GRAPH("torch", "cuda graph", " cuda graph"),
+        TORCH_EAGER("torch", "eager", ""), TORCH_CUDNN_BENCHMARK("torch", "cudnn.benchmark", " cudnn.benchmark"),
+        TORCH_GRAPH("torch", "cuda graph", " cuda graph"),
+        TORCH_CHANNELS_LAST_GRAPH("torch", "channels-last cudnn.benchmark cuda graph", " channels-last cudnn.benchmark cuda graph"),
         TORCH_COMPILE("torch", "torch.compile", " torch.compile");
 
         final String side, mode, suffix;
@@ -151,7 +154,8 @@ public final class TrainSweepReport {
         return median(perRound(batch, Mode.TOOLKIT_EAGER, EnumSet.of(Mode.TORCH_EAGER)));
     }
 
-    private static final Set<Mode> TORCH_MODES = EnumSet.of(Mode.TORCH_EAGER, Mode.TORCH_GRAPH, Mode.TORCH_COMPILE);
+    private static final Set<Mode> TORCH_MODES = EnumSet.of(Mode.TORCH_EAGER, Mode.TORCH_CUDNN_BENCHMARK, Mode.TORCH_GRAPH,
+            Mode.TORCH_CHANNELS_LAST_GRAPH, Mode.TORCH_COMPILE);
 
     /** The ratio of each round where both sides ran: the fastest of {@code theirs} in that round / {@code ours}. */
     double[] perRound(int batch, Mode ours, Set<Mode> theirs) {

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "train-sweep-report", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Table, CSV and chart of a one-GPU training-step sweep (scripts/gpu/train-sweep.sh, its tar unpacked):",
-                "the toolkit's step eager and graphed beside PyTorch eager, CUDA graph and torch.compile, per batch."})
+                "the toolkit's step eager and graphed beside PyTorch's modes (eager, CUDA graph, torch.compile, ...), per batch."})
 public final class TrainSweepReportCommand extends RunReportCommand {
     @Override
     int report() throws Exception {

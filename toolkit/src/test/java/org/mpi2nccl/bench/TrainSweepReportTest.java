@@ -85,6 +85,22 @@ class TrainSweepReportTest {
     }
 
     @Test
+    void theCudnnBenchmarkAndChannelsLastModesCountAmongPyTorchsBest() throws IOException {
+        twoRounds();
+        write("round-1/torch-tuned.json", true, "8192 (32,64) cudnn.benchmark", "8",
+                "8192 (32,64) channels-last cudnn.benchmark cuda graph", "4");
+        write("round-2/torch-tuned.json", true, "8192 (32,64) cudnn.benchmark", "8.5",
+                "8192 (32,64) channels-last cudnn.benchmark cuda graph", "5");
+        TrainSweepReport r = TrainSweepReport.read(dir);
+        assertEquals(Mode.TORCH_CHANNELS_LAST_GRAPH, r.bestTorch(8192));
+        // per round: 4/8 and 5/6
+        assertEquals((0.5 + 5.0 / 6) / 2, r.graphedVsBest(8192), 1e-9);
+        assertEquals((1.1 + 1.2) / 2, r.eagerVsEager(8192), 1e-9, "eager stays against PyTorch eager, cudnn.benchmark off");
+        assertTrue(r.table().contains("| PyTorch eager | PyTorch cudnn.benchmark | PyTorch cuda graph | PyTorch channels-last cudnn.benchmark cuda graph |"
+                + " PyTorch torch.compile |"), r.table());
+    }
+
+    @Test
     void aFolderWithoutTrainFiguresSaysWhatToRun() throws IOException {
         Files.writeString(dir.resolve("other.json"), "{\"results\": []}");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrainSweepReport.read(dir));
