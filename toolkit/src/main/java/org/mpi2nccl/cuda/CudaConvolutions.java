@@ -21,8 +21,6 @@ final class CudaConvolutions {
     static final int GROUP_COLUMNS = 16384;
     /** Fewer column rows than this (e.g. a first layer's 1*3*3): the GEMMs are bound by memory, not by their size. */
     static final int GROUP_MIN_ROWS = 64;
-    /** MPI2NCCL_CONV_GROUPS=0: one sample a group for a whole process (a benchmark's baseline). */
-    static final boolean GROUPS = !"0".equals(System.getenv("MPI2NCCL_CONV_GROUPS"));
 
     /**
      * Samples a column group (Backend.convolutionGroup): the largest divisor of the batch that keeps a group's GEMM
@@ -31,7 +29,7 @@ final class CudaConvolutions {
      * gradient cost one reordering copy each instead, which a first layer's few column rows do not repay.
      */
     static int group(ConvGeometry g) {
-        if (!GROUPS || g.colRows() < GROUP_MIN_ROWS) return 1;
+        if (g.colRows() < GROUP_MIN_ROWS) return 1;
         int most = Math.max(1, GROUP_COLUMNS / g.colCols());
         for (int gs = Math.min(most, g.n()); gs > 1; gs--) {
             if (g.n() % gs == 0) return gs;

@@ -92,8 +92,7 @@ public final class TrainStepBench {
                     + (FusedBlocks.fusion() == FusedBlocks.Fusion.OFF ? " unfused" : "");
             out.add(new GpuFigure("train", name, batch / (ms * 1e-3), "samples/s", ms,
                     String.format("toolkit nn/autograd on the CUDA backend, SGD momentum, synchronized per step; median of %d steps after %d warm-up steps (%.1f s);"
-                            + " fused blocks %s; convolution column groups %s", steps, warm, warmupSeconds, FusedBlocks.fusion(),
-                            "0".equals(System.getenv("MPI2NCCL_CONV_GROUPS")) ? "off (MPI2NCCL_CONV_GROUPS=0)" : "on")));
+                            + " fused blocks %s", steps, warm, warmupSeconds, FusedBlocks.fusion())));
             out.addAll(queuedSteps(backend, queue, batch, c1, c2, reps));
             try {
                 double graphed = GraphedTrainStep.timeReplays(backend, queue, steps, warmupSeconds / 2);
