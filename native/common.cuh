@@ -23,7 +23,6 @@ struct Window2d {
     long long sh, sw;            // stride
     long long ph, pw;            // padding
     long long oh, ow;            // output
-    long long gs;                // samples per column group (im2col, col2im); 1 for the other kernels
 };
 
 // Offset of the linear (row-major over layout.shape) element index i.

@@ -1,10 +1,8 @@
-// Convolution as GEMM (Backend.im2col / col2im). im2col unfolds the compact NCHW input into column groups of GS
-// samples side by side (G = N / GS groups, P = OH*OW):
-//   cols[s / GS][(c*KH + i)*KW + j][(s % GS)*P + oy*OW + ox] = x[s][c][oy*SH - PH + i][ox*SW - PW + j]   (0 in the padding)
-// i.e. compact (G, C*KH*KW, GS*P), so W (OC, C*KH*KW) x cols[g] is one GEMM per group, GS samples wide. With GS = 1
-// that is each sample's NCHW output directly; wider groups make fewer, larger GEMMs (a per-sample GEMM is too
-// small to keep the GPU busy, and the weight gradient then needs a sum over every sample's product). col2im is
-// its adjoint: every column entry summed back into its pixel.
+// Convolution as GEMM (Backend.im2col / col2im). im2col unfolds the compact NCHW input into
+//   cols[s][(c*KH + i)*KW + j][oy*OW + ox] = x[s][c][oy*SH - PH + i][ox*SW - PW + j]   (0 in the padding)
+// i.e. compact (N, C*KH*KW, OH*OW), so W (OC, C*KH*KW) x cols[s] is sample s's NCHW output directly
+// (a strided-batched GEMM with the weight shared). col2im is its adjoint: every column entry summed back
+// into its pixel.
 //
 // Both kernels give a block one (sample, channel) plane at a time and its threads walk the plane's pixels; the
 // plane's offset is split once per plane, and per pixel only 32-bit arithmetic remains. Splitting every element's
@@ -16,15 +14,9 @@
 // KH*KW times, and from shared memory those reads cost no trip to global memory. Larger planes are read in place.
 #define IM2COL_STAGED_PIXELS 4096
 
-// Where the plane (sample s, channel c) starts in cols: row (c, 0, 0) of s's group, at s's place in the row. Its
-// KH*KW rows follow each other at a distance of one row, GS*P entries.
-__device__ __forceinline__ long long plane_columns(long long plane, const Window2d& g, long long p) {
-    const long long s = plane / g.c, c = plane - s * g.c, row = g.gs * p, group = s / g.gs;
-    return group * g.c * g.kh * g.kw * row + c * g.kh * g.kw * row + (s - group * g.gs) * p;
-}
-
-// A thread takes an output position q of the plane, finds its window once, and writes the q-th entry of each of
-// the plane's KH*KW rows; neighbouring threads write neighbouring entries.
+// The plane's KH*KW rows of cols are contiguous (rows (c, 0, 0) .. (c, KH-1, KW-1) of sample s): a thread takes an
+// output position q, finds its window once, and writes the q-th entry of every row; neighbouring threads write
+// neighbouring entries.
 extern "C" __global__ void im2col_f32(const float* __restrict__ x, float* __restrict__ cols, Window2d g) {
     __shared__ float staged[IM2COL_STAGED_PIXELS];
     const int h = (int)g.h, w = (int)g.w, kh = (int)g.kh, kw = (int)g.kw, ow = (int)g.ow;
@@ -33,8 +25,7 @@ extern "C" __global__ void im2col_f32(const float* __restrict__ x, float* __rest
     const long long planes = g.n * g.c;
     for (long long plane = blockIdx.x; plane < planes; plane += gridDim.x) {
         const float* src = x + plane * hw;
-        float* dst = cols + plane_columns(plane, g, p);
-        const long long row = g.gs * p;
+        float* dst = cols + plane * kh * kw * (long long)p;
         if (stage) {
             __syncthreads();                                   // every thread is done with the previous plane
             for (int k = threadIdx.x; k < hw; k += blockDim.x) staged[k] = src[k];
@@ -47,7 +38,7 @@ extern "C" __global__ void im2col_f32(const float* __restrict__ x, float* __rest
                 const int y = y0 + i;
                 for (int j = 0; j < kw; ++j) {
                     const int xx = x0 + j;
-                    dst[(i * kw + j) * row + q] = (y >= 0 && y < h && xx >= 0 && xx < w) ? from[y * w + xx] : 0.f;
+                    dst[(i * kw + j) * p + q] = (y >= 0 && y < h && xx >= 0 && xx < w) ? from[y * w + xx] : 0.f;
                 }
             }
         }
@@ -73,8 +64,7 @@ extern "C" __global__ void col2im_f32(const float* __restrict__ cols, float* __r
     const int sh = (int)g.sh, sw = (int)g.sw, ph = (int)g.ph, pw = (int)g.pw, p = oh * ow, hw = h * w;
     const long long planes = g.n * g.c;
     for (long long plane = blockIdx.x; plane < planes; plane += gridDim.x) {
-        const float* channel = cols + plane_columns(plane, g, p);   // rows (c, 0, 0) .. (c, KH-1, KW-1) of sample s
-        const long long row = g.gs * p;
+        const float* channel = cols + plane * kh * kw * (long long)p;   // rows (c, 0, 0) .. (c, KH-1, KW-1) of sample s
         float* dst = dx + plane * hw;
         for (int pix = threadIdx.x; pix < hw; pix += blockDim.x) {
             const int y = pix / w, xx = pix - y * w;
@@ -85,7 +75,7 @@ extern "C" __global__ void col2im_f32(const float* __restrict__ cols, float* __r
                 for (int j = 0; j < kw; ++j) {
                     int ox;
                     if (!window_hit(xx + pw - j, sw, ow, ox)) continue;
-                    acc += channel[(i * kw + j) * row + oy * ow + ox];
+                    acc += channel[(i * kw + j) * p + oy * ow + ox];
                 }
             }
             dst[pix] = acc;

@@ -290,13 +290,20 @@ public final class CudaBackend implements DeviceMemoryBackend {
 
     // ---- convolution and pooling ---------------------------------------------------------------------------
 
-    @Override public void im2col(Storage x, Storage cols, ConvGeometry g) { convolutions.im2col(x, cols, g); }
+    @Override
+    public void im2col(Storage x, Storage cols, ConvGeometry g) {
+        convolutions.im2col(x, cols, g);
+    }
 
-    @Override public void col2im(Storage cols, Storage dx, ConvGeometry g) { convolutions.col2im(cols, dx, g); }
+    @Override
+    public void col2im(Storage cols, Storage dx, ConvGeometry g) {
+        convolutions.col2im(cols, dx, g);
+    }
 
-    @Override public int convolutionGroup(ConvGeometry g) { return CudaConvolutions.group(g); }
-
-    @Override public void maxPool2d(Storage x, Storage out, ConvGeometry g) { convolutions.maxPool2d(x, out, g); }
+    @Override
+    public void maxPool2d(Storage x, Storage out, ConvGeometry g) {
+        convolutions.maxPool2d(x, out, g);
+    }
 
     @Override
     public void maxPool2dBackward(Storage x, Storage dy, Storage dx, ConvGeometry g) {

@@ -17,30 +17,10 @@ final class CudaConvolutions {
         this.context = context;
     }
 
-    /** Columns of a group GEMM past which a wider group gains nothing: the GEMM fills the GPU by then. */
-    static final int GROUP_COLUMNS = 16384;
-    /** Fewer column rows than this (e.g. a first layer's 1*3*3): the GEMMs are bound by memory, not by their size. */
-    static final int GROUP_MIN_ROWS = 64;
-
-    /**
-     * Samples a column group (Backend.convolutionGroup): the largest divisor of the batch that keeps a group's GEMM
-     * within {@link #GROUP_COLUMNS} columns. A per-sample GEMM (an output plane of a few hundred pixels) is too small
-     * for cuBLAS to fill the GPU, and the weight gradient then sums one product per sample; a group's output and
-     * gradient cost one reordering copy each instead, which a first layer's few column rows do not repay.
-     */
-    static int group(ConvGeometry g) {
-        if (g.colRows() < GROUP_MIN_ROWS) return 1;
-        int most = Math.max(1, GROUP_COLUMNS / g.colCols());
-        for (int gs = Math.min(most, g.n()); gs > 1; gs--) {
-            if (g.n() % gs == 0) return gs;
-        }
-        return 1;
-    }
-
     void im2col(Storage x, Storage cols, ConvGeometry g) {
         long px = backend.address(x, "im2col x"), pc = backend.address(cols, "im2col cols");
         CudaBackend.checkRange("im2col x", x, 0, g.inputSize());
-        long colSize = (long) g.n() * g.colRows() * g.colCols();   // the same for every column group size
+        long colSize = (long) g.n() * g.colRows() * g.colCols();
         CudaBackend.checkRange("im2col cols", cols, 0, colSize);
         // a block per (sample, channel) plane of x, writing that plane's KH*KW rows of cols
         context.launch(Kernel.IM2COL, (long) g.n() * g.c(), KernelArgs.of().ptr(px).ptr(pc).window(window(g)));
@@ -71,9 +51,8 @@ final class CudaConvolutions {
         context.launch(Kernel.MAXPOOL2D_BACKWARD, g.inputSize(), KernelArgs.of().ptr(px).ptr(pdy).ptr(pdx).window(window(g)));
     }
 
-    /** The Window2d struct's fields: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow, gs. */
+    /** The Window2d struct's fields: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow. */
     static long[] window(ConvGeometry g) {
-        return new long[] {g.n(), g.c(), g.h(), g.w(), g.kh(), g.kw(), g.stride(), g.stride(), g.pad(), g.pad(), g.outH(), g.outW(),
-                g.group()};
+        return new long[] {g.n(), g.c(), g.h(), g.w(), g.kh(), g.kw(), g.stride(), g.stride(), g.pad(), g.pad(), g.outH(), g.outW()};
     }
 }

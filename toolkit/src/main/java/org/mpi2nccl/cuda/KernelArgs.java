@@ -8,7 +8,7 @@ import java.util.Arrays;
  * The arguments of one kernel launch, in order, with a type letter per argument so that a launch whose
  * arguments do not match the kernel's C signature fails in Java (naming the kernel) instead of reading
  * garbage on the GPU. Letters: p pointer, l long long, u unsigned long long, i int, f float,
- * L {@link Layout} (144 bytes), W a 2-D window (13 longs: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow, gs),
+ * L {@link Layout} (144 bytes), W a 2-D window (12 longs: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow),
  * S the SgdTensors list of native/optim.cu ({@link #SGD_TENSORS} tensors, 65 longs), A its AdamTensors list (81 longs).
  * <p>The values are kept as 64-bit words in one growing {@code long[]}, laid out as the launch writes them into
  * native memory ({@link #packInto}): each argument in its own word-aligned slot (8 bytes; an int or float in the
@@ -74,9 +74,9 @@ public final class KernelArgs {
         return this;
     }
 
-    /** The Window2d struct of native/common.cuh: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow, gs. */
+    /** The Window2d struct of native/common.cuh: n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow. */
     public KernelArgs window(long... fields) {
-        if (fields.length != WINDOW_WORDS) throw new IllegalArgumentException("a 2-D window has " + WINDOW_WORDS + " fields, got " + fields.length);
+        if (fields.length != WINDOW_WORDS) throw new IllegalArgumentException("a 2-D window has 12 fields, got " + fields.length);
         int at = add('W', WINDOW_WORDS, true);
         System.arraycopy(fields, 0, words, at, WINDOW_WORDS);
         return this;
@@ -86,7 +86,7 @@ public final class KernelArgs {
     public static final int SGD_TENSORS = 16;
 
     /** Sizes in 8-byte words of the struct arguments: Layout (144 bytes), Window2d, SgdTensors, AdamTensors. */
-    static final int LAYOUT_WORDS = 2 + 2 * Layout.MAX_DIMS, WINDOW_WORDS = 13,
+    static final int LAYOUT_WORDS = 2 + 2 * Layout.MAX_DIMS, WINDOW_WORDS = 12,
             SGD_WORDS = 1 + 4 * SGD_TENSORS, ADAM_WORDS = 1 + 5 * SGD_TENSORS;
 
     /**

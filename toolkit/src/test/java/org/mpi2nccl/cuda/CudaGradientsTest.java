@@ -12,7 +12,6 @@ import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.mpi2nccl.tensor.ConvGeometry;
 import org.mpi2nccl.autograd.Functions;
 import org.mpi2nccl.autograd.Tensor;
 import org.mpi2nccl.nn.Models;
@@ -111,21 +110,6 @@ class CudaGradientsTest {
         sameGradients("conv2d stride 2 pad 0, overlapping max-pool 3/2", 1e-4,
                 t -> Functions.maxPool2d(Functions.conv2d(t[0], t[1], 2, 0), 3, 2, 1).sum(),
                 new float[][] {randoms(size(sx2), -1, 1), randoms(size(sw2), -1, 1)}, new int[][] {sx2, sw2});
-    }
-
-    @Test
-    void convolutionInColumnGroupsOfSeveralSamples() {
-        // 72 column rows: the GPU unfolds several samples side by side (all 6 of them; 3 a group for the larger
-        // planes), reorders the output and its gradient, and must still agree with the CPU's one sample at a time
-        int[][] inputs = {{6, 8, 10, 10}, {6, 8, 64, 64}};
-        int[] groups = {6, 3};
-        for (int k = 0; k < inputs.length; k++) {
-            int[] sx = inputs[k], sw = {5, 8, 3, 3};
-            ConvGeometry g = new ConvGeometry(sx[0], sx[1], sx[2], sx[3], 3, 3, 1, 1);
-            assertEquals(groups[k], CudaConvolutions.group(g), "samples a column group for " + g);
-            sameGradients("conv2d in column groups, " + g, 1e-4, t -> Functions.conv2d(t[0], t[1], 1, 1).pow(2f).sum(),
-                    new float[][] {randoms(size(sx), -1, 1), randoms(size(sw), -0.5f, 0.5f)}, new int[][] {sx, sw});
-        }
     }
 
     @Test

@@ -175,22 +175,12 @@ public interface Backend {
     // ---- convolution and pooling (NCHW) ---------------------------------------------------------------------
 
     /**
-     * Unfolds the compact NCHW input {@code x} into {@code cols}, compact {@code (n/gs, c*kh*kw, gs*outH*outW)} with
-     * {@code gs = g.group()} samples side by side in each column group:
-     * {@code cols[s/gs, (ch*kh + i)*kw + j, (s%gs)*outH*outW + oy*outW + ox] = x[s, ch, oy*stride - pad + i, ox*stride - pad + j]},
-     * 0 where that pixel lies in the padding. A convolution is then {@code W (oc, c*kh*kw) x cols[group]}
-     * ({@link #matmul} with {@code strideA = 0}); with one sample a group that is NCHW output directly.
+     * Unfolds the compact NCHW input {@code x} into {@code cols}, compact {@code (n, c*kh*kw, outH*outW)}:
+     * {@code cols[s, (ch*kh + i)*kw + j, oy*outW + ox] = x[s, ch, oy*stride - pad + i, ox*stride - pad + j]},
+     * 0 where that pixel lies in the padding. A convolution is then {@code W (oc, c*kh*kw) x cols[s]}
+     * ({@link #matmul} with {@code strideA = 0}), which gives NCHW output directly.
      */
     void im2col(Storage x, Storage cols, ConvGeometry g);
-
-    /**
-     * How many samples a convolution unfolds side by side ({@link #im2col}):
-     * a divisor of {@code g.n()}. One (the default) gives one small GEMM per sample and NCHW output as it comes;
-     * more give fewer, larger GEMMs at the price of reordering the output and its gradient (a GPU's choice).
-     */
-    default int convolutionGroup(ConvGeometry g) {
-        return 1;
-    }
 
     /** The adjoint of {@link #im2col}: overwrites {@code dx} (NCHW) with the sum of every column entry into its pixel. */
     void col2im(Storage cols, Storage dx, ConvGeometry g);

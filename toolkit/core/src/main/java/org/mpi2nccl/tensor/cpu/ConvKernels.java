@@ -8,14 +8,14 @@ final class ConvKernels {
 
     static void im2col(float[] x, float[] cols, ConvGeometry g) {
         int c = g.c(), h = g.h(), w = g.w(), kh = g.kh(), kw = g.kw(), st = g.stride(), pad = g.pad();
-        int oh = g.outH(), ow = g.outW(), rows = g.colRows(), ncols = oh * ow, gs = g.group(), rowLength = gs * ncols;
+        int oh = g.outH(), ow = g.outW(), rows = g.colRows(), ncols = oh * ow;
         Parallel.range(g.n(), (long) rows * ncols, (from, to) -> {
             for (int s = from; s < to; s++) {
-                int xBase = s * c * h * w, cBase = (s / gs) * rows * rowLength + (s % gs) * ncols;
+                int xBase = s * c * h * w, cBase = s * rows * ncols;
                 for (int ch = 0; ch < c; ch++) {
                     for (int i = 0; i < kh; i++) {
                         for (int j = 0; j < kw; j++) {
-                            int row = cBase + ((ch * kh + i) * kw + j) * rowLength;
+                            int row = cBase + ((ch * kh + i) * kw + j) * ncols;
                             for (int oy = 0; oy < oh; oy++) {
                                 int y = oy * st - pad + i;
                                 int dst = row + oy * ow;
@@ -38,15 +38,15 @@ final class ConvKernels {
 
     static void col2im(float[] cols, float[] dx, ConvGeometry g) {
         int c = g.c(), h = g.h(), w = g.w(), kh = g.kh(), kw = g.kw(), st = g.stride(), pad = g.pad();
-        int oh = g.outH(), ow = g.outW(), rows = g.colRows(), ncols = oh * ow, gs = g.group(), rowLength = gs * ncols;
+        int oh = g.outH(), ow = g.outW(), rows = g.colRows(), ncols = oh * ow;
         Parallel.range(g.n(), (long) rows * ncols, (from, to) -> {
             for (int s = from; s < to; s++) {
-                int xBase = s * c * h * w, cBase = (s / gs) * rows * rowLength + (s % gs) * ncols;
+                int xBase = s * c * h * w, cBase = s * rows * ncols;
                 java.util.Arrays.fill(dx, xBase, xBase + c * h * w, 0f);
                 for (int ch = 0; ch < c; ch++) {
                     for (int i = 0; i < kh; i++) {
                         for (int j = 0; j < kw; j++) {
-                            int row = cBase + ((ch * kh + i) * kw + j) * rowLength;
+                            int row = cBase + ((ch * kh + i) * kw + j) * ncols;
                             for (int oy = 0; oy < oh; oy++) {
                                 int y = oy * st - pad + i;
                                 if (y < 0 || y >= h) continue;
