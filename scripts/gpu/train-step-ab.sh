@@ -4,7 +4,7 @@
 # the same GPU.
 # Usage, from the repository root with the bundle unpacked:
 #   BUNDLE=/tmp/bundle OUT=/tmp/out JAR_A=path/to/other-toolkit.jar bash scripts/gpu/train-step-ab.sh
-#   BUNDLE=/tmp/bundle OUT=/tmp/out ENV_A="MPI2NCCL_CONV_GROUPS=0" bash scripts/gpu/train-step-ab.sh
+#   BUNDLE=/tmp/bundle OUT=/tmp/out ENV_A="MPI2NCCL_FUSED_BLOCKS=0" bash scripts/gpu/train-step-ab.sh
 # ROUNDS (default 3) rounds of A then B; BATCHES (default "128 2048") per round. Prints one line per run and the
 # median step time of each side per batch ($OUT/train-step-ab.txt).
 set -uo pipefail
