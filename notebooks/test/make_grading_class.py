@@ -126,20 +126,23 @@ def lesson02():
         return nb
 
     library = ring_then(
-        "%%mpj\nvoid allGather(float[] buf) {\n    int n = buf.length;\n"
+        "%%mpj\nvoid allGather(PointToPoint comm, float[] buf) {\n    int n = buf.length, size = comm.size();\n"
         "    int[] lengths = new int[size], starts = new int[size];\n"
-        "    for (int j = 0; j < size; j++) { lengths[j] = length(n, j); starts[j] = start(n, j); }\n"
-        "    float[] mine = Arrays.copyOfRange(buf, start(n, rank), start(n, rank) + length(n, rank));\n"
+        "    for (int j = 0; j < size; j++) { lengths[j] = length(n, size, j); starts[j] = start(n, size, j); }\n"
+        "    int mine0 = start(n, size, comm.rank()), mineN = length(n, size, comm.rank());\n"
+        "    float[] mine = Arrays.copyOfRange(buf, mine0, mine0 + mineN);\n"
         "    MPI.COMM_WORLD.Allgatherv(mine, 0, mine.length, MPI.FLOAT, buf, 0, lengths, starts, MPI.FLOAT);\n}\n\n"
-        "void allReduce(float[] buf) {\n    reduceScatter(buf);\n    allGather(buf);\n}")
+        "void allReduce(PointToPoint comm, float[] buf) {\n    reduceScatter(comm, buf);\n    allGather(comm, buf);\n}")
     shadow = ring_then(
-        "%%mpj\nvoid allGather(float[] buf) { }\n\nvoid allReduce(float[] buf) { reduceScatter(buf); allGather(buf); }\n\n"
-        "class Lesson02 {\n    static String checkAllReduce(Object world, java.util.function.Consumer<float[]> f) {\n"
+        "%%mpj\nvoid allGather(PointToPoint comm, float[] buf) { }\n\n"
+        "void allReduce(PointToPoint comm, float[] buf) { reduceScatter(comm, buf); allGather(comm, buf); }\n\n"
+        "class Lesson02 {\n    static String checkAllReduce(Object world,\n"
+        "            java.util.function.BiConsumer<PointToPoint, float[]> f) {\n"
         "        System.out.println(\"RIGHT: rank \" + rank + \": every element is the sum over all ranks\");\n"
         "        return \"\";\n    }\n}")
     os.makedirs(out, exist_ok=True)
     short = copy.deepcopy(source)
-    needed = ("%mpj start", "MpjCommunicator mpj =", "int right =", "%mpj stop")
+    needed = ("%mpj start", "MpjCommunicator mpj =", "int start(int n, int size", "%mpj stop")
     short.cells = [c for c in short.cells if c.cell_type == "code" and (
         any(n in c.source for n in needed) or {"exercise", "check"} & set(c.metadata.get("tags", [])))]
     short.cells[0].source = "%mpj start -np 3"

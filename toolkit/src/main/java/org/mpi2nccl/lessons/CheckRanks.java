@@ -86,7 +86,7 @@ final class CheckRanks {
         for (int r = 0; r < n; r++) {
             if (got.get(r) != null) {
                 return Check.wrong(who + "right on " + size + " ranks, wrong on " + n + " ranks as threads", what
-                        + ", thread rank " + r + " of " + n + ": " + got.get(r) + " Does your class use the communicator"
+                        + ", thread rank " + r + " of " + n + ": " + got.get(r) + " Does your code use the communicator"
                         + " it was given (comm.rank(), comm.size()), not the cell's rank and size?");
             }
         }

@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.mpi2nccl.bench.BandwidthHarness;
 import org.mpi2nccl.bench.BenchMemory;
 import org.mpi2nccl.bench.BenchResults;
@@ -17,15 +17,14 @@ import org.mpi2nccl.bench.BenchRow;
 import org.mpi2nccl.bench.BenchSpec;
 import org.mpi2nccl.bench.RankCommunicators;
 import org.mpi2nccl.comm.Communicator;
-import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.mpj.MpjCommunicator;
-import org.mpi2nccl.comm.Reduction;
 
 /**
  * Lesson 02, all-reduce from scratch. The student writes the ring all-reduce: a reduce-scatter, then an all-gather,
- * from Sendrecv, on float[] buffers of any length. {@link #checkReduceScatter} and {@link #checkAllReduce} run the
- * student's function on every rank for several lengths and compare it with the communicator's own all-reduce
- * (MPI's Allreduce in the notebook) on the same random numbers; {@link Lesson02Diagnosis} explains a wrong answer.
+ * from Sendrecv ({@link PointToPoint}), on float[] buffers of any length. {@link #checkReduceScatter} and
+ * {@link #checkAllReduce} run the student's function on every rank for several lengths and compare it with the
+ * communicator's own all-reduce (MPI's Allreduce in the notebook) on the same random numbers ({@link Lesson02Check});
+ * {@link Lesson02Diagnosis} explains a wrong answer.
  * After the exercise the lesson times the naive all-reduce, the toolkit's ring and MPJ's Allreduce ({@link #time})
  * and says what the numbers showed ({@link #timingSummary}).
  */
@@ -102,105 +101,13 @@ public final class Lesson02 {
      * Checks the student's reduce-scatter on this rank: afterwards segment {@code rank} of the buffer must hold the
      * sum over all ranks of that segment (other segments may hold anything). Every rank calls it.
      */
-    public static Check checkReduceScatter(Communicator world, Consumer<float[]> student) {
-        return check(world, student, true);
+    public static Check checkReduceScatter(Communicator world, BiConsumer<PointToPoint, float[]> student) {
+        return Lesson02Check.check(world, student, true);
     }
 
     /** Checks the student's whole all-reduce on this rank: every element must hold the sum over all ranks. */
-    public static Check checkAllReduce(Communicator world, Consumer<float[]> student) {
-        return check(world, student, false);
-    }
-
-    private static Check check(Communicator world, Consumer<float[]> student, boolean halfOnly) {
-        int p = world.size();
-        int r = world.rank();
-        String who = "rank " + r + ": ";
-        int[] lengths = checkLengths(p);
-        // The right answers first, from the communicator's all-reduce, so that no stray message of the student's
-        // code can mix with it.
-        float[][] expected = new float[lengths.length][];
-        for (int k = 0; k < lengths.length; k++) {
-            expected[k] = randomInput(r, lengths[k]);
-            world.allReduce(HostBuffer.of(expected[k]), Reduction.SUM);
-        }
-        // Every rank makes the same calls, right or wrong, so that no rank waits for one that stopped early.
-        float[][] got = new float[lengths.length][];
-        float[][] labelled = new float[lengths.length][];
-        for (int k = 0; k < lengths.length; k++) {
-            got[k] = randomInput(r, lengths[k]);
-            labelled[k] = Lesson02Diagnosis.labelledInput(r, p, lengths[k]);
-            Check thrown = call(who, student, got[k], lengths[k]);
-            if (thrown == null) {
-                thrown = call(who, student, labelled[k], lengths[k]);
-            }
-            if (thrown != null) {
-                return thrown;
-            }
-        }
-        if (Grading.seed() != 0) {   // a grader's run: one more buffer, of inputs nobody saw, whose answer the grader computes
-            long seed = Grading.seed();
-            int n = gradingLength(seed);
-            float[] graded = gradingInput(r, n, seed);
-            Check thrown = call(who, student, graded, n);
-            if (thrown != null) {
-                return thrown;
-            }
-            int from = halfOnly ? segmentStart(n, p, r) : 0;
-            int to = halfOnly ? from + segmentLength(n, p, r) : n;
-            double[] answer = new double[to - from];
-            for (int i = from; i < to; i++) {
-                answer[i - from] = graded[i];
-            }
-            Grading.record(halfOnly ? "reduce-scatter" : "all-gather", answer);
-        }
-        for (int k = 0; k < lengths.length; k++) {
-            int n = lengths[k];
-            int from = halfOnly ? segmentStart(n, p, r) : 0;
-            int to = halfOnly ? from + segmentLength(n, p, r) : n;
-            for (int i = from; i < to; i++) {
-                if (got[k][i] != expected[k][i]) {
-                    String what = halfOnly ? "segment " + r + " (elements " + range(from, to) + ") is not the sum over all "
-                            + p + " ranks" : "element " + i + " (segment " + Lesson02Diagnosis.segmentOf(n, p, i) + ") is "
-                            + fmt(got[k][i]) + ", not the sum over all " + p + " ranks";
-                    return Check.wrong(who + "with " + n + " element" + (n == 1 ? "" : "s") + ", " + what,
-                            Lesson02Diagnosis.explain(r, p, n, labelled[k], halfOnly, i, got[k][i]));
-                }
-            }
-        }
-        int longest = lengths.length - 1;
-        for (int k = 0; k < lengths.length; k++) {
-            longest = lengths[k] > lengths[longest] ? k : longest;
-        }
-        if (halfOnly && p > 1 && Lesson02Diagnosis.complete(p, lengths[longest], labelled[longest])) {
-            return Check.wrong(who + "every segment holds the complete sum", "That is a whole all-reduce (or MPI's"
-                    + " Allreduce): right values, but this exercise is the reduce-scatter half, after which rank r holds"
-                    + " only segment r complete, having sent (p - 1)/p of the buffer instead of 2(p - 1)/p.");
-        }
-        String lens = java.util.Arrays.toString(lengths);
-        return Check.right(who + (halfOnly ? "segment " + r + " is the sum over all ranks" : "every element is the sum"
-                + " over all ranks"), "for buffers of " + lens + " elements, the same as MPI's Allreduce on the same"
-                + " random numbers, after " + (halfOnly ? "" : "2 x ") + (p - 1) + " steps around the ring.");
-    }
-
-    /** Runs the student's function on {@code buf}; a Check when it threw, else null. */
-    private static Check call(String who, Consumer<float[]> student, float[] buf, int n) {
-        try {
-            student.accept(buf);
-            return null;
-        } catch (UnsupportedOperationException e) {
-            String m = e.getMessage();
-            return Check.wrong(who + "not written yet", m == null || m.isEmpty() ? "Write the function above, then run"
-                    + " this check again." : Character.toUpperCase(m.charAt(0)) + m.substring(1) + ": replace the line"
-                    + " that throws with your code.");
-        } catch (IndexOutOfBoundsException e) {
-            return Check.wrong(who + "with " + n + " element" + (n == 1 ? "" : "s") + ", an index outside the buffer ("
-                    + e.getMessage() + ")", "segment numbers must stay in 0..size-1: Java's % keeps the sign, so"
-                    + " (rank - step - 1) % size is negative for small ranks; use Math.floorMod. Take each segment's"
-                    + " start and length from start(n, j) and length(n, j): segments differ in length, and some are"
-                    + " empty when the buffer has fewer elements than there are ranks.");
-        } catch (RuntimeException e) {
-            return Check.wrong(who + "your code threw " + e, "fix the error above, then run the check again.");
-        }
+    public static Check checkAllReduce(Communicator world, BiConsumer<PointToPoint, float[]> student) {
+        return Lesson02Check.check(world, student, false);
     }
 
     /** The lesson's sweep: 1 KiB .. 4 MiB by 4, out of place, few calls per size (a teaching machine has few cores). */

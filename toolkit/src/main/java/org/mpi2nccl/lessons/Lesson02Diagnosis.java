@@ -114,7 +114,7 @@ final class Lesson02Diagnosis {
                         + segmentOf(n, p, own.source) + "): what arrived was added to another segment than the one"
                         + " sent. A wrong neighbour or segment number: send to the right (rank + 1), receive from the"
                         + " left (rank - 1); at step s send segment (r - s - 1) mod p, receive segment (r - s - 2) mod p,"
-                        + " each at its own start(n, j).";
+                        + " each at its own start(n, size, j).";
             case DOUBLE:
                 return seg + " counts rank" + plural(own.ranks(2)) + " more than once (a double count): add what"
                         + " arrives once per step, and do not add your own numbers again (they are in buf already).";
@@ -166,8 +166,8 @@ final class Lesson02Diagnosis {
                 return s + "The all-gather added what arrived; it must copy it (the segment is complete already).";
             case MOVED:
                 return s + "A segment landed in another segment's place: at step s rank r sends segment (r - s) mod p"
-                        + " to the right and receives segment (r - s - 1) mod p from the left, at start(n, j) with"
-                        + " length(n, j) of the same j.";
+                        + " to the right and receives segment (r - s - 1) mod p from the left, at start(n, size, j) with"
+                        + " length(n, size, j) of the same j.";
             default:
                 return s + "Receive the finished segment from the left neighbour and copy it into its place in buf.";
         }

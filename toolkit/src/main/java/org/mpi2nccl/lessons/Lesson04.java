@@ -259,24 +259,29 @@ public final class Lesson04 {
         }
         long bytes = 1L << 30;
         double seconds = 3.3e-3;
-        int[] ranks = {2, 3, 8};
+        // 1 rank (nothing to send), 2 (factor 1), 3 and 4 (factors that no int division gives) and 8
+        int[] ranks = {1, 2, 3, 4, 8};
         StringBuilder got = new StringBuilder();
-        boolean all = true;
+        int first = -1;
         double[] answers = new double[ranks.length];
         for (int i = 0; i < ranks.length; i++) {
             double want = BusBandwidth.busbw(Collective.ALL_REDUCE, ranks[i], bytes, seconds);
             answers[i] = f.busbw(bytes, seconds, ranks[i]);
-            all &= close(answers[i], want);
-            got.append(String.format(Locale.ROOT, "%s%d ranks: %.1f (nccl-tests: %.1f)", i == 0 ? "" : "; ", ranks[i],
-                    answers[i], want));
+            if (first < 0 && !close(answers[i], want)) first = i;
+            got.append(String.format(Locale.ROOT, "%s%d rank%s: %.1f (nccl-tests: %.1f)", i == 0 ? "" : "; ", ranks[i],
+                    ranks[i] == 1 ? "" : "s", answers[i], want));
         }
-        if (all) {
+        if (first < 0) {
             return Check.right("busbw of a 1 GiB all-reduce in 3.3 ms: " + got, "algbw = bytes / seconds / 1e9 and"
-                    + " busbw = algbw * 2(n-1)/n: on 2 ranks they are equal, on 8 ranks each link carries 1.75x the result.");
+                    + " busbw = algbw * 2(n-1)/n: on 1 rank nothing moves, on 2 ranks they are equal, on 8 ranks each"
+                    + " link carries 1.75x the result.");
         }
-        int n = ranks[2];
+        int n = ranks[first];
         double alg = BusBandwidth.algbw(bytes, seconds);
-        double a = answers[2];
+        double a = answers[first];
+        // the title names the first rank count that is wrong and what came out there, never the right number
+        String title = String.format(Locale.ROOT, "busbw on %d rank%s: %.1f GB/s is not the bus bandwidth", n,
+                n == 1 ? "" : "s", a) + (first == 0 ? "" : " (right on " + ranksBefore(ranks, first) + ")");
         String why;
         boolean allZero = java.util.Arrays.stream(answers).allMatch(x -> x == 0);
         if (Double.isNaN(a)) {
@@ -284,13 +289,16 @@ public final class Lesson04 {
         } else if (allZero) {
             why = "0 on every rank count: no answer yet (the starter returns 0), or a factor computed in integer"
                     + " arithmetic ((n - 1) / n is 0 when n is an int: write 2.0 * (n - 1) / n).";
+        } else if (integerFactor(answers, ranks, alg)) {
+            why = "the factor was computed in integer arithmetic: Java divides ints without a fraction, so with int n"
+                    + " 2 * (n - 1) / n is 1 on 3 and 4 ranks and (n - 1) / n is 0. Make the division a double one,"
+                    + " e.g. 2.0 * (n - 1) / n, or multiply algbw first: algbw * 2 * (n - 1) / n.";
         } else if (a == 0) {
             why = "0 on " + n + " ranks: a factor was computed in integer arithmetic ((n - 1) / n is 0 for ints): write"
                     + " the factor with a double, e.g. 2.0 * (n - 1) / n.";
         } else if (close(a, alg)) {
-            why = "that is the algorithm bandwidth (bytes / time): the factor 2(n-1)/n is missing, or it was computed in"
-                    + " integer arithmetic (2 * (n - 1) / n is 1 for every n when n is an int: write 2.0 * (n - 1) / n)."
-                    + " An all-reduce is a reduce-scatter and an all-gather, each moving (n-1)/n of the data over every link.";
+            why = "that is the algorithm bandwidth (bytes / time): the factor 2(n-1)/n is missing. An all-reduce is a"
+                    + " reduce-scatter and an all-gather, each moving (n-1)/n of the data over every link.";
         } else if (close(a, alg * 2)) {
             why = "the factor is 2(n-1)/n, not 2: each rank keeps 1/n of the data it does not have to send.";
         } else if (close(a, alg * (n - 1) / n)) {
@@ -300,9 +308,28 @@ public final class Lesson04 {
         } else if (close(a, alg * 1e3 * 2 * (n - 1) / n) || close(a, alg * 1e-3 * 2 * (n - 1) / n)) {
             why = "the time is in seconds and the answer in GB/s (10^9 bytes per second): check the powers of ten.";
         } else {
-            why = "expected bytes / seconds / 1e9 * 2(n-1)/n.";
+            why = "nccl-tests' bus bandwidth of an all-reduce is bytes / seconds / 1e9 * 2(n-1)/n.";
         }
-        return Check.wrong("busbw: " + got, why);
+        return Check.wrong(title, why);
+    }
+
+    /** "1 and 2 ranks": the rank counts before {@code first}. */
+    private static String ranksBefore(int[] ranks, int first) {
+        java.util.List<String> s = new java.util.ArrayList<>();
+        for (int i = 0; i < first; i++) s.add(Integer.toString(ranks[i]));
+        return (s.size() == 1 ? s.get(0) : String.join(", ", s.subList(0, s.size() - 1)) + " and " + s.get(s.size() - 1))
+                + (first == 1 && ranks[0] == 1 ? " rank" : " ranks");
+    }
+
+    /** True when every answer is algbw times the factor as Java's int arithmetic computes it, in one of two orders. */
+    private static boolean integerFactor(double[] answers, int[] ranks, double alg) {
+        boolean whole = true, half = true;
+        for (int i = 0; i < ranks.length; i++) {
+            int n = ranks[i];
+            whole &= close(answers[i], alg * (2 * (n - 1) / n));
+            half &= close(answers[i], alg * 2 * ((n - 1) / n));
+        }
+        return whole || half;
     }
 
     private static boolean close(double a, double b) {

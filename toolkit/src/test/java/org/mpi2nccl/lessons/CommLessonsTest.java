@@ -57,6 +57,20 @@ class CommLessonsTest {
     }
 
     @Test
+    void aWrongBusBandwidthIsNamedAtItsFirstWrongRankCountWithoutTheRightNumber() {
+        Check intFactor = Lesson04.checkBusBandwidth((b, s, n) -> b / s / 1e9 * (2 * (n - 1) / n));
+        assertFalse(intFactor.passed());
+        // int division is right on 1 and 2 ranks (factors 0 and 1) and wrong from 3 on
+        assertTrue(intFactor.title().startsWith("busbw on 3 ranks:") && intFactor.title().contains("right on 1 and 2 ranks"),
+                intFactor.title());
+        assertTrue(intFactor.explanation().contains("computed in integer arithmetic"), intFactor.explanation());
+        String rightOn3 = String.format(java.util.Locale.ROOT, "%.1f", (1L << 30) / 3.3e-3 / 1e9 * 2 * 2 / 3);
+        assertFalse((intFactor.title() + intFactor.explanation()).contains(rightOn3), intFactor.toString());
+        Check algbw = Lesson04.checkBusBandwidth((b, s, n) -> b / s / 1e9);
+        assertTrue(algbw.title().startsWith("busbw on 1 rank:") && !algbw.title().contains("nccl-tests"), algbw.title());
+    }
+
+    @Test
     void withoutAGpuTheBootstrapRunsOnTheCpuCliqueAndRecordedResultsLoad() throws Exception {
         assumeFalse(Lesson04.hasGpu(), "a GPU is here: the no-GPU path is not what runs");
         assertTrue(Lesson04.gpuStatus().startsWith("no GPU"), Lesson04.gpuStatus());

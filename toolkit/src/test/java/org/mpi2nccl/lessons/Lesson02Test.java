@@ -31,32 +31,26 @@ import org.mpi2nccl.comm.ThreadRanks;
 class Lesson02Test {
     /** A mistake put into the ring. */
     enum Bug { NONE, RS_NOTHING, RS_SKIPS_LAST_STEP, RS_PASSES_ORIGINAL, RS_WRONG_NEIGHBOUR, RS_SHIFTED, RS_ADDS_OWN_AGAIN,
-        RS_WHOLE_ALLREDUCE, RS_STUB, RS_JAVA_MOD, AG_NOTHING, AG_SENDS_WRONG_SEGMENT, AG_ADDS, AG_SKIPS_LAST_STEP }
+        RS_WHOLE_ALLREDUCE, RS_STUB, RS_JAVA_MOD, RS_SENDS_LEFT, RS_CELL_SIZE, AG_NOTHING, AG_SENDS_WRONG_SEGMENT, AG_ADDS, AG_SKIPS_LAST_STEP }
+
+    /** The Sendrecv timeout of these runs: short, so that a test of a hang takes seconds. */
+    private static final Duration WAIT = Duration.ofSeconds(2);
 
     private static void assumeNotStrict() {
         assumeFalse("1".equals(System.getenv(Check.STRICT_ENV)), Check.STRICT_ENV + "=1: wrong answers throw");
     }
 
-    /** MPI's Sendrecv: send {@code len} elements of {@code out} at {@code off}; receive at most {@code in.length}. */
-    private static void sendRecv(Communicator c, float[] out, int off, int len, int dest, float[] in, int source) {
-        // Messages have one length on the thread ranks (MPI allows receiving fewer elements than the buffer holds).
-        float[] msg = new float[in.length];
-        System.arraycopy(out, off, msg, 0, len);
-        c.send(HostBuffer.of(msg), dest);        // sends never block on thread ranks
-        c.recv(HostBuffer.of(in), source);
-    }
-
-    private static int start(Communicator c, int n, int j) {
+    private static int start(PointToPoint c, int n, int j) {
         return Lesson02.segmentStart(n, c.size(), j);
     }
 
-    private static int length(Communicator c, int n, int j) {
+    private static int length(PointToPoint c, int n, int j) {
         return Lesson02.segmentLength(n, c.size(), j);
     }
 
     /** The notebook's reduce-scatter, with {@code bug} put in. */
-    static void reduceScatter(Communicator c, float[] buf, Bug bug) {
-        int p = c.size(), r = c.rank(), n = buf.length;
+    static void reduceScatter(PointToPoint c, float[] buf, Bug bug) {
+        int p = bug == Bug.RS_CELL_SIZE ? 4 : c.size(), r = c.rank(), n = buf.length;
         int right = (r + 1) % p, left = (r + p - 1) % p;
         switch (bug) {
             case RS_NOTHING:
@@ -64,11 +58,14 @@ class Lesson02Test {
             case RS_STUB:
                 throw new UnsupportedOperationException("write the reduce-scatter");
             case RS_WHOLE_ALLREDUCE:
-                c.allReduce(HostBuffer.of(buf), Reduction.SUM);
+                wholeAllReduce(c, buf);
                 return;
             case RS_WRONG_NEIGHBOUR:
                 right = left;
                 left = (r + 1) % p;
+                break;
+            case RS_SENDS_LEFT:
+                right = left;
                 break;
             default:
         }
@@ -83,7 +80,7 @@ class Lesson02Test {
                 recv = (r - step - 2) % p;
             }
             float[] from = bug == Bug.RS_PASSES_ORIGINAL ? original : buf;
-            sendRecv(c, from, start(c, n, send), length(c, n, send), right, in, left);
+            c.sendrecv(from, start(c, n, send), length(c, n, send), right, in, 0, length(c, n, recv), left);
             for (int i = 0; i < length(c, n, recv); i++) {
                 buf[start(c, n, recv) + i] += in[i] + (bug == Bug.RS_ADDS_OWN_AGAIN ? original[start(c, n, recv) + i] : 0);
             }
@@ -91,7 +88,7 @@ class Lesson02Test {
     }
 
     /** The notebook's all-gather, with {@code bug} put in. */
-    static void allGather(Communicator c, float[] buf, Bug bug) {
+    static void allGather(PointToPoint c, float[] buf, Bug bug) {
         int p = c.size(), r = c.rank(), n = buf.length;
         if (bug == Bug.AG_NOTHING) {
             return;
@@ -101,21 +98,31 @@ class Lesson02Test {
         for (int step = 0; step < steps; step++) {
             int send = Math.floorMod(r - step - (bug == Bug.AG_SENDS_WRONG_SEGMENT ? 1 : 0), p);
             int recv = Math.floorMod(r - step - 1, p);
-            sendRecv(c, buf, start(c, n, send), length(c, n, send), (r + 1) % p, in, (r + p - 1) % p);
+            c.sendrecv(buf, start(c, n, send), length(c, n, send), (r + 1) % p, in, 0, length(c, n, recv), (r + p - 1) % p);
             for (int i = 0; i < length(c, n, recv); i++) {
                 buf[start(c, n, recv) + i] = in[i] + (bug == Bug.AG_ADDS ? buf[start(c, n, recv) + i] : 0);
             }
         }
     }
 
+    /** A whole all-reduce from Sendrecv: every rank's buffer passed once around the ring and added. */
+    private static void wholeAllReduce(PointToPoint c, float[] buf) {
+        float[] passing = buf.clone(), in = new float[buf.length];
+        for (int step = 0; step < c.size() - 1; step++) {
+            c.sendrecv(passing, 0, buf.length, (c.rank() + 1) % c.size(), in, 0, buf.length, (c.rank() + c.size() - 1) % c.size());
+            System.arraycopy(in, 0, passing, 0, buf.length);
+            for (int i = 0; i < buf.length; i++) buf[i] += in[i];
+        }
+    }
+
     /** Runs a check on {@code size} thread ranks; one Check per rank. */
     private static List<Check> run(int size, boolean whole, Bug bug) {
-        return ThreadRanks.run(size, b -> b.timeout(Duration.ofSeconds(2)), Duration.ofSeconds(60), c -> whole
-                ? Lesson02.checkAllReduce(c, buf -> {
-                    reduceScatter(c, buf, bug.name().startsWith("RS") ? bug : Bug.NONE);
-                    allGather(c, buf, bug);
-                })
-                : Lesson02.checkReduceScatter(c, buf -> reduceScatter(c, buf, bug)));
+        return ThreadRanks.run(size, b -> b.timeout(Duration.ofSeconds(20)), Duration.ofSeconds(60), c -> whole
+                ? Lesson02Check.check(c, (p2p, buf) -> {
+                    reduceScatter(p2p, buf, bug.name().startsWith("RS") ? bug : Bug.NONE);
+                    allGather(p2p, buf, bug);
+                }, false, WAIT)
+                : Lesson02Check.check(c, (p2p, buf) -> reduceScatter(p2p, buf, bug), true, WAIT));
     }
 
     /** The explanation rank {@code rank} gets for {@code bug} on 4 ranks; it must be a wrong answer. */
@@ -172,12 +179,39 @@ class Lesson02Test {
     }
 
     @Test
+    void aSendrecvToTheWrongNeighbourTimesOutOnEveryRankAndTheNextRunWorks() {
+        assumeNotStrict();
+        List<Check[]> both = ThreadRanks.run(4, b -> b.timeout(Duration.ofSeconds(20)), Duration.ofSeconds(60), c ->
+                new Check[] {Lesson02Check.check(c, (p2p, buf) -> reduceScatter(p2p, buf, Bug.RS_SENDS_LEFT), true, WAIT),
+                        Lesson02Check.check(c, (p2p, buf) -> reduceScatter(p2p, buf, Bug.NONE), true, WAIT)});
+        for (int r = 0; r < 4; r++) {
+            Check wrong = both.get(r)[0];
+            assertFalse(wrong.passed(), wrong.toString());
+            String said = wrong.title() + " | " + wrong.explanation();
+            assertTrue(said.contains("a Sendrecv whose message never came") && said.contains("rank " + r + " waited 2 s"
+                    + " for a message from rank " + (r + 3) % 4) && said.contains("sends to right = (rank + 1) % size"), said);
+            assertTrue(both.get(r)[1].passed(), "the run after the timed-out one, rank " + r + ": " + both.get(r)[1]);
+        }
+    }
+
+    @Test
+    void codeRightOnlyForTheNotebooksSizeFailsOnThreadRanks() {
+        assumeNotStrict();
+        List<Check> checks = run(4, false, Bug.RS_CELL_SIZE);
+        Check rank0 = checks.get(0);
+        assertFalse(rank0.passed(), rank0.toString());
+        assertTrue(rank0.title().contains("right on 4 ranks, wrong on 1 ranks as threads"), rank0.toString());
+        assertTrue(rank0.explanation().contains("comm.rank(), comm.size()"), rank0.toString());
+        assertTrue(checks.get(1).passed(), "ranks other than 0 check the notebook's ranks only: " + checks.get(1));
+    }
+
+    @Test
     void allGatherMistakesAreExplained() throws Exception {
         assumeNotStrict();
         String none = explain(true, Bug.AG_NOTHING, 1);
         assertTrue(none.contains("the all-gather did not run") && none.contains("Segment 0 (elements 0..1) holds the sum"
                 + " of ranks [1] only"), none);
-        assertExplained(true, Bug.AG_SENDS_WRONG_SEGMENT, 2, "landed in another segment's place");
+        assertExplained(true, Bug.AG_SENDS_WRONG_SEGMENT, 2, "A wrong neighbour or segment number");
         assertExplained(true, Bug.AG_ADDS, 0, "must copy");
         assertExplained(true, Bug.AG_SKIPS_LAST_STEP, 3, "stopped early");
         assertExplained(true, Bug.RS_SKIPS_LAST_STEP, 0, "The reduce-scatter half is wrong");
