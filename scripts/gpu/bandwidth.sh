@@ -51,8 +51,9 @@ grep -E "NCCL INIT rank" "$J" | sed -E 's/^.*(NCCL INIT)/\1/' | sed 's/^/    /' 
 run bandwidth-nccl 300 "$BUNDLE/bin/mpi2nccl" bandwidth -np "$NP" --comms nccl,nccl-checked -b 8 -e 1G -f 2 -w 5 -n 20 \
   --out "$OUT/nccl" --title "allReduce busbw, $NP GPUs: NCCL"
 grep -E "bench: nccl(-checked)? init" "$OUT/bandwidth-nccl.txt" | sed 's/^/    /' | tee -a "$SUMMARY"
+# host sizes to 256 MiB: the ring over MPJ refuses messages over 192 MiB (MpjLimits), which a 512 MiB ring on 2 ranks has
 run bandwidth-mpi 420 "$BUNDLE/bin/mpi2nccl" bandwidth -np "$NP" --comms mpj-staged,ring-staged -b 8 -e 1G -f 2 \
-  --max-host 1G -w 1 -n 5 --min-iters 1 --seconds-per-size 2 \
+  --max-host 256M -w 1 -n 5 --min-iters 1 --seconds-per-size 2 \
   --out "$OUT/mpi" --title "allReduce busbw, $NP GPUs: host-staged MPI routes"
 for f in "$OUT/bandwidth-nccl.txt" "$OUT/bandwidth-mpi.txt"; do
   awk '/^(\[[^]]*\] )?# [a-z-]+ allReduce on/ {sub(/^\[[^]]*\] /, ""); print "    " $0}

@@ -25,6 +25,24 @@ final class MpjLimits {
     static final long MAX_BYTES_PER_CALL = Long.getLong("mpi2nccl.mpj.maxBytesPerCall", 256L << 20);
 
     /**
+     * The largest point-to-point message {@link MpjTransport} posts. MPJ Express takes the buffers of every message in
+     * flight from one pool of at most 1 GiB, each rounded up to a power of two: a ring all-reduce of 512 MiB on 2
+     * ranks (a 256 MiB send and receive in flight, each needing 512 MiB) already fails inside MPJ with "capacity < 0",
+     * while 384 MiB (192 MiB messages) runs. Larger messages are refused up front with what to do instead.
+     */
+    static final long MAX_MESSAGE_BYTES = 192L << 20;
+
+    /** Refuses a point-to-point message of {@code bytes} over {@link #MAX_MESSAGE_BYTES}, saying what to do instead. */
+    static void checkMessage(int rank, String what, long bytes) {
+        if (bytes > MAX_MESSAGE_BYTES) {
+            throw new org.mpi2nccl.comm.CommException("rank " + rank + ": " + what + " is " + (bytes >> 20) + " MiB, over the "
+                    + (MAX_MESSAGE_BYTES >> 20) + " MiB that one message through MPJ Express may have (MPJ buffers every"
+                    + " message in flight in one pool of at most 1 GiB, each rounded up to a power of two): all-reduce the"
+                    + " buffer in smaller parts, or use MPJ's own collectives (the mpi route) or the shared-memory ring (shm)");
+        }
+    }
+
+    /**
      * MPJ 0.44's collectives ignore the offsets of their buffers (tested: Allreduce, Reduce, Allgather, Scatter and
      * Gather read or write from element 0 whatever the offset; Bcast and point-to-point honour them). So every
      * buffer a collective gets starts at element 0: a slice that does not is copied (or received) into one.

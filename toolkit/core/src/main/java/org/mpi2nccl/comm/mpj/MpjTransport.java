@@ -90,6 +90,7 @@ public final class MpjTransport implements Transport {
     private Pending pieces(HostBuffer buffer, String what, Post post) {
         int max = MpjLimits.elems(buffer, 1);
         int total = buffer.length();
+        MpjLimits.checkMessage(rank, what, (long) total * buffer.dataType().bytes());
         try {
             if (total <= max) {
                 return post.post(buffer, 0, total);
