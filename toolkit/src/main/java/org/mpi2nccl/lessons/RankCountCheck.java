@@ -98,7 +98,8 @@ final class RankCountCheck {
                 Verdict v = got.get(q);
                 if (!v.right()) {
                     return "right on " + size + " rank" + (size == 1 ? "" : "s") + ", wrong on " + n + " rank"
-                            + (n == 1 ? "" : "s") + " as threads\nthread rank " + q + " of " + n + ": " + v.title() + ": "
+                            + (n == 1 ? "" : "s") + " as threads\nthread rank " + q + " of " + n + ": "
+                            + v.title().replaceFirst("^rank \\d+: ", "") + ": "
                             + v.why() + " " + fixes;
                 }
             }
