@@ -160,7 +160,7 @@ public final class Lesson01 {
         double localMean = Arrays.stream(data[rank]).average().orElse(Double.NaN);
         String why;
         if (Double.isNaN(answer)) {
-            why = "no answer yet (globalMean is NaN): compute it with a collective.";
+            why = "no answer yet (globalMean returned NaN): compute the mean with a collective of comm.";
         } else if (size > 1 && close(answer, localMean)) {
             why = "that is this rank's own mean: the other ranks' data is missing. Combine the ranks with a collective.";
         } else if (size > 1 && close(answer, meanOfMeans)) {
