@@ -40,7 +40,9 @@ the import, the exercise and its check (no nodes needed).
 
 Each starts from the student version that scripts/lessons/versions.py makes, as a student receives it.
 
-    /usr/bin/python3 notebooks/test/make_grading_class.py
+    /usr/bin/python3 notebooks/test/make_grading_class.py [01 02 03 07 08]
+
+With lesson numbers, only those lessons' classes are written (all of them without).
 """
 import copy
 import os
@@ -71,15 +73,16 @@ def with_answer(student, body, mpj=True):
     return nb
 
 
-def main():
+def lesson01():
     source = nbformat.read(LESSON, as_version=4)
     student, instructor = versions.versions(source, "01-mpi-basics")
     answer = instructor.cells[exercise_index(instructor)].source
     assert answer.startswith("%%mpj\n")
+    head = "double globalMean(MpiComm comm, double[] local) {\n"
     kinds = {
         "right": with_answer(student, answer[len("%%mpj\n"):]),
-        "wrong": with_answer(student, "double globalMean = Arrays.stream(local).average().orElse(Double.NaN);"),
-        "crashing": with_answer(student, "double[] totals = null;\ndouble globalMean = totals[0] / totals[1];"),
+        "wrong": with_answer(student, head + "    return Arrays.stream(local).average().orElse(Double.NaN);\n}"),
+        "crashing": with_answer(student, head + "    double[] totals = null;\n    return totals[0] / totals[1];\n}"),
         "exits": with_answer(student, "new ProcessBuilder(\"kill\", \"-9\", String.valueOf(ProcessHandle.current().pid())).start().waitFor();", mpj=False),
         "endless": with_answer(student, "double globalMean = 0;\nwhile (true) System.out.println(\"still summing\");"),
     }
@@ -104,7 +107,6 @@ def main():
     with open(os.path.join(OUT, "invalid.ipynb"), "w") as f:
         f.write(text[: len(text) // 2])
     print(f"{len(kinds) + 1} notebooks in {os.path.relpath(OUT, ROOT)}")
-    lesson02()
 
 
 def lesson02():
@@ -266,7 +268,6 @@ def lesson08():
 
 
 if __name__ == "__main__":
-    main()
-    lesson07()
-    lesson03()
-    lesson08()
+    LESSONS = {"01": lesson01, "02": lesson02, "07": lesson07, "03": lesson03, "08": lesson08}
+    for number in sys.argv[1:] or LESSONS:
+        LESSONS[number]()

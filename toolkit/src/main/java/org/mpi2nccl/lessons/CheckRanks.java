@@ -119,10 +119,15 @@ final class CheckRanks {
         try {
             return phase.call();
         } catch (Exception e) {
-            Throwable c = thrown(e);
-            if (c instanceof UnsupportedOperationException) return "not written yet: " + c.getMessage();
-            StackTraceElement at = c.getStackTrace().length > 0 ? c.getStackTrace()[0] : null;
-            return "your code threw " + c + (at != null ? " (at " + at + ")" : "") + ".";
+            return described(e);
         }
+    }
+
+    /** What the student's code threw, in words. */
+    static String described(Throwable e) {
+        Throwable c = thrown(e);
+        if (c instanceof UnsupportedOperationException) return "not written yet: " + c.getMessage();
+        StackTraceElement at = c.getStackTrace().length > 0 ? c.getStackTrace()[0] : null;
+        return "your code threw " + c + (at != null ? " (at " + at + ")" : "") + ".";
     }
 }

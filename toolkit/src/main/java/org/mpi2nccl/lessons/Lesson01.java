@@ -4,11 +4,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.mpi2nccl.comm.Communicator;
+import org.mpi2nccl.comm.mpj.MpjCommunicator;
 import org.mpi2nccl.launch.StallReports;
+import org.mpi2nccl.lessons.RankCountCheck.Verdict;
 
 /**
- * Lesson 01, MPI basics: each rank holds a different amount of data ({@link #localData}); the exercise asks for
- * the mean of all of it on every rank, with one collective.
+ * Lesson 01, MPI basics: each rank holds a different amount of data ({@link #localData}); the exercise asks for a
+ * function that gives every rank the mean of all of it, with one collective of the {@link MpiComm} it is given. The
+ * check runs it on the notebook's ranks and on 1 to 4 ranks as threads ({@link RankCountCheck}).
  */
 public final class Lesson01 {
     private Lesson01() {
@@ -53,61 +57,130 @@ public final class Lesson01 {
         return sum / count;
     }
 
-    /**
-     * Checks the ranks' answers and explains the usual wrong ones. Collective (a {@code %%mpj} cell runs it on every
-     * rank): the answers are gathered first, so every rank hears when another rank does not hold the mean (Reduce
-     * leaves it on the root alone).
-     */
-    public static Check checkGlobalMean(int rank, int size, double[] local, double answer) {
-        Grading.record("global-mean", answer);
-        double[] mine = {answer}, all = new double[size];
-        mpi.MPI.COMM_WORLD.Allgather(mine, 0, 1, mpi.MPI.DOUBLE, all, 0, 1, mpi.MPI.DOUBLE);
-        return checkGlobalMean(rank, local, all);
+    /** The student's answer: the mean of every rank's values, on every rank, from this rank's own {@code local}. */
+    @FunctionalInterface
+    public interface Mean {
+        double of(MpiComm comm, double[] local);
     }
 
-    /** The verdict for rank {@code rank} (holding {@code local}), given every rank's answer ({@code answers[r]}). */
-    public static Check checkGlobalMean(int rank, double[] local, double[] answers) {
+    /**
+     * Rank {@code rank}'s numbers when the check runs the student's function on {@code ranks} thread ranks: counts
+     * unlike the lesson's (rank 0 holds the most) whose total no rank count divides, so that an answer built on the
+     * lesson's counts, or on the notebook's number of ranks, shows.
+     */
+    static double[] checkData(int rank, int ranks) {
+        Random r = new Random(31L * ranks + rank);
+        double[] xs = new double[1000 * (ranks - rank) + rank * rank + 3];
+        for (int i = 0; i < xs.length; i++) {
+            xs[i] = 20.0 - 3.0 * rank + r.nextGaussian();
+        }
+        return xs;
+    }
+
+    /**
+     * Checks the student's function on the notebook's ranks (each with {@link #localData}), then on 1 to 4 ranks as
+     * threads ({@link #checkData}). Collective: every rank of the notebook calls it.
+     */
+    public static Check checkGlobalMean(Mean student) {
+        try (MpjCommunicator world = MpjCommunicator.world()) {
+            return check(world, student);
+        }
+    }
+
+    /** {@link #checkGlobalMean(Mean)} on {@code world}'s ranks. Collective. */
+    static Check check(Communicator world, Mean student) {
+        return check(world, student, RankCountCheck.WAIT);
+    }
+
+    /** {@link #check(Communicator, Mean)} whose student's calls wait at most {@code wait}. */
+    static Check check(Communicator world, Mean student, java.time.Duration wait) {
+        int size = world.size();
+        double[][] data = new double[size][];
+        for (int r = 0; r < size; r++) data[r] = localData(r);
+        return RankCountCheck.check(world, (rank, p) -> task(student, rank, data, true),
+                (rank, p) -> task(student, rank, threadData(p), false), "Does your function use only what it is"
+                        + " given: comm (comm.Rank(), comm.Size()) and local (local.length), not the cell's rank and size"
+                        + " or the lesson's counts?", wait);
+    }
+
+    private static double[][] threadData(int ranks) {
+        double[][] data = new double[ranks][];
+        for (int r = 0; r < ranks; r++) data[r] = checkData(r, ranks);
+        return data;
+    }
+
+    /** Rank {@code rank}'s part of a run; {@code graded}: the notebook's ranks, whose answers a grader compares. */
+    private static RankCountCheck.Task task(Mean student, int rank, double[][] data, boolean graded) {
+        return new RankCountCheck.Task() {
+            @Override
+            public double answer(MpiComm comm) {
+                double mean = student.of(comm, data[rank].clone());
+                if (graded) Grading.record("global-mean", mean);
+                return mean;
+            }
+
+            @Override
+            public Verdict verdict(double[] answers) {
+                return Lesson01.verdict(rank, data, answers);
+            }
+        };
+    }
+
+    /** The verdict for rank {@code rank}, given every rank's data ({@code data[r]}) and answer ({@code answers[r]}). */
+    public static Check checkGlobalMean(int rank, double[][] data, double[] answers) {
+        return verdict(rank, data, answers).toCheck();
+    }
+
+    static RankCountCheck.Verdict verdict(int rank, double[][] data, double[] answers) {
         int size = answers.length;
-        double right = globalMean(size), answer = answers[rank];
+        double sum = 0, meanOfMeans = 0;
+        long count = 0;
+        for (double[] xs : data) {
+            sum += Arrays.stream(xs).sum();
+            count += xs.length;
+            meanOfMeans += Arrays.stream(xs).average().orElse(0) / size;
+        }
+        double right = sum / count, answer = answers[rank];
         String who = "rank " + rank + ": ";
         List<Integer> wrong = new ArrayList<>();
         for (int r = 0; r < size; r++) if (!close(answers[r], right)) wrong.add(r);
         if (wrong.isEmpty()) {
-            return Check.right(who + "global mean " + fmt(answer), "every value of every rank counted once, on every rank.");
+            return Verdict.right(who + "global mean " + fmt(answer), "every value of every rank counted once, on every rank.");
         }
         if (!wrong.contains(0)) {
-            return Check.wrong(who + (close(answer, right) ? "the mean here, " : fmt(answer) + ", ") + "but not on "
+            return Verdict.wrong(who + (close(answer, right) ? "the mean here, " : fmt(answer) + ", ") + "but not on "
                     + StallReports.label(wrong), "rank 0 holds the mean and the other ranks"
-                    + " do not: Reduce delivers the result to the root only (the others keep what they sent, or"
-                    + " leftovers); Allreduce gives it to every rank, and every rank needs it.");
+                    + " do not: Reduce delivers the result to the root only (the others' receive buffers keep what they"
+                    + " held); Allreduce gives it to every rank, and every rank needs it.");
         }
         if (close(answer, right)) {
-            return Check.wrong(who + "the mean here, but not on " + StallReports.label(wrong),
+            return Verdict.wrong(who + "the mean here, but not on " + StallReports.label(wrong),
                     "every rank must end with the mean: one collective that gives the result to all of them.");
         }
-        double localMean = Arrays.stream(local).average().orElse(Double.NaN);
-        double meanOfMeans = 0;
-        double globalSum = 0;
-        for (int r = 0; r < size; r++) {
-            meanOfMeans += Arrays.stream(localData(r, Grading.seed())).average().orElse(0) / size;
-            globalSum += Arrays.stream(localData(r, Grading.seed())).sum();
-        }
+        double localMean = Arrays.stream(data[rank]).average().orElse(Double.NaN);
         String why;
         if (Double.isNaN(answer)) {
-            why = "no answer yet (globalMean is NaN): compute it with a collective.";
-        } else if (close(answer, localMean)) {
+            why = "no answer yet (globalMean returned NaN): compute the mean with a collective of comm.";
+        } else if (size > 1 && close(answer, localMean)) {
             why = "that is this rank's own mean: the other ranks' data is missing. Combine the ranks with a collective.";
-        } else if (close(answer, meanOfMeans)) {
+        } else if (size > 1 && close(answer, meanOfMeans)) {
             why = "that is the mean of the ranks' means. It weighs every rank the same, but the ranks hold different"
-                    + " numbers of values (rank r has (r + 1) * 1000): add up sums and counts, then divide.";
-        } else if (close(answer, globalSum / size)) {
+                    + " numbers of values (here " + counts(data) + "): add up sums and counts, then divide.";
+        } else if (size > 1 && close(answer, sum / size)) {
             why = "that is the total divided by the number of ranks: divide by the total number of values instead.";
-        } else if (close(answer, globalSum)) {
+        } else if (close(answer, sum)) {
             why = "that is the sum of all values: divide it by how many values there are in total.";
         } else {
             why = "not the mean of every rank's values: add up every rank's sum and count with one collective, then divide.";
         }
-        return Check.wrong(who + fmt(answer) + " is not the global mean", why);
+        return Verdict.wrong(who + fmt(answer) + " is not the global mean", why);
+    }
+
+    /** "1000, 2000, 3000 and 4000". */
+    private static String counts(double[][] data) {
+        List<String> n = new ArrayList<>();
+        for (double[] xs : data) n.add(Integer.toString(xs.length));
+        return n.size() == 1 ? n.get(0) : String.join(", ", n.subList(0, n.size() - 1)) + " and " + n.get(n.size() - 1);
     }
 
     private static boolean close(double a, double b) {

@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import mpi.MPI;
@@ -26,7 +24,6 @@ import org.mpi2nccl.launch.JobResult;
 import org.mpi2nccl.launch.Mpj;
 import org.mpi2nccl.launch.MpjDevice;
 import org.mpi2nccl.launch.RunningJob;
-import org.mpi2nccl.launch.StallReports;
 import org.mpi2nccl.nn.Module;
 import org.mpi2nccl.nn.SoftmaxCrossEntropyLoss;
 import org.mpi2nccl.optim.SGD;
@@ -41,7 +38,7 @@ import tech.tablesaw.api.Table;
  * exercises. DIAGNOSE: failing jobs' outputs (live fault runs and recorded NCCL logs, {@link Lesson06Diagnosis}), each
  * to be named by its {@link Cause}. Then the faults run on purpose (a collective called with different sizes, a
  * collective one rank skips, a rank that crashes) with how long each takes to become an error, and uneven shards:
- * agree on the number of steps before the loop.
+ * agree on the number of steps before the loop, with a function of a communicator ({@link Lesson06Steps}).
  */
 public final class Lesson06 {
     /** The communicator timeout of the fault runs: a skipped collective becomes an error after this. */
@@ -269,66 +266,31 @@ public final class Lesson06 {
 
     // ---- the exercise: uneven shards ------------------------------------------------------------------------------
 
-    /**
-     * How many batches rank {@code rank} holds: the shards differ, rank 0 has five more than the others (so that no
-     * average, rounded either way, happens to equal the smallest count on 2, 3 or 4 ranks).
-     */
+    /** How many batches rank {@code rank} holds in the notebook ({@link Lesson06Steps#batchesOn}). */
     public static int batchesOn(int rank) {
-        return rank == 0 ? 9 : 4;
+        return Lesson06Steps.batchesOn(rank);
+    }
+
+    /** The student's answer: the number of steps every rank takes, from this rank's own batch count. */
+    @FunctionalInterface
+    public interface Steps {
+        int of(MpiComm comm, int myBatches);
     }
 
     /**
-     * Checks the number of steps every rank plans to take: the same on every rank, and no rank past its data.
-     * Collective (a {@code %%mpj} cell runs it on every rank): the ranks' numbers are gathered first, so a rank whose
-     * own number happens to be safe is told when another rank's is not.
+     * Checks the student's function on the notebook's ranks, then on 1 to 4 ranks as threads with other batch counts
+     * ({@link Lesson06Steps}). Collective: every rank of the notebook calls it.
      */
-    public static Check checkSteps(int rank, int size, int steps) {
-        int[] mine = {steps}, all = new int[size];
-        MPI.COMM_WORLD.Allgather(mine, 0, 1, MPI.INT, all, 0, 1, MPI.INT);
-        return checkSteps(rank, all);
+    public static Check checkSteps(Steps student) {
+        try (MpjCommunicator world = MpjCommunicator.world()) {
+            return Lesson06Steps.check(world, student);
+        }
     }
 
     /** The verdict for rank {@code rank}, given the steps every rank plans ({@code stepsByRank[r]}: rank r's). */
     public static Check checkSteps(int rank, int[] stepsByRank) {
-        int steps = stepsByRank[rank], min = Integer.MAX_VALUE, max = 0;
-        boolean agreed = true;
-        for (int r = 0; r < stepsByRank.length; r++) {
-            min = Math.min(min, batchesOn(r));
-            max = Math.max(max, batchesOn(r));
-            agreed &= stepsByRank[r] == steps;
-        }
-        String title = String.format(Locale.ROOT, "rank %d: %d steps", rank, steps);
-        if (agreed && steps == min) {
-            return Check.right(title, "every rank takes " + min + " steps, each with one all-reduce: the collectives pair up"
-                    + " (rank 0's extra batches wait for the next epoch, as a DROP tail policy does).");
-        }
-        String why;
-        if (agreed) {
-            why = steps == max ? "every rank agrees on the largest count: the ranks with fewer batches run out of data."
-                    : steps > min ? "every rank agrees on " + steps + ", but some rank holds fewer batches and runs out of data:"
-                            + " an average is not safe, the smallest count is (MPI.MIN)."
-                    : "every rank agrees on " + steps + ", fewer batches than any rank holds: data is skipped for nothing.";
-        } else if (steps == batchesOn(rank) && steps != min) {
-            why = "that is this rank's own batch count: rank " + rank + " would call a " + steps + "th all-reduce that no other"
-                    + " rank answers, and wait for ever (here: until the timeout, like the 'skip' run above).";
-        } else if (steps == batchesOn(rank)) {
-            why = "safe on this rank by luck: it is this rank's own count, and " + plans(stepsByRank) + ". Agree on one"
-                    + " number over all ranks with a collective.";
-        } else if (steps == max) {
-            why = "the largest count: the ranks with fewer batches would run out of data while rank 0 waits.";
-        } else {
-            why = "the ranks plan different numbers (" + plans(stepsByRank) + "): they must agree on the smallest count"
-                    + " (Allreduce with MPI.MIN).";
-        }
-        return Check.wrong(title + " is not safe", why);
-    }
-
-    /** "rank 0 plans 9, ranks 1 and 2 plan 4". */
-    private static String plans(int[] stepsByRank) {
-        java.util.Map<Integer, List<Integer>> byCount = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
-        for (int r = 0; r < stepsByRank.length; r++) byCount.computeIfAbsent(stepsByRank[r], k -> new ArrayList<>()).add(r);
-        List<String> parts = new ArrayList<>();
-        byCount.forEach((n, ranks) -> parts.add(StallReports.label(ranks) + (ranks.size() == 1 ? " plans " : " plan ") + n));
-        return String.join(", ", parts);
+        int[] batches = new int[stepsByRank.length];
+        for (int r = 0; r < batches.length; r++) batches[r] = batchesOn(r);
+        return Lesson06Steps.verdict(rank, stepsByRank, batches).toCheck();
     }
 }

@@ -15,18 +15,23 @@ import java.util.Map;
  */
 final class GraderByData {
     /** A check class of the student's own, shadowing the lesson's: it "says" RIGHT without any answer. */
-    static final String SHADOW = "%%mpj\ndouble globalMean = Double.NaN;\nclass Lesson01 {\n"
-            + "    static String checkGlobalMean(int rank, int size, double[] local, double answer) {\n"
+    static final String SHADOW = "%%mpj\ndouble globalMean(MpiComm comm, double[] local) { return Double.NaN; }\n"
+            + "class Lesson01 {\n"
+            + "    static String checkGlobalMean(org.mpi2nccl.lessons.Lesson01.Mean f) {\n"
             + "        return \"RIGHT: rank \" + rank + \": global mean, trust me\";\n    }\n}\n";
     /** The global mean of the lesson's own inputs, as the student saw it in class, printed as an answer line. */
-    static final String FORGER = "%%mpj\ndouble globalMean = org.mpi2nccl.lessons.Lesson01.globalMean(size, 0);\n"
-            + "System.out.println(\"ANSWER global-mean: \" + globalMean);\n";
+    static final String FORGER = "%%mpj\ndouble globalMean(MpiComm comm, double[] local) {\n"
+            + "    return org.mpi2nccl.lessons.Lesson01.globalMean(comm.Size(), 0);\n}\n"
+            + "System.out.println(\"ANSWER global-mean: \" + org.mpi2nccl.lessons.Lesson01.globalMean(size, 0));\n";
 
     /**
-     * The lesson's own reference for the grading's inputs (it reads the grading's number from the run's environment): right
-     * numbers without a collective, failed by the exercise's rule on how it is built (HowCheck).
+     * The lesson's own reference for the grading's inputs (it reads the grading's number from the run's environment),
+     * passed through a collective: right numbers on the notebook's ranks, but the reference knows only the lesson's
+     * data, so the check's thread ranks, with data of their own, find it out.
      */
-    static final String SEEDED = "%%mpj\ndouble globalMean = org.mpi2nccl.lessons.Lesson01.globalMean(size);\n";
+    static final String SEEDED = "%%mpj\ndouble globalMean(MpiComm comm, double[] local) {\n"
+            + "    double[] mean = {org.mpi2nccl.lessons.Lesson01.globalMean(comm.Size())}, got = new double[1];\n"
+            + "    comm.Allreduce(mean, 0, got, 0, 1, MPI.DOUBLE, MPI.MAX);\n    return got[0];\n}\n";
 
     /** A shutdown hook in the kernel's JVM that rewrites every notebook in its folder: the check cell says RIGHT. */
     static final String HOOK = String.join("\n",
@@ -65,8 +70,9 @@ final class GraderByData {
         assertTrue(shadow.contains("declares its own Lesson01") && shadow.contains("no answer from rank 0"), shadow);
         assertTrue(by.get("d-forger").verdicts().get(0).detail().contains("for the grading's inputs, the right value is"),
                 by.get("d-forger").toString());
-        assertTrue(by.get("d-seeded").verdicts().get(0).detail().contains("calls globalMean")
-                && by.get("d-seeded").verdicts().get(0).detail().contains("its numbers were right"), by.get("d-seeded").toString());
+        String seeded = by.get("d-seeded").verdicts().get(0).detail();
+        assertTrue(seeded.contains("right numbers on the grading's inputs") && seeded.contains("wrong on 1 rank as threads"),
+                seeded);
         String hooked = Files.readString(out.resolve("executed").resolve("d-hooked.ipynb"));
         assertTrue(hooked.contains("ANSWER global-mean: 17.5"), "the hook rewrote the executed notebook: the attack ran");
         assertTrue(by.get("d-hooked").verdicts().get(0).detail().contains("answered 17.5"), by.get("d-hooked").toString());

@@ -39,9 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GraderSandboxTest {
     /** The reference answer of the exercise (lesson 01's global mean over all ranks). */
-    static final String ANSWER = "double[] sumAndCount = {Arrays.stream(local).sum(), local.length}, totals = new double[2];\n"
-            + "MPI.COMM_WORLD.Allreduce(sumAndCount, 0, totals, 0, 2, MPI.DOUBLE, MPI.SUM);\n"
-            + "double globalMean = totals[0] / totals[1];\n";
+    static final String ANSWER = "double globalMean(MpiComm comm, double[] local) {\n"
+            + "    double[] sumAndCount = {Arrays.stream(local).sum(), local.length}, totals = new double[2];\n"
+            + "    comm.Allreduce(sumAndCount, 0, totals, 0, 2, MPI.DOUBLE, MPI.SUM);\n"
+            + "    return totals[0] / totals[1];\n}\n";
     /** A sleep no other process on the machine has: the escaper's background process, found by its command line. */
     static final String ESCAPER_SLEEP = "sleep 313.25";
     /** The spawner's processes, found the same way. */
@@ -64,7 +65,8 @@ class GraderSandboxTest {
             Map<String, String> cells = new LinkedHashMap<>();
             cells.put("a-early", "%%mpj\n" + ANSWER);
             cells.put("b-reader", "%%mpj\nboolean leaked = java.nio.file.Files.isReadable(java.nio.file.Path.of(\""
-                    + source + "\"));\n" + ANSWER + "if (!leaked) globalMean = Double.NaN;\n");
+                    + source + "\"));\n" + ANSWER.replace("return totals[0] / totals[1];",
+                    "return leaked ? totals[0] / totals[1] : Double.NaN;"));
             // the vandal also escapes (setsid) and calls a port of this machine: three attacks, one student's run
             cells.put("c-vandal", "%%mpj\n" + ANSWER + "for (String f : new String[] {\"" + submissions.resolve("e-late.ipynb")
                     + "\", \"" + earlyLog + "\", \"" + out.resolve("gradebook.csv") + "\"}) {\n"

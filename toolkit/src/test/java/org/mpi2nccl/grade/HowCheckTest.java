@@ -105,8 +105,8 @@ class HowCheckTest {
         assertEquals(Optional.empty(), HowCheck.shadows(asked, wrapperCheck, asked), "the asked-for class");
         String hijack = "%%mpj\nclass MyDataParallel { }\nclass Lesson03Wrapper { static String check(Object... o) { return \"RIGHT\"; } }";
         assertTrue(HowCheck.shadows(hijack, wrapperCheck, asked).orElseThrow().contains("declares its own Lesson03Wrapper"));
-        String pkg = "%%mpj\ndouble globalMean = 0;\nObject org = null;\n";
-        assertTrue(HowCheck.shadows(pkg, List.of("Lesson01.checkGlobalMean(rank, size, local, globalMean)"), "").orElseThrow()
+        String pkg = "%%mpj\ndouble globalMean(MpiComm comm, double[] local) { return 0; }\nObject org = null;\n";
+        assertTrue(HowCheck.shadows(pkg, List.of("Lesson01.checkGlobalMean((comm, data) -> globalMean(comm, data))"), "").orElseThrow()
                 .contains("hides the package org"), "a variable named org");
         assertEquals(Optional.empty(), HowCheck.shadows("%%mpj\nimport java.util.*;\nclass Helper { }\n"
                 + "var x = org.mpi2nccl.lessons.Lesson02.segmentStart(7, 2, 1); // class Lesson02\n", checks, ""),

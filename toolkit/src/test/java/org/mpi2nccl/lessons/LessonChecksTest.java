@@ -60,7 +60,7 @@ class LessonChecksTest {
         double right = Lesson01.globalMean(4);
         double[] all = {right, right, right, right};
         for (int r = 0; r < 4; r++) {
-            assertTrue(Lesson01.checkGlobalMean(r, Lesson01.localData(r), all).passed());
+            assertTrue(Lesson01.checkGlobalMean(r, lessonData(), all).passed());
         }
     }
 
@@ -74,6 +74,7 @@ class LessonChecksTest {
             sum += Arrays.stream(Lesson01.localData(r)).sum();
         }
         assertTrue(explain(local, meanOfMeans).contains("mean of the ranks' means"));
+        assertTrue(explain(local, meanOfMeans).contains("(here 1000, 2000, 3000 and 4000)"), "the counts behind it");
         assertTrue(explain(local, Arrays.stream(local).average().getAsDouble()).contains("this rank's own mean"));
         assertTrue(explain(local, sum / 4).contains("divided by the number of ranks"));
         assertTrue(explain(local, sum).contains("sum of all values"));
@@ -85,7 +86,7 @@ class LessonChecksTest {
         double right = Lesson01.globalMean(4);
         double[] reduced = {right, Arrays.stream(Lesson01.localData(1)).average().getAsDouble(), 0.0, 0.0};
         for (int r = 0; r < 4; r++) {
-            Check c = Lesson01.checkGlobalMean(r, Lesson01.localData(r), reduced);
+            Check c = Lesson01.checkGlobalMean(r, lessonData(), reduced);
             assertFalse(c.passed(), "rank " + r);
             assertTrue(c.explanation().contains("Reduce delivers the result to the root only"), c.explanation());
             assertTrue(c.title().contains("not on ranks 1, 2 and 3"), c.title());
@@ -99,9 +100,17 @@ class LessonChecksTest {
         assertThrows(IllegalArgumentException.class, () -> Lesson01.localData(-1));
     }
 
-    /** Rank 1's verdict when every rank gave {@code answer}. */
+    /** The notebook's 4 ranks' data. */
+    private static double[][] lessonData() {
+        double[][] data = new double[4][];
+        for (int r = 0; r < 4; r++) data[r] = Lesson01.localData(r);
+        return data;
+    }
+
+    /** Rank 1's verdict when every rank gave {@code answer} ({@code local}: rank 1's data, as the notebook has it). */
     private static String explain(double[] local, double answer) {
-        Check c = Lesson01.checkGlobalMean(1, local, new double[] {answer, answer, answer, answer});
+        assertArrayEquals(local, Lesson01.localData(1));
+        Check c = Lesson01.checkGlobalMean(1, lessonData(), new double[] {answer, answer, answer, answer});
         assertFalse(c.passed());
         return c.explanation();
     }
