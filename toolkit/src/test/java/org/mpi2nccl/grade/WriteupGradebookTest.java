@@ -127,6 +127,13 @@ class WriteupGradebookTest {
     }
 
     @Test
+    void aMarksFileOfItsHeaderAloneHasNoMarksYet(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("marks.csv"), "student,writeup,words,mark\n");
+        Marks.read(file).with(List.of(graded("alice", "two words"))).write(file);
+        assertEquals(List.of("student,writeup,words,mark", "alice,analysis,2,"), Files.readAllLines(file));
+    }
+
+    @Test
     void aMarksFileWithoutItsColumnsIsRefusedByName(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("marks.csv"), "name,grade\nalice,4\n");
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
