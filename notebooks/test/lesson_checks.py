@@ -2,8 +2,8 @@
 
 * The instructor version (reference answers in, run with MPI2NCCL_STRICT_CHECKS=1, so a check that finds a wrong
   answer raises): every cell ran, every check cell (tag "check") says RIGHT, and the lesson shows a plot.
-* The student version (answers blanked): every cell ran, and every check cell prints its hint (NOT YET) instead of
-  crashing.
+* The student version (answers blanked): every cell ran, every check cell prints its hint (NOT YET) instead of
+  crashing, and every write-up cell (metadata mpi2nccl.writeup) shows the placeholder, not the marking notes.
 * Two runs of one lesson print their verdicts in the same places: each check cell gives one verdict line per rank
   that checks, with the same rank labels, in the same order (`shape`); two runs of the same version give the same
   verdicts (`verdicts`).
@@ -52,6 +52,14 @@ def instructor_problems(nb, exercises):
     return problems
 
 
+PLACEHOLDER = "*Your answer here.*"
+
+
 def student_problems(nb):
     silent = [i + 1 for i, text in enumerate(check_outputs(nb)) if "NOT YET: " not in text]
-    return [f"check cell(s) {silent} did not print a hint (NOT YET) for the blank answer"] if silent else []
+    problems = [f"check cell(s) {silent} did not print a hint (NOT YET) for the blank answer"] if silent else []
+    filled = [i + 1 for i, c in enumerate(nb.cells) if c.cell_type == "markdown"
+              and c.metadata.get("mpi2nccl", {}).get("writeup") and c.source.strip() != PLACEHOLDER]
+    if filled:
+        problems.append(f"write-up cell(s) {filled} are not blank in the student version")
+    return problems

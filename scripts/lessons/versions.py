@@ -16,6 +16,14 @@ A cell with a region is an exercise: it carries the tag "exercise" and metadata 
 that checks it carries the tag "check". Markdown cells may hold a region too (an answer to a question): the student
 sees "*Your answer here.*".
 
+A write-up is such a markdown answer that the instructor marks by hand (`mpi2nccl grade` counts its words and
+keeps the marks): the tag "writeup" and metadata mpi2nccl.writeup = NAME, and nothing but its region, so that every
+word of the student's cell is theirs:
+
+    <!-- BEGIN SOLUTION -->
+    What a full answer says (the instructor's marking notes).
+    <!-- END SOLUTION -->
+
 The lessons' markdown shows pictures from figures/ beside them (notebooks/figures, drawn by the toolkit's
 org.mpi2nccl.lessons.figures); that folder is copied beside both versions, so the links work where they are opened.
 
@@ -89,12 +97,33 @@ def student_cell(cell, where):
     return "\n".join(out)
 
 
+def writeup_name(cell):
+    return cell.metadata.get("mpi2nccl", {}).get("writeup") if cell.cell_type == "markdown" else None
+
+
+def check_writeup(cell, where, seen):
+    """A write-up cell is tagged, uniquely named, and holds its region alone (the student version: the placeholder)."""
+    w = writeup_name(cell)
+    if not w:
+        return
+    if "writeup" not in cell.metadata.get("tags", []):
+        raise MarkerError(f"{where}: a write-up cell (metadata mpi2nccl.writeup) needs the tag 'writeup'")
+    if w in seen:
+        raise MarkerError(f"{where}: write-up name '{w}' is used twice")
+    seen.add(w)
+    outside = [line for kind, line in _split(cell, where) if kind == "text" and line.strip()]
+    if not has_solution(cell) or outside:
+        raise MarkerError(f"{where}: a write-up cell holds only <!-- BEGIN SOLUTION --> ... <!-- END SOLUTION -->"
+                          " (put the question in the cell above), so that the student's cell is all their own words")
+
+
 def versions(nb, name):
-    """(student, instructor) copies of a source notebook, outputs cleared; exercise names checked."""
+    """(student, instructor) copies of a source notebook, outputs cleared; exercise and write-up names checked."""
     student, instructor = copy.deepcopy(nb), copy.deepcopy(nb)
-    seen = set()
+    seen, seen_writeups = set(), set()
     for i, cell in enumerate(nb.cells):
         where = f"{name}, cell {i + 1}"
+        check_writeup(cell, where, seen_writeups)
         if has_solution(cell) and cell.cell_type == "code":
             ex = cell.metadata.get("mpi2nccl", {}).get("exercise")
             if not ex or "exercise" not in cell.metadata.get("tags", []):
@@ -115,6 +144,10 @@ def exercises(nb):
             if c.cell_type == "code" and has_solution(c)]
 
 
+def writeups(nb):
+    return [writeup_name(c) for c in nb.cells if writeup_name(c)]
+
+
 def main():
     ap = argparse.ArgumentParser(description="Student and instructor notebooks from the lesson sources.")
     ap.add_argument("--student", required=True, help="folder for the student notebooks (answers blanked)")
@@ -130,7 +163,9 @@ def main():
             nbformat.validate(student)
             nbformat.write(student, os.path.join(a.student, name))
             nbformat.write(instructor, os.path.join(a.instructor, name))
-            print(f"{name}: {len(exercises(nbformat.read(path, as_version=4)))} exercise(s)")
+            source = nbformat.read(path, as_version=4)
+            marked = len(writeups(source))
+            print(f"{name}: {len(exercises(source))} exercise(s)" + (f", {marked} write-up(s)" if marked else ""))
     except MarkerError as e:
         sys.exit(f"versions.py: {e}")
     for figures in sorted({os.path.join(os.path.dirname(os.path.abspath(p)), "figures") for p in a.notebooks}):

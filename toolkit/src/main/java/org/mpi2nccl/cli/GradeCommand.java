@@ -17,7 +17,8 @@ import java.util.concurrent.Callable;
 @Command(name = "grade", mixinStandardHelpOptions = true,
         description = {"Grade a class's notebooks: each student's exercise cells run with the lesson source's own "
                 + "cells and checks, in a fresh kernel JVM per student, with time limits.",
-                "Writes gradebook.csv, gradebook.html and each student's executed notebook into --out."})
+                "Writes gradebook.csv, gradebook.html and each student's executed notebook into --out; a lesson with"
+                + " write-ups also keeps their marks, typed by hand, in --marks."})
 public final class GradeCommand implements Callable<Integer> {
     @Option(names = "--source", required = true, paramLabel = "NOTEBOOK",
             description = "the lesson source with the reference answers and the check cells (notebooks/NN-*.ipynb)")
@@ -28,6 +29,11 @@ public final class GradeCommand implements Callable<Integer> {
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "where the gradebook goes")
     Path out;
+
+    @Option(names = "--marks", paramLabel = "CSV", description = {"the instructor's marks of the lesson's write-ups"
+            + " (student,writeup,words,mark); default marks.csv in --out.", "Each run adds a row with an empty mark for"
+            + " every student and write-up it grades and keeps every mark already there; the gradebook shows them"})
+    Path marks;
 
     @Option(names = "--cell-timeout", paramLabel = "SECONDS", defaultValue = "120",
             description = "time limit of each cell (default ${DEFAULT-VALUE} s)")
@@ -62,10 +68,11 @@ public final class GradeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--max-processes takes 8 or more (a run has its kernel, rank engines and MPJ's daemon)");
         }
         Grader grader = new Grader(source, new Grader.Limits(Duration.ofSeconds(cellTimeout),
-                Duration.ofSeconds(studentTimeout), heapMib, processes), System.out, !noSandbox);
+                Duration.ofSeconds(studentTimeout), heapMib, processes), System.out, !noSandbox).marks(marks);
         var results = grader.gradeAll(submissions, out);
         System.out.println("graded " + results.size() + " notebook(s): " + out.resolve("gradebook.html") + ", "
-                + out.resolve("gradebook.csv"));
+                + out.resolve("gradebook.csv") + (grader.writeups().isEmpty() ? ""
+                : "; marks of the write-ups: " + grader.marksFile(out)));
         String failure = Grader.toolFailure(results);
         if (!failure.isEmpty()) {
             System.err.println("grade: " + failure + " (" + out.resolve("logs") + ")");

@@ -22,7 +22,9 @@ import java.util.stream.Stream;
  * JVM gets failed rows with the reason, and the next student is graded.
  *
  * <p>The folder {@code out} gets gradebook.csv and gradebook.html, and per student the executed notebook
- * (executed/), the run's log (logs/) and its working folder (work/, where a cell's files land).
+ * (executed/), the run's log (logs/) and its working folder (work/, where a cell's files land). A lesson with
+ * write-ups ({@link Writeup}: markdown the student writes, marked by hand) also gets marks.csv ({@link Marks}), or
+ * the file {@link #marks(Path)} names: the instructor's marks, kept over every re-run and shown in the gradebook.
  */
 public final class Grader {
     /**
@@ -56,6 +58,9 @@ public final class Grader {
 
     private final Notebook source;
     private final List<Exercise> exercises;
+    private final List<Writeup> writeups;
+    /** The instructor's marks of the write-ups; null: marks.csv in the gradebook's folder. */
+    private Path marksFile;
     private final Limits limits;
     private final PrintStream log;
     private final Path bwrap;
@@ -81,6 +86,7 @@ public final class Grader {
         }
         this.source = Notebook.read(source);
         this.exercises = Exercise.of(this.source);
+        this.writeups = Writeup.of(this.source);
         this.ranks = DataCheck.ranks(this.source);
         this.limits = limits;
         this.log = log;
@@ -101,6 +107,22 @@ public final class Grader {
         return exercises.stream().map(Exercise::name).collect(Collectors.toList());
     }
 
+    /** The write-up names, in the order of the lesson (none for most lessons). */
+    public List<String> writeups() {
+        return writeups.stream().map(Writeup::name).collect(Collectors.toList());
+    }
+
+    /** Reads and keeps the instructor's marks of the write-ups in {@code file} instead of marks.csv beside the gradebook. */
+    public Grader marks(Path file) {
+        this.marksFile = file == null ? null : file.toAbsolutePath().normalize();
+        return this;
+    }
+
+    /** Where the marks of the write-ups are read and kept when the gradebook goes to {@code out}. */
+    public Path marksFile(Path out) {
+        return marksFile != null ? marksFile : out.toAbsolutePath().normalize().resolve(Marks.FILE);
+    }
+
     /** Grades every .ipynb in {@code submissions} and writes the gradebook into {@code out}. */
     public List<StudentResult> gradeAll(Path submissions, Path out) throws IOException, InterruptedException {
         // Each student's kernel runs in its own working folder: a relative path would point elsewhere there.
@@ -116,15 +138,34 @@ public final class Grader {
         if (files.isEmpty()) {
             throw new IllegalArgumentException("no .ipynb file in " + submissions);
         }
+        Path marksAt = marksFile(out);
+        Marks marks = writeups.isEmpty() ? Marks.empty() : Marks.read(marksAt);  // a broken file stops the run here
         List<StudentResult> results = new ArrayList<>();
         for (Path f : files) {
             StudentResult r = grade(f, out);
             results.add(r);
             log.printf(java.util.Locale.ROOT, "%-24s %d/%d  %.1f s%s%n", r.student(), r.passed(), exercises.size(),
                     r.time().toMillis() / 1000.0, r.note().isEmpty() ? "" : "  (" + r.note() + ")");
-            Gradebook.write(exercises(), results, out); // after each student: a long class shows progress
+            // after each student: a long class shows progress
+            Gradebook.write(exercises(), writeups(), results, marks, out);
         }
+        if (!writeups.isEmpty()) keepMarks(marksAt, results, out);
         return results;
+    }
+
+    /**
+     * Adds a row for each graded student and write-up to the marks file, keeping every mark in it, and shows the
+     * marks in the gradebook. The file is read again here: a mark typed while the class was graded is kept too.
+     */
+    private void keepMarks(Path file, List<StudentResult> results, Path out) throws IOException {
+        Marks marks = Marks.read(file).with(results);
+        marks.write(file);
+        Gradebook.write(exercises(), writeups(), results, marks, out);
+        Set<String> students = results.stream().map(StudentResult::student).collect(Collectors.toSet());
+        marks.problems(students, Set.copyOf(writeups()), file).forEach(log::println);
+        long unmarked = results.stream().flatMap(r -> r.writeups().stream().filter(a -> a.words() > 0
+                && marks.mark(r.student(), a.writeup()).isEmpty())).count();
+        if (unmarked > 0) log.println(unmarked + " write-up(s) to mark by hand: fill the mark column of " + file);
     }
 
     /** Grades one student's notebook. */
@@ -137,8 +178,10 @@ public final class Grader {
             return failedAll(student, "not a notebook: " + e.getMessage());
         }
         Submission sub;
+        List<Writeup.Answer> answers = new ArrayList<>();
         try {
             sub = Submission.assemble(source, exercises, mine);
+            for (Writeup w : writeups) answers.add(w.answerIn(mine));   // text only: never part of the run
         } catch (RuntimeException e) {
             return failedAll(student, "the notebook's cells could not be read: " + e.getMessage());
         }
@@ -189,7 +232,7 @@ public final class Grader {
         }
         StudentResult.Run run = result != null ? StudentResult.Run.EXECUTED
                 : ended.killed() ? StudentResult.Run.KILLED : StudentResult.Run.NO_NOTEBOOK;
-        return new StudentResult(student, verdicts, ended.elapsed(), note, ended.pids(), run);
+        return new StudentResult(student, verdicts, ended.elapsed(), note, ended.pids(), run, answers);
     }
 
     /**
@@ -214,7 +257,8 @@ public final class Grader {
 
     private StudentResult failedAll(String student, String why) {
         List<Verdict> v = exercises.stream().map(e -> Verdict.failed(e.name(), why)).collect(Collectors.toList());
-        return new StudentResult(student, v, Duration.ZERO, why, Set.of(), StudentResult.Run.NOT_STARTED);
+        List<Writeup.Answer> none = writeups.stream().map(w -> Writeup.Answer.missing(w.name(), why)).toList();
+        return new StudentResult(student, v, Duration.ZERO, why, Set.of(), StudentResult.Run.NOT_STARTED, none);
     }
 
     /** A grading seed: random, never 0 (0 means the lesson's own inputs), different for every run. */

@@ -6,9 +6,16 @@ import java.util.Set;
 
 /**
  * A student's row of the gradebook: the verdict of each exercise, how long the run took, a note on the run as a
- * whole (empty when it ended normally), the pids of the run (the test checks none is left), and how the run went.
+ * whole (empty when it ended normally), the pids of the run (the test checks none is left), how the run went, and
+ * the student's answer to each write-up (marked by hand, never run).
  */
-record StudentResult(String student, List<Verdict> verdicts, Duration time, String note, Set<Long> pids, Run run) {
+record StudentResult(String student, List<Verdict> verdicts, Duration time, String note, Set<Long> pids, Run run,
+                     List<Writeup.Answer> writeups) {
+    StudentResult(String student, List<Verdict> verdicts, Duration time, String note, Set<Long> pids, Run run) {
+        this(student, verdicts, time, note, pids, run, List.of());
+    }
+
+
     /** How a student's kernel run went, as far as the grader itself is concerned. */
     enum Run {
         /** Not started: the submission could not be read (the student's own doing). */

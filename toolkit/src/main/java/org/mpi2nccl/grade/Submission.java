@@ -12,7 +12,8 @@ import java.util.Map;
  * What is run for one student: the instructor's source, cell for cell, with each exercise cell replaced by the
  * student's answer. Everything else (set-up, explanations, the check cells) comes from the source, so a student
  * who edited or deleted a check cell changes nothing. The student's cell is found by its exercise name, or else by
- * its cell id; an exercise whose cell the student deleted is left out and fails with that reason.
+ * its cell id; an exercise whose cell the student deleted is left out and fails with that reason. A write-up cell
+ * ({@link Writeup}) runs as the student version's placeholder: neither the model answer nor the student's text.
  */
 final class Submission {
     final Notebook assembled;
@@ -42,6 +43,14 @@ final class Submission {
         List<JsonObject> cells = new ArrayList<>();
         for (JsonObject c : run.cells()) {
             Exercise ex = exercises.stream().filter(e -> e.cellId().equals(Notebook.id(c))).findFirst().orElse(null);
+            if (Writeup.nameOf(c) != null) {
+                // the source's model write-up stays out of the student's run, as its reference code does; the
+                // student's own write-up is read as text by the grader and never joins the run either
+                JsonObject blank = c.deepCopy();
+                blank.addProperty("source", Writeup.PLACEHOLDER);
+                cells.add(blank);
+                continue;
+            }
             if (ex == null) {
                 cells.add(c);
                 continue;
