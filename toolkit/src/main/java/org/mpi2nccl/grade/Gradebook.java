@@ -43,23 +43,23 @@ final class Gradebook {
         for (StudentResult r : results) {
             double time = Math.round(r.time().toMillis() / 100.0) / 10.0;
             for (Verdict v : r.verdicts()) {
-                student.append(r.student());
-                exercise.append(v.exercise());
+                student.append(spreadsheetSafe(r.student()));
+                exercise.append(spreadsheetSafe(v.exercise()));
                 result.append(v.passed() ? "pass" : "fail");
-                detail.append(v.detail());
+                detail.append(spreadsheetSafe(v.detail()));
                 seconds.append(time);
-                note.append(r.note());
+                note.append(spreadsheetSafe(r.note()));
                 words.append("");
                 mark.append("");
             }
             for (Writeup.Answer a : r.writeups()) {
                 String given = marks.mark(r.student(), a.writeup());
-                student.append(r.student());
-                exercise.append(a.writeup());
+                student.append(spreadsheetSafe(r.student()));
+                exercise.append(spreadsheetSafe(a.writeup()));
                 result.append(a.words() == 0 ? "empty" : "written");
-                detail.append(writeupDetail(a, given));
+                detail.append(spreadsheetSafe(writeupDetail(a, given)));
                 seconds.append(time);
-                note.append(r.note());
+                note.append(spreadsheetSafe(r.note()));
                 words.append(Integer.toString(a.words()));
                 mark.append(given);
             }
@@ -68,6 +68,15 @@ final class Gradebook {
         if (!writeups.isEmpty()) csv.addColumns(words, mark);   // a lesson without write-ups keeps its columns
         csv.write().csv(out.resolve("gradebook.csv").toFile());
         Files.writeString(out.resolve("gradebook.html"), html(exercises, writeups, results, marks), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A cell a spreadsheet shows as text: one that starts with =, +, -, @, a tab or a carriage return gets a leading
+     * apostrophe, or a spreadsheet would evaluate it as a formula. Student names come from submission file names and
+     * details can carry what a submission threw, both hostile (CSV injection, as OWASP describes it).
+     */
+    static String spreadsheetSafe(String cell) {
+        return !cell.isEmpty() && "=+-@\t\r".indexOf(cell.charAt(0)) >= 0 ? "'" + cell : cell;
     }
 
     private static String writeupDetail(Writeup.Answer a, String mark) {

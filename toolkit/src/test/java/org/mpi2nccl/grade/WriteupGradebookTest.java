@@ -57,6 +57,21 @@ class WriteupGradebookTest {
     }
 
     @Test
+    void aNameOrDetailThatASpreadsheetWouldEvaluateIsWrittenAsText(@TempDir Path out) throws Exception {
+        // a submission named like a formula, whose check detail carries what it threw
+        StudentResult evil = new StudentResult("=HYPERLINK(\"http://x\";\"mark\")",
+                List.of(new Verdict("answer", false, "+cmd|' /C calc'!A0")), Duration.ofSeconds(1), "@SUM(1)",
+                Set.of(), StudentResult.Run.EXECUTED, List.of());
+        Gradebook.write(List.of("answer"), List.of(), List.of(evil), Marks.empty(), out);
+        List<String> csv = Files.readAllLines(out.resolve("gradebook.csv"));
+        String row = csv.get(1);
+        assertTrue(row.replace("\"", "").startsWith("'=HYPERLINK(") && row.contains(",'+cmd|") && row.endsWith(",'@SUM(1)"), row);
+        assertEquals("plain", Gradebook.spreadsheetSafe("plain"));
+        assertEquals("'-1", Gradebook.spreadsheetSafe("-1"));
+        assertEquals("", Gradebook.spreadsheetSafe(""));
+    }
+
+    @Test
     void aDeletedWriteupCellHasNoWordsAndTheReason() {
         Notebook without = WriteupFixture.student("int answer = 42;", "x");
         without.setCells(without.cells().subList(0, 3));
