@@ -84,7 +84,7 @@ public final class Lesson09 {
         return new Sequential(unit(0, seed), unit(1, seed));
     }
 
-    /** The seed of the units' weights: {@link #SEED}, or a grader's own ({@link Grading#seed}). */
+    /** The random seed of the units' weights: {@link #SEED}, or a grader's own ({@link Grading#seed}). */
     static long seed() {
         return Grading.seed() != 0 ? Grading.seed() : SEED;
     }

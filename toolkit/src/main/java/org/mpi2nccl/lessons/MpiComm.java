@@ -8,8 +8,7 @@ import org.mpi2nccl.comm.Communicator;
 import org.mpi2nccl.comm.DataType;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Reduction;
-import org.mpi2nccl.comm.mpj.MpjCommunicator;
-import org.mpi2nccl.comm.mpj.MpjTransport;
+import org.mpi2nccl.comm.Transport;
 import org.mpi2nccl.comm.ring.RingCommunicator;
 
 /**
@@ -37,13 +36,9 @@ public final class MpiComm {
      * a ring over MPJ's point-to-point calls.
      */
     static MpiComm over(Communicator own, Duration timeout) {
-        if (own instanceof MpjCommunicator m) {
-            return new MpiComm(RingCommunicator.over(new MpjTransport(m.intracomm())).timeout(timeout).build());
-        }
-        if (own instanceof RingCommunicator r) {
-            return new MpiComm(RingCommunicator.over(r.transport()).timeout(timeout).build());
-        }
-        throw new IllegalArgumentException("no MPI calls over a " + own.kind() + " communicator here");
+        Transport t = PointToPoint.transportOf(own);
+        if (t == null) throw new IllegalArgumentException("no MPI calls over a " + own.kind() + " communicator here");
+        return new MpiComm(RingCommunicator.over(t).timeout(timeout).build());
     }
 
     /** This rank, 0 .. size - 1 (MPJ's {@code Rank()}). */

@@ -7,7 +7,6 @@ import org.mpi2nccl.comm.Deadline;
 import org.mpi2nccl.comm.HostBuffer;
 import org.mpi2nccl.comm.Transport;
 import org.mpi2nccl.comm.mpj.MpjCommunicator;
-import org.mpi2nccl.comm.mpj.MpjTransport;
 import org.mpi2nccl.comm.ring.RingCommunicator;
 
 /**
@@ -36,9 +35,16 @@ public final class PointToPoint {
 
     /** Point-to-point over {@code comm}'s ranks: the notebook's MPJ ranks, or thread ranks of a ring communicator. */
     static PointToPoint over(Communicator comm, Duration timeout) {
-        if (comm instanceof MpjCommunicator m) return new PointToPoint(new MpjTransport(m.intracomm()), timeout);
-        if (comm instanceof RingCommunicator r) return new PointToPoint(r.transport(), timeout);
-        throw new IllegalArgumentException("no point-to-point messages over a " + comm.kind() + " communicator");
+        Transport t = transportOf(comm);
+        if (t == null) throw new IllegalArgumentException("no point-to-point messages over a " + comm.kind() + " communicator");
+        return new PointToPoint(t, timeout);
+    }
+
+    /** The point-to-point messages under {@code comm}: MPJ's for the notebook's ranks, a ring's own; null for others. */
+    static Transport transportOf(Communicator comm) {
+        if (comm instanceof MpjCommunicator m) return m.transport();
+        if (comm instanceof RingCommunicator r) return r.transport();
+        return null;
     }
 
     /** This rank, 0 .. size - 1. */

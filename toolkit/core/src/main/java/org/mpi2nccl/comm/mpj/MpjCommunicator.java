@@ -72,6 +72,11 @@ public final class MpjCommunicator extends AbstractCommunicator {
         return new Builder();
     }
 
+    /** MPJ's point-to-point calls over this communicator's ranks, for collectives written by hand over them. */
+    public MpjTransport transport() {
+        return transport;
+    }
+
     @Override
     public int rank() {
         return rank;
